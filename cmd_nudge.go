@@ -1,0 +1,41 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+)
+
+// NudgeCmd sends one datagram to the daemon. It runs on every shell prompt,
+// so it does no socket call to herdr and never waits for an answer.
+type NudgeCmd struct {
+	PaneID string `arg:"" name:"PANE_ID" help:"Pane to look at, e.g. w1:p3 (shell hooks pass $HERDR_PANE_ID)."`
+	When   string `help:"Hook point: preexec (a program is about to start) or precmd (back at the prompt)." enum:",preexec,precmd" default:""`
+	Quiet  bool   `help:"Print nothing and exit 0 even when no daemon runs (for shell hooks)."`
+}
+
+// Run sends the nudge. Exit 2: bad pane id; exit 3: no daemon.
+func (c *NudgeCmd) Run(g *Globals, env *runEnv) error {
+	err := c.send(g)
+	if c.Quiet {
+		return nil
+	}
+	if errors.Is(err, nudge.ErrNoDaemon) {
+		return withExit(3, err)
+	}
+	return err
+}
+
+func (c *NudgeCmd) send(g *Globals) error {
+	if _, _, err := herdr.ParsePaneID(c.PaneID); err != nil {
+		return withExit(2, err)
+	}
+	sock, err := herdr.ResolveSocketPath(g.Socket, os.LookupEnv)
+	if err != nil {
+		return withExit(2, fmt.Errorf("nudge: %w", err))
+	}
+	return nudge.Send(nudge.SocketPath(sock), c.PaneID, nudge.When(c.When))
+}

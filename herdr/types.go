@@ -1,0 +1,116 @@
+package herdr
+
+// Wire types of herdr's JSON socket API (PROTOCOL.md §4). Only the fields a
+// tab namer needs are declared; unknown fields are ignored by encoding/json,
+// which is what lets a newer protocol work unchanged.
+
+// AgentStatus is a pane's or tab's agent status as herdr reports it.
+type AgentStatus string
+
+// The statuses herdr emits. "done" means idle and not yet seen by the user.
+const (
+	StatusIdle    AgentStatus = "idle"
+	StatusWorking AgentStatus = "working"
+	StatusBlocked AgentStatus = "blocked"
+	StatusDone    AgentStatus = "done"
+	StatusUnknown AgentStatus = "unknown"
+)
+
+// Pong is the answer to ping.
+type Pong struct {
+	Version      string          `json:"version"`
+	Protocol     int             `json:"protocol"`
+	Capabilities map[string]bool `json:"capabilities"`
+}
+
+// Workspace is herdr's WorkspaceInfo. Number is the workspace's position.
+type Workspace struct {
+	ID          string            `json:"workspace_id"`
+	Number      int               `json:"number"`
+	Label       string            `json:"label"`
+	Focused     bool              `json:"focused"`
+	PaneCount   int               `json:"pane_count"`
+	TabCount    int               `json:"tab_count"`
+	ActiveTabID string            `json:"active_tab_id"`
+	AgentStatus AgentStatus       `json:"agent_status"`
+	Tokens      map[string]string `json:"tokens,omitempty"`
+}
+
+// Tab is herdr's TabInfo. Number is the stable creation counter encoded in
+// ID; Label is the custom name or, when there is none, the 1-based position
+// as a decimal string (PROTOCOL.md §5).
+type Tab struct {
+	ID          string      `json:"tab_id"`
+	WorkspaceID string      `json:"workspace_id"`
+	Number      int         `json:"number"`
+	Label       string      `json:"label"`
+	Focused     bool        `json:"focused"`
+	PaneCount   int         `json:"pane_count"`
+	AgentStatus AgentStatus `json:"agent_status"`
+}
+
+// Pane is herdr's PaneInfo. Revision moves only on stripped-title and token
+// changes (PROTOCOL.md §7), never on program changes.
+type Pane struct {
+	ID                    string            `json:"pane_id"`
+	TerminalID            string            `json:"terminal_id"`
+	WorkspaceID           string            `json:"workspace_id"`
+	TabID                 string            `json:"tab_id"`
+	Focused               bool              `json:"focused"`
+	Cwd                   string            `json:"cwd,omitempty"`
+	ForegroundCwd         string            `json:"foreground_cwd,omitempty"`
+	Label                 string            `json:"label,omitempty"`
+	Agent                 string            `json:"agent,omitempty"`
+	Title                 string            `json:"title,omitempty"`
+	TerminalTitle         string            `json:"terminal_title,omitempty"`
+	TerminalTitleStripped string            `json:"terminal_title_stripped,omitempty"`
+	DisplayAgent          string            `json:"display_agent,omitempty"`
+	AgentStatus           AgentStatus       `json:"agent_status"`
+	StateLabels           map[string]string `json:"state_labels,omitempty"`
+	Tokens                map[string]string `json:"tokens,omitempty"`
+	Revision              uint64            `json:"revision"`
+}
+
+// Snapshot is herdr's SessionSnapshot: workspaces by position, tabs by
+// workspace then position, panes by workspace, tab, then layout order.
+type Snapshot struct {
+	Version            string      `json:"version"`
+	Protocol           int         `json:"protocol"`
+	FocusedWorkspaceID string      `json:"focused_workspace_id,omitempty"`
+	FocusedTabID       string      `json:"focused_tab_id,omitempty"`
+	FocusedPaneID      string      `json:"focused_pane_id,omitempty"`
+	Workspaces         []Workspace `json:"workspaces"`
+	Tabs               []Tab       `json:"tabs"`
+	Panes              []Pane      `json:"panes"`
+}
+
+// Process is one member of a pane's foreground process group.
+type Process struct {
+	PID     int      `json:"pid"`
+	Name    string   `json:"name"`
+	Argv0   string   `json:"argv0,omitempty"`
+	Argv    []string `json:"argv,omitempty"`
+	Cmdline string   `json:"cmdline,omitempty"`
+	Cwd     string   `json:"cwd,omitempty"`
+}
+
+// ProcessInfo is herdr's PaneProcessInfo. At an idle prompt the foreground
+// group is the shell itself. Zero ShellPID or ForegroundPGID means unknown.
+type ProcessInfo struct {
+	PaneID              string    `json:"pane_id"`
+	ShellPID            int       `json:"shell_pid,omitempty"`
+	ForegroundPGID      int       `json:"foreground_process_group_id,omitempty"`
+	ForegroundProcesses []Process `json:"foreground_processes,omitempty"`
+}
+
+// Event is one line of an events.subscribe stream. Kind is normalised to the
+// dotted form ("tab.renamed") whichever envelope dialect carried it; Data is
+// the raw payload, for the rare caller that wants more than the ids.
+type Event struct {
+	Kind        string
+	TabID       string
+	PaneID      string
+	WorkspaceID string
+	Label       string
+	Data        []byte
+}

@@ -1,0 +1,140 @@
+// Package nudge is the tiny datagram protocol between `herdrtabrenamer
+// nudge` (run from shell hooks on every prompt) and the daemon. Sending must
+// never block a prompt, so it is one non-blocking datagram on a Unix socket
+// whose path is derived from the herdr socket it serves.
+package nudge
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+)
+
+// When says at which point of a shell command a nudge was sent.
+type When string
+
+// The moments a shell hook nudges from. After preexec the program does not
+// exist yet, so the daemon re-checks the pane until its foreground group
+// changes.
+const (
+	WhenNow     When = ""
+	WhenPreexec When = "preexec"
+	WhenPrecmd  When = "precmd"
+)
+
+// ParseWhen checks a --when value.
+func ParseWhen(s string) (When, error) {
+	switch When(s) {
+	case WhenNow, WhenPreexec, WhenPrecmd:
+		return When(s), nil
+	}
+	return "", fmt.Errorf("invalid --when %q: want preexec or precmd", s)
+}
+
+// Message is one nudge. V is the format version; a daemon drops any
+// datagram that is not a valid version-1 message.
+type Message struct {
+	V      int    `json:"v"`
+	PaneID string `json:"pane"`
+	When   When   `json:"when,omitempty"`
+}
+
+// MaxDatagram bounds what the daemon reads; real nudges are under 100 bytes.
+const MaxDatagram = 512
+
+// Encode validates and serialises a nudge.
+func Encode(paneID string, when When) ([]byte, error) {
+	if _, _, err := herdr.ParsePaneID(paneID); err != nil {
+		return nil, err
+	}
+	if _, err := ParseWhen(string(when)); err != nil {
+		return nil, err
+	}
+	return json.Marshal(Message{V: 1, PaneID: paneID, When: when})
+}
+
+// Decode parses a datagram; any error means "drop it".
+func Decode(b []byte) (Message, error) {
+	var m Message
+	if len(b) == 0 || len(b) > MaxDatagram {
+		return m, fmt.Errorf("nudge datagram of %d bytes", len(b))
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("nudge datagram: %w", err)
+	}
+	if m.V != 1 {
+		return m, fmt.Errorf("nudge datagram version %d", m.V)
+	}
+	if _, _, err := herdr.ParsePaneID(m.PaneID); err != nil {
+		return m, err
+	}
+	if _, err := ParseWhen(string(m.When)); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// RuntimeDir is the private directory holding the daemon's sockets and
+// lock: $XDG_RUNTIME_DIR/herdrtabrenamer, or a per-user folder in the temp
+// directory when XDG_RUNTIME_DIR is unset.
+func RuntimeDir() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "herdrtabrenamer")
+	}
+	return filepath.Join(os.TempDir(), "herdrtabrenamer-"+strconv.Itoa(os.Getuid()))
+}
+
+// ServerKey names one herdr server in file names: two named herdr sessions
+// both have a w1:t1, so everything we keep is keyed by the socket path. A
+// short hash keeps socket paths under the 108-byte sun_path limit.
+func ServerKey(herdrSocket string) string {
+	abs, err := filepath.Abs(herdrSocket)
+	if err != nil {
+		abs = herdrSocket
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return hex.EncodeToString(sum[:8])
+}
+
+// SocketPath is the daemon's nudge socket for a herdr server.
+func SocketPath(herdrSocket string) string {
+	return filepath.Join(RuntimeDir(), ServerKey(herdrSocket)+".nudge")
+}
+
+// ErrNoDaemon means nothing listens on the nudge socket.
+var ErrNoDaemon = errors.New("no herdrtabrenamer daemon is running")
+
+// Send writes one nudge datagram without waiting for anyone. A missing
+// socket or refused connection is ErrNoDaemon (wrapped with the path).
+func Send(socketPath, paneID string, when When) error {
+	b, err := Encode(paneID, when)
+	if err != nil {
+		return err
+	}
+	conn, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: socketPath, Net: "unixgram"})
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || isRefused(err) {
+			return fmt.Errorf("%w (no socket at %s)", ErrNoDaemon, socketPath)
+		}
+		return fmt.Errorf("nudge %s: %w", socketPath, err)
+	}
+	defer conn.Close()
+	// A full receive queue must not stall a shell prompt: give up at once.
+	_ = conn.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+	if _, err := conn.Write(b); err != nil {
+		if isRefused(err) {
+			return fmt.Errorf("%w (no listener on %s)", ErrNoDaemon, socketPath)
+		}
+		return fmt.Errorf("nudge %s: %w", socketPath, err)
+	}
+	return nil
+}
