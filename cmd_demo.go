@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+)
+
+// DemoCmd plays a short story on a built-in herdr simulator, so a newcomer
+// sees what the tool does without herdr installed.
+type DemoCmd struct {
+	Format string        `help:"Name template to show (default: ${default})." default:"{icon} {proc|dir}" placeholder:"TEMPLATE"`
+	MaxLen int           `help:"Longest name in display columns (default: ${default})." default:"24"`
+	Pause  time.Duration `help:"Pause between steps (default: ${default})." default:"0s"`
+}
+
+// demoStep is one moment of the story: what happens, then the tab bar.
+type demoStep struct {
+	say string
+	do  func(s *herdrtest.Server)
+}
+
+// Run starts the simulator, runs the real pass code after each step and
+// prints the tab bar herdr would show.
+func (c *DemoCmd) Run(env *runEnv) error {
+	srv, err := herdrtest.New(herdrtest.WithoutSchemas())
+	if err != nil {
+		return fmt.Errorf("demo: start the herdr simulator: %w", err)
+	}
+	defer srv.Close()
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		home = "/home/you"
+	}
+	nm, err := namer.New(namer.Config{Format: c.Format, MaxLen: c.MaxLen, Home: home})
+	if err != nil {
+		return withExit(2, err)
+	}
+	procs, err := procinfo.New(procinfo.Options{}, nil)
+	if err != nil {
+		return err
+	}
+	// No local /proc look: the simulator's processes are made up.
+	d, err := daemon.New(daemon.Options{Socket: srv.SocketPath(), Namer: nm, Procs: procs, Apply: true})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "herdrtabrenamer demo: a simulated herdr session, named with --format %q\n", c.Format)
+	fmt.Fprintf(env.stdout, "herdr itself would call every tab by its number.\n\n")
+
+	var ws, rmkPane, nixPane, btopPane, piPane, nixTab string
+	rmk := filepath.Join(home, "projects", "rmk")
+	nixos := filepath.Join(home, "opt", "nixos")
+	steps := []demoStep{
+		{"You open herdr in ~/projects/rmk: a shell, so the tab shows the directory.", func(s *herdrtest.Server) {
+			ws, _, rmkPane = s.NewWorkspace("demo", rmk)
+			s.SetShellPID(rmkPane, 101)
+		}},
+		{"A second tab in ~/opt/nixos, where you start claude. It gets to work.", func(s *herdrtest.Server) {
+			nixTab, nixPane = s.NewTab(ws, nixos)
+			s.SetShellPID(nixPane, 201)
+			s.SetForeground(nixPane, herdrtest.Proc{PID: 202, Argv: []string{"node", "/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"}, Cwd: nixos})
+			s.SetAgent(nixPane, "claude", herdr.StatusWorking)
+		}},
+		{"A third tab, back in ~/projects/rmk: you run btop there.", func(s *herdrtest.Server) {
+			_, btopPane = s.NewTab(ws, rmk)
+			s.SetShellPID(btopPane, 301)
+			s.SetForeground(btopPane, herdrtest.Proc{PID: 302, Argv: []string{"btop"}, Cwd: rmk})
+			s.Focus(btopPane)
+		}},
+		{"claude needs your answer.", func(s *herdrtest.Server) { s.SetAgent(nixPane, "claude", herdr.StatusBlocked) }},
+		{"You answer; claude works, then is done.", func(s *herdrtest.Server) { s.SetAgent(nixPane, "claude", herdr.StatusDone) }},
+		{"You quit btop: the shell is back, so is the directory.", func(s *herdrtest.Server) { s.SetForeground(btopPane) }},
+		{"A fourth tab: the pi agent in ~/pi.", func(s *herdrtest.Server) {
+			_, piPane = s.NewTab(ws, filepath.Join(home, "pi"))
+			s.SetShellPID(piPane, 401)
+			s.SetForeground(piPane, herdrtest.Proc{PID: 402, Argv: []string{"pi"}, Cwd: filepath.Join(home, "pi")})
+			s.SetAgent(piPane, "pi", herdr.StatusIdle)
+		}},
+		{"You rename the claude tab to \"review\" yourself. Names a person chose are never touched:", func(s *herdrtest.Server) {
+			s.HumanRename(nixTab, "review")
+		}},
+		{"...not even when claude starts working again.", func(s *herdrtest.Server) { s.SetAgent(nixPane, "claude", herdr.StatusWorking) }},
+	}
+	ctx := context.Background()
+	for i, st := range steps {
+		st.do(srv)
+		if _, err := d.Once(ctx); err != nil {
+			return fmt.Errorf("demo step %d: %w", i+1, err)
+		}
+		fmt.Fprintf(env.stdout, "%d. %s\n   %s\n\n", i+1, st.say, tabBar(srv.Snapshot()))
+		if c.Pause > 0 {
+			time.Sleep(c.Pause)
+		}
+	}
+	_ = rmkPane
+	if v := srv.Violations(); len(v) > 0 {
+		return fmt.Errorf("demo: the simulator saw %d protocol violation(s), first: %s", len(v), v[0])
+	}
+	fmt.Fprintln(env.stdout, "Inside herdr: herdrtabrenamer run --apply   (see README.md for hooks and the plugin)")
+	return nil
+}
+
+// tabBar draws the tabs of the first workspace like herdr's tab bar,
+// the focused one in brackets.
+func tabBar(s herdr.Snapshot) string {
+	var b strings.Builder
+	for _, t := range s.Tabs {
+		if t.Focused {
+			fmt.Fprintf(&b, "[ %s ] ", t.Label)
+		} else {
+			fmt.Fprintf(&b, "  %s   ", t.Label)
+		}
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+var _ io.Writer

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/hooks"
+)
+
+// InitCmd prints a shell hook to eval from an rc file, the way zoxide,
+// direnv and starship do, or writes the herdr plugin manifest.
+type InitCmd struct {
+	Target    string `arg:"" name:"TARGET" help:"zsh, bash, fish, or herdr-plugin."`
+	Dir       string `arg:"" optional:"" name:"DIR" help:"herdr-plugin only: folder to write herdr-plugin.toml into (created if missing)."`
+	Cmd       string `help:"Binary the hooks call (default: the absolute path of this executable). A bare name is looked up in PATH at each call." placeholder:"PATH"`
+	NoPreexec bool   `help:"Nudge only at the prompt, not also when a command starts."`
+}
+
+const pluginTarget = "herdr-plugin"
+
+// Run prints the snippet or writes the manifest. Exit 2: bad arguments.
+func (c *InitCmd) Run(env *runEnv) error {
+	isShell := false
+	for _, s := range hooks.Shells {
+		isShell = isShell || c.Target == s
+	}
+	if !isShell && c.Target != pluginTarget {
+		return withExit(2, fmt.Errorf("init: unknown shell %q: want %s or %s", c.Target, strings.Join(hooks.Shells, ", "), pluginTarget))
+	}
+	bin, err := c.binary()
+	if err != nil {
+		return withExit(2, err)
+	}
+	if isShell {
+		if c.Dir != "" {
+			return withExit(2, fmt.Errorf("init %s: unexpected argument %q (DIR is for %s only)", c.Target, c.Dir, pluginTarget))
+		}
+		text, err := hooks.Snippet(c.Target, bin, !c.NoPreexec)
+		if err != nil {
+			return fmt.Errorf("init %s: %w", c.Target, err)
+		}
+		_, err = fmt.Fprint(env.stdout, text)
+		return err
+	}
+	if c.Dir == "" {
+		return withExit(2, fmt.Errorf("init %s: missing DIR (the folder to write herdr-plugin.toml into)", pluginTarget))
+	}
+	if c.NoPreexec {
+		return withExit(2, fmt.Errorf("init %s: --no-preexec is for shell hooks only", pluginTarget))
+	}
+	text, err := hooks.PluginManifest(bin)
+	if err != nil {
+		return withExit(2, fmt.Errorf("init %s: %w", pluginTarget, err))
+	}
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return fmt.Errorf("init %s: create %s: %w", pluginTarget, c.Dir, err)
+	}
+	path := filepath.Join(c.Dir, "herdr-plugin.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return fmt.Errorf("init %s: write %s: %w", pluginTarget, path, err)
+	}
+	_, err = fmt.Fprintf(env.stdout, "wrote %s\n", path)
+	return err
+}
+
+// binary is what the hooks run: --cmd, else this executable. Hooks fire in
+// shells with any PATH, and herdr runs plugin commands relative to the
+// plugin root, so a path with a slash is made absolute here; a bare name is
+// kept for users who want a PATH lookup (e.g. a nix profile that moves).
+func (c *InitCmd) binary() (string, error) {
+	if c.Cmd != "" {
+		if !strings.Contains(c.Cmd, "/") {
+			return c.Cmd, nil
+		}
+		abs, err := filepath.Abs(c.Cmd)
+		if err != nil {
+			return "", fmt.Errorf("init: --cmd %s: %w", c.Cmd, err)
+		}
+		return abs, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("init: find this executable (pass --cmd PATH): %w", err)
+	}
+	return exe, nil
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestInitCmd(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		stdout   []string // substrings
+		unwanted []string
+		stderr   string // substring of the one error line
+	}{
+		{name: "zsh default binary", args: []string{"init", "zsh"}, stdout: []string{"'" + exe + "'", "add-zsh-hook preexec"}},
+		{name: "bash --cmd", args: []string{"init", "bash", "--cmd", "/opt/a b/it's"}, stdout: []string{`'/opt/a b/it'\''s'`, "PS0="}},
+		{name: "fish --no-preexec", args: []string{"init", "fish", "--no-preexec", "--cmd", "/x/htr"}, stdout: []string{"'/x/htr'", "fish_postexec"}, unwanted: []string{"--on-event fish_preexec"}},
+		{name: "bare --cmd kept", args: []string{"init", "zsh", "--cmd", "herdrtabrenamer"}, stdout: []string{"='herdrtabrenamer'"}},
+		{name: "relative --cmd made absolute", args: []string{"init", "zsh", "--cmd", "./bin/htr"}, stdout: []string{"'" + filepath.Join(cwd, "bin/htr") + "'"}},
+		{name: "unknown shell", args: []string{"init", "tcsh"}, code: 2, stderr: `unknown shell "tcsh": want zsh, bash, fish or herdr-plugin`},
+		{name: "dir with a shell", args: []string{"init", "zsh", "/tmp/x"}, code: 2, stderr: "DIR is for herdr-plugin only"},
+		{name: "plugin without dir", args: []string{"init", "herdr-plugin"}, code: 2, stderr: "missing DIR"},
+		{name: "plugin --no-preexec", args: []string{"init", "herdr-plugin", t.TempDir(), "--no-preexec"}, code: 2, stderr: "--no-preexec is for shell hooks only"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Main(tt.args, &stdout, &stderr)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tt.code, stderr.String())
+			}
+			for _, want := range tt.stdout {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+				}
+			}
+			for _, bad := range tt.unwanted {
+				if strings.Contains(stdout.String(), bad) {
+					t.Errorf("stdout has %q:\n%s", bad, stdout.String())
+				}
+			}
+			if tt.code == 0 {
+				if stderr.Len() != 0 {
+					t.Errorf("stderr %q", stderr.String())
+				}
+				return
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout %q on error", stdout.String())
+			}
+			if lines := strings.Count(stderr.String(), "\n"); lines != 1 || !strings.Contains(stderr.String(), tt.stderr) {
+				t.Errorf("stderr = %q, want one line with %q", stderr.String(), tt.stderr)
+			}
+		})
+	}
+}
+
+func TestInitHerdrPlugin(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new", "plugin")
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"init", "herdr-plugin", dir, "--cmd", "/opt/htr/bin/herdrtabrenamer"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	path := filepath.Join(dir, "herdr-plugin.toml")
+	if got, want := stdout.String(), "wrote "+path+"\n"; got != want {
+		t.Errorf("stdout %q, want %q", got, want)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"/opt/htr/bin/herdrtabrenamer", "lock"`) {
+		t.Errorf("manifest does not call the binary:\n%s", b)
+	}
+	// A second run overwrites: the path moves when the binary is upgraded.
+	if code := Main([]string{"init", "herdr-plugin", dir, "--cmd", "/new/herdrtabrenamer"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("second run: exit %d: %s", code, stderr.String())
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), `"/new/herdrtabrenamer"`) || strings.Contains(string(b), "/opt/htr") {
+		t.Errorf("second run did not replace the manifest:\n%s", b)
+	}
+	// A file where the folder should be is a clear error.
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := Main([]string{"init", "herdr-plugin", file}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "create "+file) {
+		t.Errorf("dir is a file: exit %d, stderr %q", code, stderr.String())
+	}
+}

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+)
+
+// NamingFlags decide names; run, once and explain share them.
+type NamingFlags struct {
+	Format    string `help:"Name template (default: ${default})." default:"{proc|dir}" placeholder:"TEMPLATE"`
+	MaxLen    int    `help:"Longest name in display columns, 0 for no limit (default: ${default})." default:"24"`
+	Icons     string `help:"Status icons, e.g. \"blocked=🟥,idle=\" (default: 🔴 blocked, 🟡 working, 🟢 done, ⚪ idle)." placeholder:"SPEC"`
+	Alias     string `help:"Program name rewrites, e.g. \"nvim=vim,python3=py\"." placeholder:"SPEC"`
+	Unique    bool   `help:"Tell apart same-named tabs of a workspace by their parent directory."`
+	Force     bool   `help:"Rename tabs even when a person named them."`
+	Workspace string `help:"Only name tabs of this workspace, e.g. w1." placeholder:"ID"`
+	State     string `help:"State file; \"auto\" keeps one per herdr server under $XDG_STATE_HOME, \"\" remembers nothing (default: ${default})." default:"auto" placeholder:"PATH"`
+}
+
+// RunCmd is the daemon.
+type RunCmd struct {
+	NamingFlags  `embed:""`
+	Apply        bool          `help:"Rename tabs (without it: dry run, print only new decisions)."`
+	Poll         time.Duration `help:"Full pass interval besides events; 0 for events only (default: ${default})." default:"3s"`
+	Debounce     time.Duration `help:"Coalesce events for this long before a pass (default: ${default})." default:"400ms"`
+	IfNotRunning bool          `help:"Exit 0 quietly when a daemon already serves this herdr (for startup hooks)."`
+}
+
+// OnceCmd is one pass.
+type OnceCmd struct {
+	NamingFlags `embed:""`
+	Apply       bool `help:"Rename tabs (without it: dry run, print what would change)."`
+}
+
+// ExplainCmd shows decisions without renaming.
+type ExplainCmd struct {
+	NamingFlags `embed:""`
+	TabID       string `arg:"" optional:"" name:"TAB_ID" help:"Only this tab, e.g. w1:t2."`
+	JSON        bool   `help:"Print JSON instead of a table."`
+}
+
+// options builds the daemon's options from flags and the config file.
+func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
+	var o daemon.Options
+	sock, err := herdr.ResolveSocketPath(g.Socket, os.LookupEnv)
+	if err != nil {
+		return o, withExit(2, err)
+	}
+	if f.Workspace != "" {
+		if _, err := herdr.ParseWorkspaceID(f.Workspace); err != nil {
+			return o, withExit(2, fmt.Errorf("--workspace: %w", err))
+		}
+	}
+	if f.MaxLen < 0 {
+		return o, withExit(2, fmt.Errorf("--max-len: %d is negative (0 means no limit)", f.MaxLen))
+	}
+	home, _ := os.UserHomeDir()
+	var rules []namer.RuleSpec
+	var rewrites []procinfo.RewriteSpec
+	if env.config != nil {
+		rules, rewrites = env.config.Rules, env.config.Rewrites
+	}
+	nm, err := namer.New(namer.Config{
+		Format: f.Format, MaxLen: f.MaxLen, Icons: f.Icons,
+		Rules: rules, Home: home, Unique: f.Unique,
+	})
+	if err != nil {
+		return o, withExit(2, configErr(env, err))
+	}
+	aliases, err := procinfo.ParseAliases(f.Alias)
+	if err != nil {
+		return o, withExit(2, fmt.Errorf("--alias: %w", err))
+	}
+	insp := procinfo.Local()
+	procs, err := procinfo.New(procinfo.Options{Aliases: aliases, Rewrites: rewrites}, insp)
+	if err != nil {
+		return o, withExit(2, configErr(env, err))
+	}
+	state, err := statePath(f.State, sock)
+	if err != nil {
+		return o, withExit(2, err)
+	}
+	return daemon.Options{
+		Socket: sock, Namer: nm, Procs: procs, Inspector: insp,
+		Git: gitinfo.New(), SSH: sshhosts.New(""),
+		Force: f.Force, Unique: f.Unique, MaxLen: f.MaxLen, Workspace: f.Workspace,
+		StatePath: state, Out: env.stdout, Log: g.logger(env.stderr),
+	}, nil
+}
+
+// configErr names the config file in errors about its rules.
+func configErr(env *runEnv, err error) error {
+	if env.config != nil && env.config.Path != "" && (len(env.config.Rules) > 0 || len(env.config.Rewrites) > 0) {
+		return fmt.Errorf("%s: %w", env.config.Path, err)
+	}
+	return err
+}
+
+// statePath turns --state into a file: "auto" is one file per herdr server
+// (two named sessions both have a w1:t1).
+func statePath(flag, sock string) (string, error) {
+	if flag != "auto" {
+		return flag, nil
+	}
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("--state auto needs $XDG_STATE_HOME or $HOME: %w", err)
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "herdrtabrenamer", nudge.ServerKey(sock)+".json"), nil
+}
+
+// Run runs the daemon until SIGINT or SIGTERM; SIGHUP reloads the config.
+func (c *RunCmd) Run(g *Globals, env *runEnv) error {
+	opt, err := c.build(g, env)
+	if err != nil {
+		return err
+	}
+	d, err := daemon.New(opt)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	reload := make(chan daemon.Options, 1)
+	go func() {
+		for range hup {
+			cli, cf, err := env.reparse()
+			if err != nil {
+				opt.Log.Error("reload failed; keeping the old configuration", "err", err)
+				continue
+			}
+			renv := *env
+			renv.config = cf
+			no, err := cli.Run.build(&cli.Globals, &renv)
+			if err != nil {
+				opt.Log.Error("reload failed; keeping the old configuration", "err", err)
+				continue
+			}
+			select {
+			case reload <- no:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	err = d.Run(ctx, reload)
+	if errors.Is(err, daemon.ErrAlreadyRunning) {
+		if c.IfNotRunning {
+			return nil
+		}
+		return withExit(1, err)
+	}
+	return err
+}
+
+func (c *RunCmd) build(g *Globals, env *runEnv) (daemon.Options, error) {
+	opt, err := c.options(g, env)
+	if err != nil {
+		return opt, err
+	}
+	if c.Poll < 0 || c.Debounce < 0 {
+		return opt, withExit(2, errors.New("--poll and --debounce must not be negative"))
+	}
+	opt.Apply, opt.Poll, opt.Debounce = c.Apply, c.Poll, c.Debounce
+	return opt, nil
+}
+
+// Run makes one pass and prints each rename (or would-be rename).
+func (c *OnceCmd) Run(g *Globals, env *runEnv) error {
+	opt, err := c.options(g, env)
+	if err != nil {
+		return err
+	}
+	opt.Apply = c.Apply
+	d, err := daemon.New(opt)
+	if err != nil {
+		return err
+	}
+	reps, err := d.Once(context.Background())
+	if err != nil {
+		return withExit(1, err)
+	}
+	failed := 0
+	for _, r := range reps {
+		switch r.Action {
+		case daemon.ActionRenamed, daemon.ActionWouldRename:
+			fmt.Fprintf(env.stdout, "%s %s %q -> %q\n", r.Action, r.TabID, r.Label, r.Want)
+		case daemon.ActionFailed:
+			failed++
+			fmt.Fprintf(env.stderr, "herdrtabrenamer: rename %s to %q: %s\n", r.TabID, r.Want, r.Error)
+		}
+	}
+	if failed > 0 {
+		return withExit(1, fmt.Errorf("%d rename(s) failed", failed))
+	}
+	return nil
+}
+
+// Run prints every tab's decision.
+func (c *ExplainCmd) Run(g *Globals, env *runEnv) error {
+	if c.TabID != "" {
+		if _, _, err := herdr.ParseTabID(c.TabID); err != nil {
+			return withExit(2, err)
+		}
+	}
+	opt, err := c.options(g, env)
+	if err != nil {
+		return err
+	}
+	d, err := daemon.New(opt)
+	if err != nil {
+		return err
+	}
+	reps, err := d.Explain(context.Background(), c.TabID)
+	if err != nil {
+		return withExit(1, err)
+	}
+	if c.JSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(reps)
+	}
+	return writeExplain(env.stdout, reps)
+}
+
+// writeExplain prints one block per tab: the table a person reads when a
+// tab has the wrong name.
+func writeExplain(w io.Writer, reps []daemon.TabReport) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for i, r := range reps {
+		if i > 0 {
+			fmt.Fprintln(tw)
+		}
+		fmt.Fprintf(tw, "tab %s\t(workspace %s)\n", r.TabID, r.Workspace)
+		fmt.Fprintf(tw, "  label now\t%q\n", r.Label)
+		fmt.Fprintf(tw, "  name wanted\t%q\n", r.Want)
+		fmt.Fprintf(tw, "  verdict\tlabel is %s: %s\n", r.Verdict, r.Action)
+		fmt.Fprintf(tw, "  lead pane\t%s (%s)\n", r.Lead, r.LeadWhy)
+		if r.Program != "" || r.ProgramWhy != "" {
+			fmt.Fprintf(tw, "  program\t%q (%s)\n", r.Program, r.ProgramWhy)
+		}
+		rule := r.Rule
+		if rule == "" {
+			rule = "none"
+		}
+		fmt.Fprintf(tw, "  rule\t%s\n", rule)
+		for _, k := range sortedKeys(r.Tokens) {
+			fmt.Fprintf(tw, "  {%s}\t%q\n", k, r.Tokens[k])
+		}
+	}
+	return tw.Flush()
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return keys
+}

@@ -1,0 +1,553 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+)
+
+// Options configure a Daemon. Namer and Procs are required.
+type Options struct {
+	Socket    string // herdr API socket, resolved
+	Namer     *namer.Namer
+	Procs     *procinfo.Resolver
+	Inspector procinfo.Inspector // nil: always ask herdr
+	Git       *gitinfo.Cache
+	SSH       *sshhosts.Aliases
+
+	Apply     bool
+	Force     bool
+	Unique    bool
+	MaxLen    int
+	Workspace string
+	Poll      time.Duration // 0: events only
+	Debounce  time.Duration
+	StatePath string // "": remember nothing
+	Timeout   time.Duration
+
+	// Out receives dry-run decisions ("would rename ...").
+	Out io.Writer
+	Log *slog.Logger
+	// Now is the clock (tests).
+	Now func() time.Time
+}
+
+// Daemon holds the loop's state. All fields are owned by the goroutine
+// running Run (or the one calling Once/Explain); passes never overlap.
+type Daemon struct {
+	opt    Options
+	log    *slog.Logger
+	client *herdr.Client
+	state  *State
+	procs  map[string]*paneProc
+	last   *herdr.Snapshot
+	down   bool
+	// printed remembers dry-run decisions already shown, per tab.
+	printed map[string]string
+	// stateWarned: one warning per corrupt state file.
+	stateWarned bool
+}
+
+// New builds a daemon and loads its state (a corrupt file is a warning).
+func New(opt Options) (*Daemon, error) {
+	if opt.Namer == nil || opt.Procs == nil {
+		return nil, errors.New("daemon: Namer and Procs are required")
+	}
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opt.Out == nil {
+		opt.Out = io.Discard
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Timeout == 0 {
+		opt.Timeout = 5 * time.Second
+	}
+	d := &Daemon{
+		opt:     opt,
+		log:     opt.Log,
+		client:  herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log)),
+		procs:   map[string]*paneProc{},
+		printed: map[string]string{},
+	}
+	st, warn := LoadState(opt.StatePath, opt.Socket)
+	if warn != nil {
+		d.log.Warn("state file", "err", warn)
+	}
+	d.state = st
+	return d, nil
+}
+
+func (d *Daemon) now() time.Time { return d.opt.Now() }
+
+// Once runs one pass and returns its reports.
+func (d *Daemon) Once(ctx context.Context) ([]TabReport, error) {
+	reps, _, err := d.pass(ctx, passInput{})
+	return reps, err
+}
+
+// Explain decides every tab (or one) without renaming anything.
+func (d *Daemon) Explain(ctx context.Context, tabID string) ([]TabReport, error) {
+	reps, _, err := d.pass(ctx, passInput{onlyTab: tabID, plan: true})
+	if err == nil && tabID != "" && len(reps) == 0 {
+		return nil, fmt.Errorf("tab %s not found in the session at %s", tabID, d.client.SocketPath())
+	}
+	return reps, err
+}
+
+// PassStats runs one pass and returns its counters (benchmarks).
+func (d *Daemon) PassStats(ctx context.Context) (PassStats, error) {
+	_, st, err := d.pass(ctx, passInput{})
+	return st, err
+}
+
+// State exposes the daemon's memory (lock/release and tests).
+func (d *Daemon) State() *State { return d.state }
+
+// Client is the daemon's herdr client.
+func (d *Daemon) Client() *herdr.Client { return d.client }
+
+// Loop tuning. Nudges skip the debounce but passes they cause are spaced by
+// nudgeGap, so a flood of nudges costs at most 1/nudgeGap passes a second.
+const (
+	nudgeGap        = 20 * time.Millisecond
+	preexecWindow   = time.Second
+	preexecInterval = 10 * time.Millisecond
+	backoffMin      = 100 * time.Millisecond
+	backoffMax      = 5 * time.Second
+)
+
+// Run is the daemon: it holds the single-instance lock and the nudge
+// socket, and runs passes on events, poll ticks and nudges until ctx ends.
+// reload is called on SIGHUP-like requests sent on the reload channel.
+func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
+	key := nudge.ServerKey(d.opt.Socket)
+	dir := nudge.RuntimeDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("runtime dir %s: %w", dir, err)
+	}
+	inst, err := AcquireInstance(dir + "/" + key + ".lock")
+	if err != nil {
+		return err
+	}
+	defer inst.Release()
+	ln, err := listenNudges(nudge.SocketPath(d.opt.Socket))
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	nudges := make(chan nudge.Message, 1024)
+	go ln.serve(nudges, d.log)
+
+	events := make(chan herdr.Event, 256)
+	subscribed := make(chan struct{}, 1)
+	agentPanes := make(chan []string, 1)
+	evCtx, stopEvents := context.WithCancel(ctx)
+	evDone := make(chan struct{})
+	go func() {
+		defer close(evDone)
+		d.watchEvents(evCtx, d.client, events, subscribed, agentPanes)
+	}()
+	defer func() { stopEvents(); <-evDone }()
+
+	var poll <-chan time.Time
+	if d.opt.Poll > 0 {
+		t := time.NewTicker(d.opt.Poll)
+		defer t.Stop()
+		poll = t.C
+	}
+	debounce := time.NewTimer(time.Hour)
+	debounce.Stop()
+	nudgeTimer := time.NewTimer(time.Hour)
+	nudgeTimer.Stop()
+	forced := map[string]bool{}
+	var lastNudgePass time.Time
+	preexecDone := make(chan string, 64)
+	watching := map[string]bool{}
+	var curAgents []string
+
+	run := func(in passInput) {
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*d.opt.Timeout)
+		defer cancel()
+		reps, _, err := d.pass(pctx, in)
+		if err != nil {
+			if isServerGone(err) {
+				d.logOutage(err)
+			} else {
+				d.log.Warn("pass failed", "err", err)
+			}
+			return
+		}
+		d.logBack()
+		d.printDryRun(reps)
+		if ag := d.agentPanes(); !sameStrings(ag, curAgents) {
+			curAgents = ag
+			select {
+			case agentPanes <- ag:
+			default:
+				<-agentPanes
+				agentPanes <- ag
+			}
+		}
+	}
+
+	run(passInput{})
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case opt := <-reload:
+			d.reconfigure(opt)
+			run(passInput{})
+		case <-poll:
+			run(passInput{})
+		case <-subscribed:
+			run(passInput{})
+		case ev := <-events:
+			if d.newsworthy(ev) {
+				debounce.Reset(d.opt.Debounce)
+			}
+		case <-debounce.C:
+			run(passInput{})
+		case m := <-nudges:
+			if m.When == nudge.WhenPreexec {
+				if !watching[m.PaneID] {
+					watching[m.PaneID] = true
+					probe, every := d.foregroundProbe(m.PaneID)
+					go awaitForeground(ctx, m.PaneID, probe, every, preexecDone)
+				}
+				continue
+			}
+			forced[m.PaneID] = true
+			if wait := nudgeGap - time.Since(lastNudgePass); wait > 0 {
+				nudgeTimer.Reset(wait)
+				continue
+			}
+			lastNudgePass = time.Now()
+			run(passInput{forced: forced})
+			forced = map[string]bool{}
+		case pane := <-preexecDone:
+			delete(watching, pane)
+			forced[pane] = true
+			lastNudgePass = time.Now()
+			run(passInput{forced: forced})
+			forced = map[string]bool{}
+		case <-nudgeTimer.C:
+			if len(forced) > 0 {
+				lastNudgePass = time.Now()
+				run(passInput{forced: forced})
+				forced = map[string]bool{}
+			}
+		}
+	}
+}
+
+// foregroundProbe captures, on the loop goroutine, what the preexec watcher
+// needs to notice a program start without touching loop state. It returns
+// nil when nothing is cached (the pass will ask herdr anyway) and the
+// polling interval: local /proc looks are cheap, socket calls are not.
+func (d *Daemon) foregroundProbe(paneID string) (func(ctx context.Context) bool, time.Duration) {
+	c := d.procs[paneID]
+	if c == nil {
+		return nil, 0
+	}
+	shell, pgid := c.shellPID, c.pgid
+	if c.localOK {
+		insp := d.opt.Inspector
+		return func(context.Context) bool {
+			pg, err := insp.ForegroundPGID(shell)
+			return err != nil || pg != pgid
+		}, preexecInterval
+	}
+	client := d.client
+	return func(ctx context.Context) bool {
+		pi, err := client.ProcessInfo(ctx, paneID)
+		return err != nil || pi.ForegroundPGID != pgid
+	}, 5 * preexecInterval
+}
+
+// awaitForeground waits (bounded) for a pane's foreground group to change
+// after a preexec nudge, then asks the loop for a pass: the nudge arrives
+// before the new program exists.
+func awaitForeground(ctx context.Context, pane string, changed func(context.Context) bool, interval time.Duration, done chan<- string) {
+	if changed != nil {
+		deadline := time.Now().Add(preexecWindow)
+		for time.Now().Before(deadline) && !changed(ctx) {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(interval):
+			}
+		}
+	}
+	select {
+	case done <- pane:
+	case <-ctx.Done():
+	}
+}
+
+// watchEvents keeps one subscription open, reconnecting with capped
+// backoff and jitter. After every (re)subscribe it asks for a full pass.
+func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan<- herdr.Event, subscribed chan<- struct{}, agents <-chan []string) {
+	backoff := backoffMin
+	var agentPanes []string
+	for ctx.Err() == nil {
+		select {
+		case a := <-agents:
+			agentPanes = a
+		default:
+		}
+		sctx, cancel := context.WithCancel(ctx)
+		stream, err := client.Subscribe(sctx, subscriptions(agentPanes))
+		if err != nil {
+			cancel()
+			d.log.Debug("subscribe failed", "err", err)
+			sleep := backoff/2 + rand.N(backoff/2+1)
+			backoff = min(backoff*2, backoffMax)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(sleep):
+			}
+			continue
+		}
+		backoff = backoffMin
+		select {
+		case subscribed <- struct{}{}:
+		default:
+		}
+		// The stream ends on server loss, or when the set of agent panes
+		// changes and needs a new subscription.
+		next := make(chan []string, 1)
+		watcherDone := make(chan struct{})
+		go func() {
+			defer close(watcherDone)
+			select {
+			case a := <-agents:
+				next <- a
+				cancel()
+			case <-sctx.Done():
+			}
+		}()
+		for {
+			ev, err := stream.Next()
+			if err != nil {
+				break
+			}
+			select {
+			case out <- ev:
+			case <-sctx.Done():
+			}
+		}
+		stream.Close()
+		cancel()
+		<-watcherDone
+		select {
+		case a := <-next:
+			agentPanes = a
+		default:
+		}
+	}
+}
+
+// eventKinds are the bus events that can change a tab's name.
+var eventKinds = []string{
+	"tab.created", "tab.closed", "tab.renamed", "tab.moved", "tab.focused",
+	"pane.created", "pane.closed", "pane.exited", "pane.focused", "pane.moved",
+	"pane.updated", "pane.agent_detected",
+	"workspace.created", "workspace.closed", "workspace.renamed",
+}
+
+func subscriptions(agentPanes []string) []herdr.Subscription {
+	subs := make([]herdr.Subscription, 0, len(eventKinds)+len(agentPanes))
+	for _, k := range eventKinds {
+		subs = append(subs, herdr.Subscription{Type: k})
+	}
+	// herdr has no session-wide agent status subscription (PROTOCOL.md §6).
+	for _, p := range agentPanes {
+		subs = append(subs, herdr.Subscription{Type: "pane.agent_status_changed", PaneID: p})
+	}
+	return subs
+}
+
+// agentPanes lists panes with a detected agent in the last snapshot.
+func (d *Daemon) agentPanes() []string {
+	if d.last == nil {
+		return nil
+	}
+	var ids []string
+	for _, p := range d.last.Panes {
+		if p.Agent != "" {
+			ids = append(ids, p.ID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// newsworthy says whether an event tells us something the last snapshot
+// does not already show. Replayed backlogs (every subscribe replays up to
+// 512 old events), our own tab.renamed echoes and stale events all fail
+// this test, so they cost nothing.
+func (d *Daemon) newsworthy(ev herdr.Event) bool {
+	s := d.last
+	if s == nil {
+		return true
+	}
+	tab := func(id string) (herdr.Tab, bool) {
+		for _, t := range s.Tabs {
+			if t.ID == id {
+				return t, true
+			}
+		}
+		return herdr.Tab{}, false
+	}
+	pane := func(id string) (herdr.Pane, bool) {
+		for _, p := range s.Panes {
+			if p.ID == id {
+				return p, true
+			}
+		}
+		return herdr.Pane{}, false
+	}
+	switch ev.Kind {
+	case "tab.created":
+		_, ok := tab(ev.TabID)
+		return !ok
+	case "tab.closed":
+		_, ok := tab(ev.TabID)
+		return ok
+	case "tab.renamed":
+		t, ok := tab(ev.TabID)
+		return ok && t.Label != ev.Label
+	case "tab.focused":
+		t, ok := tab(ev.TabID)
+		return ok && !t.Focused
+	case "pane.created":
+		_, ok := pane(ev.PaneID)
+		return !ok
+	case "pane.closed", "pane.exited":
+		_, ok := pane(ev.PaneID)
+		return ok
+	case "pane.focused":
+		p, ok := pane(ev.PaneID)
+		return ok && !p.Focused
+	case "pane.agent_detected":
+		p, ok := pane(ev.PaneID)
+		return !ok || p.Agent != eventField(ev, "agent")
+	case "pane.agent_status_changed":
+		p, ok := pane(ev.PaneID)
+		return !ok || string(p.AgentStatus) != eventField(ev, "agent_status")
+	case "pane.updated":
+		p, ok := pane(ev.PaneID)
+		return !ok || p.Revision != eventRevision(ev)
+	case "workspace.renamed":
+		for _, w := range s.Workspaces {
+			if w.ID == ev.WorkspaceID {
+				return w.Label != ev.Label
+			}
+		}
+		return false
+	case "workspace.created":
+		for _, w := range s.Workspaces {
+			if w.ID == ev.WorkspaceID {
+				return false
+			}
+		}
+		return true
+	case "workspace.closed":
+		for _, w := range s.Workspaces {
+			if w.ID == ev.WorkspaceID {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// printDryRun shows each new decision once.
+func (d *Daemon) printDryRun(reps []TabReport) {
+	for _, r := range reps {
+		if r.Action != ActionWouldRename {
+			delete(d.printed, r.TabID)
+			continue
+		}
+		if d.printed[r.TabID] == r.Want {
+			continue
+		}
+		d.printed[r.TabID] = r.Want
+		fmt.Fprintf(d.opt.Out, "would rename %s %q -> %q (%s)\n", r.TabID, r.Label, r.Want, whyLine(r))
+	}
+}
+
+// reconfigure swaps in reloaded options, keeping the connection, state and
+// caches.
+func (d *Daemon) reconfigure(opt Options) {
+	opt.Socket = d.opt.Socket
+	if opt.Log == nil {
+		opt.Log = d.opt.Log
+	}
+	if opt.Out == nil {
+		opt.Out = d.opt.Out
+	}
+	if opt.Now == nil {
+		opt.Now = d.opt.Now
+	}
+	if opt.Timeout == 0 {
+		opt.Timeout = d.opt.Timeout
+	}
+	d.opt = opt
+	d.printed = map[string]string{}
+	d.log.Info("configuration reloaded")
+}
+
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// eventField reads a top-level string field of an event's data.
+func eventField(ev herdr.Event, key string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(ev.Data, &m) != nil {
+		return ""
+	}
+	var v string
+	_ = json.Unmarshal(m[key], &v)
+	return v
+}
+
+// eventRevision reads data.pane.revision of a pane.updated event.
+func eventRevision(ev herdr.Event) uint64 {
+	var m struct {
+		Pane struct {
+			Revision uint64 `json:"revision"`
+		} `json:"pane"`
+	}
+	_ = json.Unmarshal(ev.Data, &m)
+	return m.Pane.Revision
+}

@@ -1,0 +1,375 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+)
+
+// TabReport is everything a pass decided about one tab: what `explain`
+// shows and what `once` and the dry run print.
+type TabReport struct {
+	TabID      string            `json:"tab_id"`
+	Workspace  string            `json:"workspace_id"`
+	Label      string            `json:"label"`
+	Want       string            `json:"want"`
+	Verdict    string            `json:"verdict"`
+	Action     string            `json:"action"` // renamed, would rename, keep, failed
+	Lead       string            `json:"lead_pane,omitempty"`
+	LeadWhy    string            `json:"lead_why,omitempty"`
+	Program    string            `json:"program,omitempty"`
+	ProgramWhy string            `json:"program_why,omitempty"`
+	Rule       string            `json:"rule,omitempty"`
+	Tokens     map[string]string `json:"tokens"`
+	Error      string            `json:"error,omitempty"`
+}
+
+// Actions a pass takes on a tab.
+const (
+	ActionRenamed     = "renamed"
+	ActionWouldRename = "would rename"
+	ActionKeep        = "keep"
+	ActionFailed      = "failed"
+)
+
+// PassStats counts the socket work of one pass, for the figures the
+// daemon is judged by (connections per idle pass: 1; process_info: 0).
+type PassStats struct {
+	ProcessInfoCalls int
+	Renames          int
+}
+
+// paneProc caches what we learnt of a pane's foreground program. It is a
+// fact only while the shell's foreground group stays the same: herdr's
+// revision does not move on program changes (PROTOCOL.md §7).
+type paneProc struct {
+	shellPID int
+	pgid     int
+	prog     procinfo.Program
+	// localOK: our own look at the shell's tpgid agreed with herdr's
+	// answer, so the local check can stand in for a socket call.
+	localOK bool
+}
+
+// passInput narrows what a pass must re-check.
+type passInput struct {
+	// forced panes were nudged: ask herdr for their program whatever the
+	// cache says.
+	forced map[string]bool
+	// onlyTab, when set, limits the reports (explain TAB_ID); the pass
+	// still reads the whole session.
+	onlyTab string
+	// plan: decide but never rename or save (explain).
+	plan bool
+}
+
+// pass reads the session once and brings every tab in scope to its wanted
+// name. It returns reports for the tabs in scope.
+func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats, error) {
+	var stats PassStats
+	if err := d.state.Refresh(); err != nil {
+		d.log.Warn("state file", "err", err)
+	}
+	snap, err := d.client.Snapshot(ctx)
+	if err != nil {
+		return nil, stats, err
+	}
+	d.last = snap
+
+	workspaces := make(map[string]herdr.Workspace, len(snap.Workspaces))
+	for _, w := range snap.Workspaces {
+		workspaces[w.ID] = w
+	}
+	panesByTab := make(map[string][]herdr.Pane, len(snap.Tabs))
+	livePanes := make(map[string]bool, len(snap.Panes))
+	for _, p := range snap.Panes {
+		panesByTab[p.TabID] = append(panesByTab[p.TabID], p)
+		livePanes[p.ID] = true
+	}
+	for id := range d.procs {
+		if !livePanes[id] {
+			delete(d.procs, id)
+		}
+	}
+
+	type pending struct {
+		tab      herdr.Tab
+		plan     namer.Plan
+		decision namer.Decision
+		report   TabReport
+	}
+	var todo []pending
+	present := make(map[string]bool, len(snap.Tabs))
+	for _, tab := range snap.Tabs {
+		present[tab.ID] = true
+		if d.opt.Workspace != "" && tab.WorkspaceID != d.opt.Workspace {
+			continue
+		}
+		if in.onlyTab != "" && tab.ID != in.onlyTab {
+			continue
+		}
+		panes := panesByTab[tab.ID]
+		if len(panes) == 0 {
+			continue
+		}
+		plan := d.opt.Namer.Plan(tab, workspaces[tab.WorkspaceID], panes)
+		facts, prog := d.facts(ctx, plan, in.forced[plan.Lead.ID] || anyForced(in.forced, panes), &stats)
+		dec := d.opt.Namer.Decide(plan, facts)
+		rep := TabReport{
+			TabID: tab.ID, Workspace: tab.WorkspaceID, Label: tab.Label, Want: dec.Want,
+			Lead: plan.Lead.ID, LeadWhy: plan.LeadWhy, Program: prog.Name, ProgramWhy: prog.Why,
+			Tokens: dec.Values,
+		}
+		if dec.Rule != nil {
+			rep.Rule = dec.Rule.String()
+		}
+		todo = append(todo, pending{tab: tab, plan: plan, decision: dec, report: rep})
+	}
+
+	if d.opt.Unique {
+		items := make([]namer.UniqueItem, len(todo))
+		for i, t := range todo {
+			items[i] = namer.UniqueItem{TabID: t.tab.ID, Workspace: t.tab.WorkspaceID, Name: t.decision.Want, Dir: t.plan.Dir}
+		}
+		names := d.opt.Namer.Unique(items)
+		for i := range todo {
+			todo[i].decision.Want = names[i]
+			todo[i].report.Want = names[i]
+		}
+	}
+
+	var muts []func(map[string]TabMemory)
+	reports := make([]TabReport, 0, len(todo))
+	for _, t := range todo {
+		mem := d.state.Tabs[t.tab.ID]
+		verdict := t.decision.Judge(t.tab.Label, memoryOf(mem), d.opt.Force)
+		rep := t.report
+		rep.Verdict = verdict.String()
+		rep.Action = ActionKeep
+		if verdict.MayRename() && t.decision.Want != "" && t.decision.Want != t.tab.Label {
+			switch {
+			case in.plan:
+				rep.Action = ActionWouldRename
+			case !d.opt.Apply:
+				rep.Action = ActionWouldRename
+			default:
+				if _, err := d.client.RenameTab(ctx, t.tab.ID, t.decision.Want); err != nil {
+					rep.Action, rep.Error = ActionFailed, err.Error()
+					if herdr.IsCode(err, "tab_not_found") {
+						d.log.Debug("tab vanished before rename", "tab", t.tab.ID)
+					} else {
+						d.log.Warn("rename failed", "tab", t.tab.ID, "want", t.decision.Want, "err", err)
+					}
+					if isServerGone(err) {
+						reports = append(reports, rep)
+						d.saveState(muts, nil)
+						return reports, stats, err
+					}
+					break
+				}
+				stats.Renames++
+				rep.Action = ActionRenamed
+				id, label := t.tab.ID, t.decision.Want
+				muts = append(muts, func(tabs map[string]TabMemory) {
+					m := tabs[id]
+					m.Label, m.Released, m.MissingSince = label, false, nil
+					tabs[id] = m
+				})
+				d.log.Info("renamed", "tab", t.tab.ID, "old", t.tab.Label, "new", t.decision.Want,
+					"lead", t.plan.Lead.ID, "why", whyLine(rep))
+			}
+		}
+		reports = append(reports, rep)
+	}
+	if !in.plan {
+		d.saveState(muts, present)
+	}
+	return reports, stats, nil
+}
+
+// saveState applies the pass's changes and prunes tabs that left the
+// session; it writes only when something changed.
+func (d *Daemon) saveState(muts []func(map[string]TabMemory), present map[string]bool) {
+	now := d.now()
+	pruned := false
+	if present != nil && d.opt.Workspace == "" {
+		// Prune decides on a copy-free check first so an idle pass
+		// never touches the disk.
+		pruned = d.wouldPrune(present, now)
+	}
+	if len(muts) == 0 && !pruned {
+		return
+	}
+	err := d.state.Update(func(tabs map[string]TabMemory) {
+		for _, m := range muts {
+			m(tabs)
+		}
+		if pruned {
+			(&State{Tabs: tabs}).Prune(present, now)
+		}
+	})
+	if err != nil {
+		d.log.Warn("could not save state; keeping it in memory", "err", err)
+	}
+}
+
+func (d *Daemon) wouldPrune(present map[string]bool, now time.Time) bool {
+	for id, m := range d.state.Tabs {
+		if present[id] != (m.MissingSince == nil) {
+			return true
+		}
+		if m.MissingSince != nil && now.Sub(*m.MissingSince) >= pruneAfter {
+			return true
+		}
+	}
+	return false
+}
+
+func anyForced(forced map[string]bool, panes []herdr.Pane) bool {
+	if len(forced) == 0 {
+		return false
+	}
+	for _, p := range panes {
+		if forced[p.ID] {
+			return true
+		}
+	}
+	return false
+}
+
+// facts gathers the values namer cannot compute itself: the lead pane's
+// program (asking herdr only when it may have changed), ssh host, repo.
+func (d *Daemon) facts(ctx context.Context, plan namer.Plan, forced bool, stats *PassStats) (namer.Facts, procinfo.Program) {
+	var f namer.Facts
+	var prog procinfo.Program
+	if plan.NeedsProc || plan.NeedsHost {
+		prog = d.program(ctx, plan.Lead, forced, stats)
+		f.Proc = prog.Name
+		if plan.NeedsHost && d.opt.SSH != nil {
+			if dest := procinfo.SSHDestination(prog.Argv); dest != "" {
+				f.Host = d.opt.SSH.Display(dest)
+			}
+		}
+	}
+	if (plan.NeedsRepo || plan.NeedsBranch) && d.opt.Git != nil && plan.Dir != "" {
+		if info, ok := d.opt.Git.Lookup(plan.Dir); ok {
+			f.Repo, f.Branch = info.Repo, info.Branch
+		}
+	}
+	return f, prog
+}
+
+// program returns the lead pane's foreground program. herdr is asked only
+// when nothing is cached, the pane was nudged, or our local look at the
+// shell's foreground process group says it changed.
+func (d *Daemon) program(ctx context.Context, pane herdr.Pane, forced bool, stats *PassStats) procinfo.Program {
+	c := d.procs[pane.ID]
+	if c != nil && !forced && c.localOK {
+		if pg, err := d.opt.Inspector.ForegroundPGID(c.shellPID); err == nil && pg == c.pgid {
+			return c.prog
+		}
+	}
+	stats.ProcessInfoCalls++
+	pi, err := d.client.ProcessInfo(ctx, pane.ID)
+	if err != nil {
+		d.log.Debug("process_info failed", "pane", pane.ID, "err", err)
+		if c != nil {
+			return c.prog
+		}
+		return procinfo.Program{}
+	}
+	prog := d.opt.Procs.Program(pi)
+	if pi.ShellPID == 0 && pi.ForegroundPGID == 0 {
+		// Never cache an empty answer as a fact.
+		delete(d.procs, pane.ID)
+		return prog
+	}
+	nc := &paneProc{shellPID: pi.ShellPID, pgid: pi.ForegroundPGID, prog: prog}
+	if d.opt.Inspector != nil && pi.ShellPID > 0 {
+		if pg, err := d.opt.Inspector.ForegroundPGID(pi.ShellPID); err == nil && pg == pi.ForegroundPGID {
+			nc.localOK = true
+		}
+	}
+	d.procs[pane.ID] = nc
+	return prog
+}
+
+// foregroundChanged reports whether pane's foreground group differs from
+// the cached one, looking locally when we can and asking herdr otherwise.
+func (d *Daemon) foregroundChanged(ctx context.Context, paneID string) bool {
+	c := d.procs[paneID]
+	if c == nil {
+		return true
+	}
+	if c.localOK {
+		pg, err := d.opt.Inspector.ForegroundPGID(c.shellPID)
+		return err != nil || pg != c.pgid
+	}
+	pi, err := d.client.ProcessInfo(ctx, paneID)
+	if err != nil {
+		return true
+	}
+	return pi.ForegroundPGID != c.pgid
+}
+
+func whyLine(r TabReport) string {
+	s := "lead " + r.LeadWhy
+	if r.Program != "" {
+		s += "; program " + r.Program
+	}
+	if r.Rule != "" {
+		s += "; " + r.Rule
+	}
+	return s + "; label was " + r.Verdict
+}
+
+// isServerGone reports errors after which the rest of a pass is pointless.
+func isServerGone(err error) bool {
+	if errors.Is(err, herdr.ErrNotRunning) {
+		return true
+	}
+	var te *herdr.TransportError
+	return errors.As(err, &te)
+}
+
+// logOutage is how the loop reports a server that went away: one line per
+// outage, not one per failed pass.
+func (d *Daemon) logOutage(err error) {
+	if d.down {
+		return
+	}
+	d.down = true
+	d.log.Warn("herdr is not reachable; waiting for it", "socket", d.client.SocketPath(), "err", oneLine(err))
+}
+
+func (d *Daemon) logBack() {
+	if !d.down {
+		return
+	}
+	d.down = false
+	d.log.Info("herdr is back", "socket", d.client.SocketPath())
+}
+
+func oneLine(err error) string {
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprint(err)
+}
+
+var _ = slog.LevelInfo
+
+// memoryOf turns what the state file holds into namer's view of it.
+func memoryOf(m TabMemory) namer.Memory {
+	nm := namer.Memory{Locked: m.Locked, Released: m.Released}
+	if m.Label != "" {
+		nm.Labels = []string{m.Label}
+	}
+	return nm
+}

@@ -1,0 +1,250 @@
+package daemon
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/google/renameio/v2"
+)
+
+// stateVersion is the file format version; other versions read as empty.
+const stateVersion = 1
+
+// pruneAfter is how long a tab must be missing from full passes before its
+// entry is dropped: one empty or short snapshot (a glitch, a restart) must
+// never wipe our memory, or our own names would later look human.
+const pruneAfter = time.Minute
+
+// TabMemory is what we remember of one tab.
+type TabMemory struct {
+	// Label is the last label we set on the tab.
+	Label string `json:"label,omitempty"`
+	// Locked: the user froze the tab's current name.
+	Locked bool `json:"locked,omitempty"`
+	// Released: the user handed a name back to us, even a person's.
+	Released bool `json:"released,omitempty"`
+	// MissingSince is when a full pass first did not see the tab.
+	MissingSince *time.Time `json:"missing_since,omitempty"`
+}
+
+type stateFile struct {
+	Version int                  `json:"version"`
+	Server  string               `json:"server,omitempty"`
+	Tabs    map[string]TabMemory `json:"tabs"`
+}
+
+// State is the persistent memory for one herdr server. Path "" keeps it in
+// memory only. Writers (the daemon, and `lock`/`release` run by the user)
+// serialise read-modify-write through an flock on Path+".lock".
+type State struct {
+	Path   string
+	Server string
+	Tabs   map[string]TabMemory
+
+	stamp fileStamp // what we last read or wrote
+}
+
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+	ino   uint64
+}
+
+func stampOf(fi os.FileInfo) fileStamp {
+	s := fileStamp{size: fi.Size(), mtime: fi.ModTime()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		s.ino = st.Ino
+	}
+	return s
+}
+
+// LoadState reads path. A missing file is an empty state; a corrupt one is
+// an empty state plus a warning (returned, never fatal).
+func LoadState(path, server string) (*State, error) {
+	s := &State{Path: path, Server: server, Tabs: map[string]TabMemory{}}
+	if path == "" {
+		return s, nil
+	}
+	warn := s.reload()
+	return s, warn
+}
+
+// reload replaces Tabs with the file's content.
+func (s *State) reload() error {
+	s.Tabs = map[string]TabMemory{}
+	b, err := os.ReadFile(s.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		s.stamp = fileStamp{}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read state %s: %w (starting with empty state)", s.Path, err)
+	}
+	if fi, err := os.Stat(s.Path); err == nil {
+		s.stamp = stampOf(fi)
+	}
+	var f stateFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return fmt.Errorf("state %s is corrupt: %v (starting with empty state)", s.Path, err)
+	}
+	if f.Version != stateVersion {
+		return fmt.Errorf("state %s has version %d, want %d (starting with empty state)", s.Path, f.Version, stateVersion)
+	}
+	for id, m := range f.Tabs {
+		s.Tabs[id] = m
+	}
+	return nil
+}
+
+// ChangedOnDisk reports whether someone else wrote the file since we last
+// read or wrote it (the user ran lock or release).
+func (s *State) ChangedOnDisk() bool {
+	if s.Path == "" {
+		return false
+	}
+	fi, err := os.Stat(s.Path)
+	if err != nil {
+		return s.stamp != fileStamp{}
+	}
+	return stampOf(fi) != s.stamp
+}
+
+// Update runs fn on the freshest state under the file lock and saves the
+// result atomically. With keepOurs, entries fn did not touch keep the
+// in-memory Label (the daemon is the authority on what it set) while the
+// Locked/Released flags come from disk (the user is the authority there).
+func (s *State) Update(fn func(tabs map[string]TabMemory)) error {
+	if s.Path == "" {
+		fn(s.Tabs)
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
+		return fmt.Errorf("state dir for %s: %w", s.Path, err)
+	}
+	unlock, err := flockFile(s.Path+".lock", true)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	removeTempLitter(s.Path)
+	mine := s.Tabs
+	changed := s.ChangedOnDisk()
+	if changed {
+		_ = s.reload() // corrupt on disk: our memory wins below
+		for id, m := range mine {
+			d, ok := s.Tabs[id]
+			if !ok {
+				s.Tabs[id] = m
+				continue
+			}
+			m.Locked, m.Released = d.Locked, d.Released
+			s.Tabs[id] = m
+		}
+	}
+	fn(s.Tabs)
+	return s.write()
+}
+
+// Save writes the state under the file lock, merging the user's flags from
+// disk first.
+func (s *State) Save() error { return s.Update(func(map[string]TabMemory) {}) }
+
+// Refresh merges a file changed by someone else into memory: flags from
+// disk, labels from memory. It is a no-op when the file did not change.
+func (s *State) Refresh() error {
+	if !s.ChangedOnDisk() {
+		return nil
+	}
+	unlock, err := flockFile(s.Path+".lock", false)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	mine := s.Tabs
+	if err := s.reload(); err != nil {
+		s.Tabs = mine
+		return err
+	}
+	for id, m := range mine {
+		if d, ok := s.Tabs[id]; ok {
+			m.Locked, m.Released = d.Locked, d.Released
+		}
+		s.Tabs[id] = m
+	}
+	return nil
+}
+
+func (s *State) write() error {
+	f := stateFile{Version: stateVersion, Server: s.Server, Tabs: s.Tabs}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode state: %w", err)
+	}
+	b = append(b, '\n')
+	if err := renameio.WriteFile(s.Path, b, 0o600); err != nil {
+		return fmt.Errorf("write state %s: %w", s.Path, err)
+	}
+	if fi, err := os.Stat(s.Path); err == nil {
+		s.stamp = stampOf(fi)
+	}
+	return nil
+}
+
+// Prune marks tabs missing from a full pass and drops those missing for
+// longer than pruneAfter. It reports whether anything changed.
+func (s *State) Prune(present map[string]bool, now time.Time) bool {
+	changed := false
+	for id, m := range s.Tabs {
+		if present[id] {
+			if m.MissingSince != nil {
+				m.MissingSince = nil
+				s.Tabs[id] = m
+				changed = true
+			}
+			continue
+		}
+		if m.MissingSince == nil {
+			t := now.UTC()
+			m.MissingSince = &t
+			s.Tabs[id] = m
+			changed = true
+			continue
+		}
+		if now.Sub(*m.MissingSince) >= pruneAfter {
+			delete(s.Tabs, id)
+			changed = true
+		}
+	}
+	return changed
+}
+
+// TabIDs lists remembered tabs in a stable order.
+func (s *State) TabIDs() []string {
+	ids := make([]string, 0, len(s.Tabs))
+	for id := range s.Tabs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// removeTempLitter deletes renameio temp files ("." + base + digits) left
+// by a writer killed mid-write. Called under the state lock, so no live
+// writer owns them.
+func removeTempLitter(path string) {
+	dir, base := filepath.Split(path)
+	matches, _ := filepath.Glob(filepath.Join(dir, "."+base+"*"))
+	for _, m := range matches {
+		suffix := strings.TrimPrefix(filepath.Base(m), "."+base)
+		if suffix != "" && strings.Trim(suffix, "0123456789") == "" {
+			_ = os.Remove(m)
+		}
+	}
+}

@@ -1,0 +1,519 @@
+package herdr
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// DefaultTimeout bounds every call that has no sooner context deadline. The
+// server puts no timeout on a busy app loop (PROTOCOL.md §2), so without
+// ours a wedged herdr would hang us forever.
+const DefaultTimeout = 5 * time.Second
+
+// MaxReply caps one reply or event line. A 2,000-pane snapshot is about
+// 2 MiB; anything past this is a broken peer, not data.
+const MaxReply = 16 << 20
+
+// Protocols this client was written against (PROTOCOL.md §0).
+const (
+	OldestKnownProtocol = 17
+	NewestKnownProtocol = 20
+)
+
+// Client talks to one herdr server. It holds no connection: herdr answers
+// one request per connection and closes, so every call dials afresh. A
+// Client is safe for concurrent use.
+type Client struct {
+	path    string
+	timeout time.Duration
+	log     *slog.Logger
+	dial    func(ctx context.Context, path string) (net.Conn, error)
+
+	seq        atomic.Uint64
+	protocol   atomic.Int64
+	version    atomic.Pointer[string]
+	warned     atomic.Int64 // last protocol number we warned about
+	noSnapshot atomic.Bool  // server lacks session.snapshot: use the lists
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithTimeout sets the per-call deadline (default 5s). A context deadline
+// that comes sooner wins.
+func WithTimeout(d time.Duration) Option {
+	return func(c *Client) {
+		if d > 0 {
+			c.timeout = d
+		}
+	}
+}
+
+// WithLogger sets where warnings go (default slog.Default()).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *Client) {
+		if l != nil {
+			c.log = l
+		}
+	}
+}
+
+// New returns a client for the herdr API socket at socketPath. It does not
+// connect; the first call does.
+func New(socketPath string, opts ...Option) *Client {
+	c := &Client{path: socketPath, timeout: DefaultTimeout, log: slog.Default()}
+	c.warned.Store(-1)
+	c.dial = func(ctx context.Context, path string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", path)
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// SocketPath is the socket this client talks to.
+func (c *Client) SocketPath() string { return c.path }
+
+// Protocol is the protocol number of the last successful Ping, 0 before one.
+func (c *Client) Protocol() int { return int(c.protocol.Load()) }
+
+// request is the wire envelope. Params is raw so that it is always an
+// object, never absent or null: herdr rejects both (PROTOCOL.md §2).
+type request struct {
+	ID     string          `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// reply is the response envelope; Result is a pointer so that a missing or
+// null result is visible, and generic so the payload decodes in one pass.
+type reply[T any] struct {
+	ID     string     `json:"id"`
+	Result *T         `json:"result"`
+	Error  *errorBody `json:"error"`
+}
+
+type errorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// resultHeader is embedded in every typed result to check result.type.
+type resultHeader struct {
+	Type string `json:"type"`
+}
+
+func (h *resultHeader) resultType() string { return h.Type }
+
+type typedResult interface{ resultType() string }
+
+var (
+	emptyObject = json.RawMessage("{}")
+	noDeadline  time.Time
+)
+
+// encodeRequest builds the one line we write: compact JSON, params always
+// an object, one trailing newline.
+func (c *Client) encodeRequest(method string, params any) ([]byte, string, error) {
+	p := emptyObject
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, "", fmt.Errorf("herdr %s: encode params: %w", method, err)
+		}
+		b = bytes.TrimSpace(b)
+		switch {
+		case string(b) == "null":
+			// A nil map or pointer means "no params", which herdr spells {}.
+		case len(b) > 0 && b[0] == '{':
+			p = b
+		default:
+			return nil, "", fmt.Errorf("herdr %s: params must encode to a JSON object, got %s", method, snippet(b))
+		}
+	}
+	id := "htr-" + strconv.FormatUint(c.seq.Add(1), 10)
+	line, err := json.Marshal(request{ID: id, Method: method, Params: p})
+	if err != nil {
+		return nil, "", fmt.Errorf("herdr %s: encode request: %w", method, err)
+	}
+	return append(line, '\n'), id, nil
+}
+
+// deadline is the sooner of the context's deadline and now+timeout.
+func (c *Client) deadline(ctx context.Context) time.Time {
+	d := time.Now().Add(c.timeout)
+	if cd, ok := ctx.Deadline(); ok && cd.Before(d) {
+		d = cd
+	}
+	return d
+}
+
+// connect dials with the call deadline and classifies "nobody home".
+func (c *Client) connect(ctx context.Context, method string, deadline time.Time) (net.Conn, error) {
+	dctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	conn, err := c.dial(dctx, c.path)
+	if err == nil {
+		return conn, nil
+	}
+	switch {
+	case errors.Is(err, syscall.ENOENT):
+		return nil, &NotRunningError{Path: c.path, Reason: "socket missing", Err: err}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return nil, &NotRunningError{Path: c.path, Reason: "connection refused", Err: err}
+	}
+	return nil, c.transportErr(ctx, method, deadline, fmt.Errorf("connect: %w", err))
+}
+
+// transportErr wraps err, turning timeouts into the reason the caller
+// cares about: its context ended, or our per-call timeout passed.
+func (c *Client) transportErr(ctx context.Context, op string, deadline time.Time, err error) error {
+	ne, isNet := errors.AsType[net.Error](err)
+	timedOut := (isNet && ne.Timeout()) || errors.Is(err, context.DeadlineExceeded)
+	cd, hasCtxDeadline := ctx.Deadline()
+	switch {
+	case ctx.Err() != nil:
+		err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+	case timedOut && hasCtxDeadline && !cd.After(deadline):
+		// The context's deadline set the socket's; the context may not
+		// have noticed yet.
+		err = fmt.Errorf("no reply by the caller's deadline: %w", context.DeadlineExceeded)
+	case timedOut:
+		err = fmt.Errorf("no reply within %s: %w", c.timeout, context.DeadlineExceeded)
+	}
+	return &TransportError{Op: op, Path: c.path, Err: err}
+}
+
+// exchange sends one request on a fresh connection and returns the one
+// reply line. The connection is closed on return; ctx cancellation
+// unblocks it by moving the deadline, never by writing.
+func (c *Client) exchange(ctx context.Context, method string, params any) ([]byte, error) {
+	line, _, err := c.encodeRequest(method, params)
+	if err != nil {
+		return nil, err
+	}
+	deadline := c.deadline(ctx)
+	conn, err := c.connect(ctx, method, deadline)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if err := conn.SetDeadline(deadline); err != nil {
+		return nil, c.transportErr(ctx, method, deadline, fmt.Errorf("set deadline: %w", err))
+	}
+	if _, err := conn.Write(line); err != nil {
+		return nil, c.transportErr(ctx, method, deadline, fmt.Errorf("write request: %w", err))
+	}
+	br := bufio.NewReaderSize(conn, 8<<10)
+	reply, err := readLine(br, MaxReply)
+	if err != nil {
+		return nil, c.transportErr(ctx, method, deadline, err)
+	}
+	return reply, nil
+}
+
+var (
+	errOversize = fmt.Errorf("reply line longer than %d bytes", MaxReply)
+	errNoLine   = errors.New("connection closed before a reply line")
+)
+
+// readLine reads one '\n'-terminated line of at most max bytes (newline
+// and surrounding whitespace excluded). EOF before any byte, EOF mid-line
+// and resets are distinct errors so that logs say which one happened.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var buf []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(buf)+len(frag) > max+2 { // +2: "\r\n" is not content
+			return nil, errOversize
+		}
+		if err == nil {
+			if buf == nil {
+				buf = append(make([]byte, 0, len(frag)), frag...)
+			} else {
+				buf = append(buf, frag...)
+			}
+			return bytes.TrimSpace(buf), nil
+		}
+		buf = append(buf, frag...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if errors.Is(err, io.EOF) {
+			if len(buf) == 0 {
+				return nil, errNoLine
+			}
+			return nil, fmt.Errorf("connection closed mid-line after %d bytes: %w", len(buf), io.ErrUnexpectedEOF)
+		}
+		if errors.Is(err, syscall.ECONNRESET) {
+			return nil, fmt.Errorf("connection reset by the server: %w", err)
+		}
+		return nil, fmt.Errorf("read reply: %w", err)
+	}
+}
+
+// decodeReply parses one reply line into a reply[T]. It returns the
+// server's error as *APIError and every malformed line as a plain error for
+// the caller to wrap.
+func decodeReply[T any](method, path string, line []byte) (*T, error) {
+	if len(line) == 0 {
+		return nil, &TransportError{Op: method, Path: path, Err: errors.New("empty reply line")}
+	}
+	var r reply[T]
+	if err := json.Unmarshal(line, &r); err != nil {
+		return nil, &TransportError{Op: method, Path: path, Err: fmt.Errorf("reply is not a JSON reply object (%v): %s", err, snippet(line))}
+	}
+	if r.Error != nil {
+		return nil, &APIError{Method: method, Path: path, ID: r.ID, Code: r.Error.Code, Message: r.Error.Message}
+	}
+	if r.Result == nil {
+		return nil, &TransportError{Op: method, Path: path, Err: fmt.Errorf("reply has neither result nor error: %s", snippet(line))}
+	}
+	return r.Result, nil
+}
+
+// typedCall is one round trip whose result must have result.type == want.
+func typedCall[T any, PT interface {
+	*T
+	typedResult
+}](ctx context.Context, c *Client, method string, params any, want string) (*T, error) {
+	line, err := c.exchange(ctx, method, params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := decodeReply[T](method, c.path, line)
+	if err != nil {
+		return nil, err
+	}
+	if got := PT(res).resultType(); got != want {
+		return nil, &TransportError{Op: method, Path: c.path, Err: fmt.Errorf("unexpected result type %q, want %q", got, want)}
+	}
+	return res, nil
+}
+
+// Call sends any method and decodes the reply's result object into result
+// (which may be nil to discard it). params nil sends {}. It does not check
+// result.type; the typed methods below do.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	line, err := c.exchange(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	raw, err := decodeReply[json.RawMessage](method, c.path, line)
+	if err != nil {
+		return err
+	}
+	if result == nil {
+		return nil
+	}
+	if err := json.Unmarshal(*raw, result); err != nil {
+		return &TransportError{Op: method, Path: c.path, Err: fmt.Errorf("decode result: %w", err)}
+	}
+	return nil
+}
+
+type pongResult struct {
+	resultHeader
+	Pong
+}
+
+// Ping asks for the server's version and protocol and remembers the
+// protocol. A protocol outside 17..20 still works; it is logged once per
+// distinct number because field shapes may have moved.
+func (c *Client) Ping(ctx context.Context) (Pong, error) {
+	r, err := typedCall[pongResult](ctx, c, "ping", nil, "pong")
+	if err != nil {
+		return Pong{}, err
+	}
+	p := r.Pong
+	c.protocol.Store(int64(p.Protocol))
+	c.version.Store(&p.Version)
+	if p.Protocol > NewestKnownProtocol || p.Protocol < OldestKnownProtocol {
+		if c.warned.Swap(int64(p.Protocol)) != int64(p.Protocol) {
+			rel := "newer"
+			if p.Protocol < OldestKnownProtocol {
+				rel = "older"
+			}
+			c.log.Warn("herdr protocol is "+rel+" than this client knows; carrying on with the protocol 20 shapes",
+				"protocol", p.Protocol, "version", p.Version, "known", "17, 19, 20", "socket", c.path)
+		}
+	}
+	return p, nil
+}
+
+type snapshotResult struct {
+	resultHeader
+	Snapshot *Snapshot `json:"snapshot"`
+}
+
+// Snapshot returns the whole session in one call (session.snapshot). A
+// server that lacks the method gets workspace.list + tab.list + pane.list
+// instead, and the client remembers not to ask again.
+func (c *Client) Snapshot(ctx context.Context) (*Snapshot, error) {
+	if !c.noSnapshot.Load() {
+		r, err := typedCall[snapshotResult](ctx, c, "session.snapshot", nil, "session_snapshot")
+		switch {
+		case err == nil && r.Snapshot == nil:
+			return nil, &TransportError{Op: "session.snapshot", Path: c.path, Err: errors.New("result has no snapshot")}
+		case err == nil:
+			return r.Snapshot, nil
+		case !lacksMethod(err):
+			return nil, err
+		}
+		c.noSnapshot.Store(true)
+		c.log.Info("herdr has no session.snapshot; using workspace.list, tab.list and pane.list", "socket", c.path, "reason", err.Error())
+	}
+	return c.listSnapshot(ctx)
+}
+
+// lacksMethod recognises "this server does not know that method": serde's
+// unknown-variant parse error, or herdr's fallback arm.
+func lacksMethod(err error) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	return ae.Code == "not_implemented" ||
+		(ae.Code == "invalid_request" && strings.Contains(ae.Message, "unknown variant"))
+}
+
+// listSnapshot assembles a Snapshot from the three list calls. The focus
+// fields come from the focused flags; version and protocol from the last
+// Ping, if any.
+func (c *Client) listSnapshot(ctx context.Context) (*Snapshot, error) {
+	ws, err := c.Workspaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tabs, err := c.Tabs(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	panes, err := c.Panes(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	s := &Snapshot{Protocol: c.Protocol(), Workspaces: ws, Tabs: tabs, Panes: panes}
+	if v := c.version.Load(); v != nil {
+		s.Version = *v
+	}
+	for _, w := range ws {
+		if w.Focused {
+			s.FocusedWorkspaceID = w.ID
+			break
+		}
+	}
+	for _, p := range panes {
+		if p.Focused && (s.FocusedWorkspaceID == "" || p.WorkspaceID == s.FocusedWorkspaceID) {
+			s.FocusedPaneID, s.FocusedTabID, s.FocusedWorkspaceID = p.ID, p.TabID, p.WorkspaceID
+			break
+		}
+	}
+	return s, nil
+}
+
+type workspaceParams struct {
+	WorkspaceID string `json:"workspace_id,omitempty"`
+}
+
+type workspaceListResult struct {
+	resultHeader
+	Workspaces []Workspace `json:"workspaces"`
+}
+
+// Workspaces lists every workspace by position (workspace.list).
+func (c *Client) Workspaces(ctx context.Context) ([]Workspace, error) {
+	r, err := typedCall[workspaceListResult](ctx, c, "workspace.list", nil, "workspace_list")
+	if err != nil {
+		return nil, err
+	}
+	return r.Workspaces, nil
+}
+
+type tabListResult struct {
+	resultHeader
+	Tabs []Tab `json:"tabs"`
+}
+
+// Tabs lists the tabs of one workspace, or of all when wsID is "" (tab.list).
+func (c *Client) Tabs(ctx context.Context, wsID string) ([]Tab, error) {
+	r, err := typedCall[tabListResult](ctx, c, "tab.list", workspaceParams{wsID}, "tab_list")
+	if err != nil {
+		return nil, err
+	}
+	return r.Tabs, nil
+}
+
+type paneListResult struct {
+	resultHeader
+	Panes []Pane `json:"panes"`
+}
+
+// Panes lists the panes of one workspace, or of all when wsID is "" (pane.list).
+func (c *Client) Panes(ctx context.Context, wsID string) ([]Pane, error) {
+	r, err := typedCall[paneListResult](ctx, c, "pane.list", workspaceParams{wsID}, "pane_list")
+	if err != nil {
+		return nil, err
+	}
+	return r.Panes, nil
+}
+
+type processInfoResult struct {
+	resultHeader
+	ProcessInfo *ProcessInfo `json:"process_info"`
+}
+
+// ProcessInfo asks what runs in the foreground of a pane
+// (pane.process_info). paneID "" means herdr's focused pane.
+func (c *Client) ProcessInfo(ctx context.Context, paneID string) (ProcessInfo, error) {
+	params := struct {
+		PaneID string `json:"pane_id,omitempty"`
+	}{paneID}
+	r, err := typedCall[processInfoResult](ctx, c, "pane.process_info", params, "pane_process_info")
+	if err != nil {
+		return ProcessInfo{}, err
+	}
+	if r.ProcessInfo == nil {
+		return ProcessInfo{}, &TransportError{Op: "pane.process_info", Path: c.path, Err: errors.New("result has no process_info")}
+	}
+	return *r.ProcessInfo, nil
+}
+
+type tabInfoResult struct {
+	resultHeader
+	Tab *Tab `json:"tab"`
+}
+
+// RenameTab sets a tab's custom name (tab.rename). herdr stores the label
+// byte for byte, "" included, and a custom name can never be cleared again:
+// callers sanitise before calling.
+func (c *Client) RenameTab(ctx context.Context, tabID, label string) (Tab, error) {
+	params := struct {
+		TabID string `json:"tab_id"`
+		Label string `json:"label"`
+	}{tabID, label}
+	r, err := typedCall[tabInfoResult](ctx, c, "tab.rename", params, "tab_info")
+	if err != nil {
+		return Tab{}, err
+	}
+	if r.Tab == nil {
+		return Tab{}, &TransportError{Op: "tab.rename", Path: c.path, Err: errors.New("result has no tab")}
+	}
+	return *r.Tab, nil
+}

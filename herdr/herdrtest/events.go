@@ -1,0 +1,320 @@
+package herdrtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+)
+
+// hubEvent is one entry of herdr's EventHub ring.
+type hubEvent struct {
+	seq    uint64
+	kind   string // snake_case, e.g. tab_renamed
+	paneID string
+	data   map[string]any // includes "type"
+	line   []byte         // the bus line, alphabetical keys
+}
+
+// hub is the per-server ring of the last 512 events (PROTOCOL.md §6).
+type hub struct {
+	events []hubEvent
+	seq    uint64
+}
+
+func (h *hub) push(e hubEvent) {
+	h.seq++
+	e.seq = h.seq
+	h.events = append(h.events, e)
+	if len(h.events) > eventRingCapacity {
+		h.events = slices.Clone(h.events[len(h.events)-eventRingCapacity:])
+	}
+}
+
+// toValue turns a wire struct into plain maps, so that re-encoding sorts
+// every object's keys the way serde_json::Value does on the event stream.
+func toValue(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("herdrtest: encode event field: %v", err))
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		panic(fmt.Sprintf("herdrtest: decode event field: %v", err))
+	}
+	return out
+}
+
+// emit publishes a bus event; s.mu held. Fields with nil values are left
+// out, like herdr's skip_serializing_if.
+func (s *Server) emit(kind string, fields map[string]any) {
+	data := map[string]any{"type": kind}
+	for k, v := range fields {
+		if v == nil {
+			continue
+		}
+		data[k] = toValue(v)
+	}
+	line, err := json.Marshal(map[string]any{"data": data, "event": kind})
+	if err != nil {
+		panic(fmt.Sprintf("herdrtest: encode event: %v", err))
+	}
+	s.check(LineEvent, line)
+	paneID, _ := data["pane_id"].(string)
+	s.hub.push(hubEvent{kind: kind, paneID: paneID, data: data, line: line})
+}
+
+// snake turns a subscription type into its bus event name.
+func snake(t string) string { return strings.ReplaceAll(t, ".", "_") }
+
+// presentation is what a per-pane pane.agent_status_changed subscription
+// compares between polls.
+type presentation struct {
+	status  herdr.AgentStatus
+	agent   string
+	title   string
+	display string
+	labels  string
+}
+
+func (p *pane) presentation() presentation {
+	keys := slices.Sorted(maps.Keys(p.stateLabels))
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%s\x00", k, p.stateLabels[k])
+	}
+	return presentation{status: p.agentStatus(), agent: p.agent, title: p.metaTitle, display: p.metaDisplay, labels: b.String()}
+}
+
+// statusData is the payload of pane_agent_status_changed (both dialects).
+func (p *pane) statusData() map[string]any {
+	d := map[string]any{"pane_id": p.id, "workspace_id": p.tab.ws.id, "agent_status": string(p.agentStatus())}
+	if p.agent != "" {
+		d["agent"] = p.agent
+	}
+	if p.metaTitle != "" {
+		d["title"] = p.metaTitle
+	}
+	if p.metaDisplay != "" {
+		d["display_agent"] = p.metaDisplay
+	}
+	if len(p.stateLabels) > 0 {
+		d["state_labels"] = maps.Clone(p.stateLabels)
+	}
+	return d
+}
+
+// subscription is one entry of an events.subscribe request.
+type subscription struct {
+	kind    string // dotted type
+	bus     string // snake name for bus kinds, "" for per-pane kinds
+	pane    *pane
+	filter  herdr.AgentStatus
+	cursor  uint64
+	last    presentation
+	initial bool
+}
+
+// next returns the line this subscription sends on this tick, if any; s.mu held.
+func (s *Server) next(sub *subscription) []byte {
+	if sub.bus != "" {
+		for _, e := range s.hub.events {
+			if e.seq > sub.cursor && e.kind == sub.bus {
+				sub.cursor = e.seq
+				return e.line
+			}
+		}
+		return nil
+	}
+	if sub.kind != "pane.agent_status_changed" || sub.pane.gone {
+		// output_matched and scroll_changed watch screen contents and
+		// scrolling, which the fake does not have; a vanished pane
+		// leaves its subscription quiet forever, as in herdr.
+		return nil
+	}
+	for _, e := range s.hub.events {
+		if e.seq <= sub.cursor || e.kind != "pane_agent_status_changed" || e.paneID != sub.pane.id {
+			continue
+		}
+		sub.cursor = e.seq
+		sub.last, sub.initial = sub.pane.presentation(), false
+		data := maps.Clone(e.data)
+		delete(data, "type")
+		if sub.filter == "" || data["agent_status"] == string(sub.filter) {
+			return s.paneLine(data)
+		}
+	}
+	now := sub.pane.presentation()
+	if sub.initial {
+		sub.initial = false
+		if now.status == sub.filter {
+			return s.paneLine(sub.pane.statusData())
+		}
+	}
+	if now != sub.last {
+		sub.last = now
+		if sub.filter == "" || now.status == sub.filter {
+			return s.paneLine(sub.pane.statusData())
+		}
+	}
+	return nil
+}
+
+func (s *Server) paneLine(data map[string]any) []byte {
+	line, err := json.Marshal(map[string]any{"data": data, "event": "pane.agent_status_changed"})
+	if err != nil {
+		panic(fmt.Sprintf("herdrtest: encode event: %v", err))
+	}
+	s.check(LineSubscriptionEvent, line)
+	return line
+}
+
+// parseSubscriptions validates every entry before any is set up, the way
+// serde rejects the whole request.
+func (s *Server) parseSubscriptions(req *request) ([]*subscription, []string, error) {
+	raw, ok := req.Params["subscriptions"]
+	if !ok {
+		return nil, nil, serdeAt(req.line, "missing field `subscriptions`")
+	}
+	var entries []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return nil, nil, serdeAt(req.line, "invalid type: %s, expected a sequence of subscriptions", describeJSON(raw))
+	}
+	subs := make([]*subscription, len(entries))
+	paneIDs := make([]string, len(entries))
+	for i, e := range entries {
+		if e == nil {
+			return nil, nil, serdeAt(req.line, "invalid type: null, expected internally tagged enum Subscription")
+		}
+		sub := &subscription{}
+		pr := &params{req: &request{Params: e, line: req.line}}
+		t, ok := pr.str("type", true)
+		if pr.err != nil {
+			return nil, nil, pr.err
+		}
+		if !ok || !slices.Contains(s.subTypes, t) {
+			return nil, nil, serdeAt(req.line, "unknown variant `%s`, %s", t, expectedOneOf(s.subTypes))
+		}
+		sub.kind = t
+		switch t {
+		case "pane.agent_status_changed":
+			paneIDs[i], _ = pr.str("pane_id", true)
+			if f, ok := pr.str("agent_status", false); ok {
+				if statusRank(herdr.AgentStatus(f)) == 0 && f != string(herdr.StatusUnknown) {
+					return nil, nil, serdeAt(req.line, "unknown variant `%s`, expected one of `idle`, `working`, `blocked`, `done`, `unknown`", f)
+				}
+				sub.filter = herdr.AgentStatus(f)
+			}
+		case "pane.scroll_changed":
+			paneIDs[i], _ = pr.str("pane_id", true)
+		case "pane.output_matched":
+			paneIDs[i], _ = pr.str("pane_id", true)
+			pr.str("source", true)
+			var m map[string]json.RawMessage
+			if _, ok := e["match"]; !ok {
+				pr.fail("missing field `match`")
+			} else if !pr.object("match", &m) {
+				pr.fail("invalid type: null, expected internally tagged enum OutputMatch")
+			}
+		default:
+			sub.bus = snake(t)
+		}
+		if pr.err != nil {
+			return nil, nil, pr.err
+		}
+		subs[i] = sub
+	}
+	return subs, paneIDs, nil
+}
+
+// subscribe handles events.subscribe: probe, ack, then stream until the
+// peer sends anything, closes, a write fails, or the server stops.
+func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}) {
+	subs, paneIDs, err := s.parseSubscriptions(req)
+	if err != nil {
+		s.writeChecked(c, req.Method, errorLine("", "invalid_request", err.Error()))
+		return
+	}
+	s.check(LineRequest, req.line)
+	s.mu.Lock()
+	for i, sub := range subs {
+		if sub.bus != "" {
+			continue // bus subscriptions replay: cursor 0
+		}
+		p := s.sess.findPane(paneIDs[i])
+		if p == nil {
+			s.mu.Unlock()
+			s.writeChecked(c, req.Method, errorLine(fmt.Sprintf("%s:sub:%d:probe", req.ID, i), "pane_not_found",
+				fmt.Sprintf("pane %s not found", paneIDs[i])))
+			return
+		}
+		sub.pane, sub.cursor, sub.last, sub.initial = p, s.hub.seq, p.presentation(), sub.filter != ""
+	}
+	drop := s.dropSubs
+	s.mu.Unlock()
+	ack, _ := json.Marshal(successResponse{ID: req.ID, Result: typeOnly{Type: "subscription_started"}})
+	s.writeChecked(c, req.Method, ack)
+
+	peerGone := make(chan struct{})
+	go func() {
+		// herdr's probe reads one byte and counts any outcome as closed.
+		_ = c.SetReadDeadline(time.Time{})
+		var b [1]byte
+		_, _ = c.Read(b[:])
+		close(peerGone)
+	}()
+	defer func() {
+		c.Close()
+		<-peerGone
+	}()
+	tick := time.NewTicker(s.cfg.tick)
+	defer tick.Stop()
+	for {
+		select {
+		case <-peerGone:
+			return
+		case <-stop:
+			return
+		case <-drop:
+			_, _ = c.Write([]byte(`{"data":{"label":"cut`))
+			return
+		default:
+		}
+		for _, sub := range subs {
+			s.mu.Lock()
+			line := s.next(sub)
+			s.mu.Unlock()
+			if line != nil {
+				if err := writeLine(c, line); err != nil {
+					return
+				}
+			}
+		}
+		select {
+		case <-tick.C:
+		case <-peerGone:
+			return
+		case <-stop:
+			return
+		case <-drop:
+			_, _ = c.Write([]byte(`{"data":{"label":"cut`))
+			return
+		}
+	}
+}
+
+// DropSubscriptions cuts every open event stream in the middle of a line.
+func (s *Server) DropSubscriptions() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	close(s.dropSubs)
+	s.dropSubs = make(chan struct{})
+}

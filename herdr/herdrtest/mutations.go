@@ -1,0 +1,460 @@
+package herdrtest
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+)
+
+// Internal mutations run with s.mu held and emit exactly the events herdr
+// emits for the same change (PROTOCOL.md §6), gaps included.
+
+func (s *Server) newPane(t *tab, cwd string) *pane {
+	t.ws.nextPane++
+	s.sess.nextPID++
+	s.sess.nextTerm++
+	p := &pane{tab: t, num: t.ws.nextPane, launchCwd: cwd, shellCwd: cwd,
+		shell: Proc{PID: s.sess.nextPID, Argv: []string{"bash"}, Name: "bash"}}
+	p.id = t.ws.id + ":p" + herdr.EncodeNumber(p.num)
+	p.terminalID = fmt.Sprintf("term_%x%x", time.Now().UnixMicro(), s.sess.nextTerm)
+	return p
+}
+
+func (s *Server) addTab(ws *workspace, cwd string, custom *string) (*tab, *pane) {
+	ws.nextTab++
+	t := &tab{ws: ws, num: ws.nextTab, id: ws.id + ":t" + herdr.EncodeNumber(ws.nextTab), custom: custom}
+	p := s.newPane(t, cwd)
+	t.panes, t.focus = []*pane{p}, p
+	ws.tabs = append(ws.tabs, t)
+	if ws.active == nil {
+		ws.active = t
+	}
+	return t, p
+}
+
+func (s *Server) newWorkspace(label, cwd string) (*workspace, *tab, *pane) {
+	s.sess.nextWS++
+	ws := &workspace{num: s.sess.nextWS, id: "w" + herdr.EncodeNumber(s.sess.nextWS), label: label}
+	if ws.label == "" {
+		ws.label = filepath.Base(cwd) // herdr labels workspaces from their cwd
+	}
+	s.sess.workspaces = append(s.sess.workspaces, ws)
+	t, p := s.addTab(ws, cwd, nil)
+	if s.sess.focusedWS == nil {
+		s.sess.focusedWS = ws
+	}
+	s.emit("workspace_created", map[string]any{"workspace": s.sess.wsInfo(ws)})
+	s.emit("tab_created", map[string]any{"tab": s.sess.tabInfo(t)})
+	s.emit("pane_created", map[string]any{"pane": s.sess.paneInfo(p, s.cfg.protocol)})
+	s.syncFocus()
+	return ws, t, p
+}
+
+func (s *Server) newTab(ws *workspace, cwd string, custom *string, focus bool) (*tab, *pane) {
+	t, p := s.addTab(ws, cwd, custom)
+	if focus {
+		ws.active, s.sess.focusedWS = t, ws
+	}
+	s.emit("tab_created", map[string]any{"tab": s.sess.tabInfo(t)})
+	s.emit("pane_created", map[string]any{"pane": s.sess.paneInfo(p, s.cfg.protocol)})
+	s.syncFocus()
+	return t, p
+}
+
+// syncFocus emits the workspace/tab/pane focused trio when the focused
+// pane changed, like herdr's sync_focus_events.
+func (s *Server) syncFocus() {
+	fp := s.sess.focusedPane()
+	id := ""
+	if fp != nil {
+		id = fp.id
+	}
+	if id == s.sess.lastFocus {
+		return
+	}
+	s.sess.lastFocus = id
+	if fp == nil {
+		return
+	}
+	s.emit("workspace_focused", map[string]any{"workspace_id": fp.tab.ws.id})
+	s.emit("tab_focused", map[string]any{"tab_id": fp.tab.id, "workspace_id": fp.tab.ws.id})
+	s.emit("pane_focused", map[string]any{"pane_id": fp.id, "workspace_id": fp.tab.ws.id})
+}
+
+func (s *Server) renameTab(t *tab, label string) {
+	t.custom = &label
+	s.emit("tab_renamed", map[string]any{"tab_id": t.id, "workspace_id": t.ws.id, "label": label})
+}
+
+func (s *Server) moveTab(t *tab, idx int) {
+	ws := t.ws
+	from := ws.tabPosition(t)
+	if from == idx {
+		return // herdr answers tab.move but emits nothing when nothing moved
+	}
+	ws.tabs = slices.Insert(slices.Delete(ws.tabs, from, from+1), idx, t)
+	tabs := []herdr.Tab{}
+	for _, x := range ws.tabs {
+		tabs = append(tabs, s.sess.tabInfo(x))
+	}
+	s.emit("tab_moved", map[string]any{"tab_id": t.id, "workspace_id": ws.id, "insert_index": idx, "tabs": tabs})
+}
+
+func neighbour[T comparable](list []T, i int) T {
+	var zero T
+	switch {
+	case len(list) == 0:
+		return zero
+	case i < len(list):
+		return list[i]
+	}
+	return list[len(list)-1]
+}
+
+// dropTab removes t from its workspace and the workspace when empty;
+// it reports whether the workspace vanished too.
+func (s *Server) dropTab(t *tab) bool {
+	ws := t.ws
+	i := ws.tabPosition(t)
+	ws.tabs = slices.Delete(ws.tabs, i, i+1)
+	for _, p := range t.panes {
+		p.gone = true
+	}
+	if ws.active == t {
+		ws.active = neighbour(ws.tabs, max(i-1, 0))
+	}
+	if len(ws.tabs) > 0 {
+		return false
+	}
+	j := s.sess.wsIndex(ws)
+	s.sess.workspaces = slices.Delete(s.sess.workspaces, j, j+1)
+	if s.sess.focusedWS == ws {
+		s.sess.focusedWS = neighbour(s.sess.workspaces, max(j-1, 0))
+	}
+	return true
+}
+
+func (s *Server) closeTab(t *tab) {
+	wsGone := s.dropTab(t)
+	s.emit("tab_closed", map[string]any{"tab_id": t.id, "workspace_id": t.ws.id})
+	if wsGone {
+		s.emit("workspace_closed", map[string]any{"workspace_id": t.ws.id})
+	}
+	s.syncFocus()
+}
+
+// removePane takes p out of its tab. exited: the process died (only
+// pane_exited); otherwise pane.close (only pane_closed). Either way an
+// emptied tab vanishes without tab_closed.
+func (s *Server) removePane(p *pane, exited bool) {
+	t := p.tab
+	i := slices.Index(t.panes, p)
+	t.panes = slices.Delete(t.panes, i, i+1)
+	p.gone = true
+	if t.focus == p {
+		t.focus = neighbour(t.panes, max(i-1, 0))
+	}
+	tabGone := len(t.panes) == 0
+	wsGone := tabGone && s.dropTab(t)
+	if exited {
+		s.emit("pane_exited", map[string]any{"pane_id": p.id, "workspace_id": t.ws.id})
+	} else {
+		s.emit("pane_closed", map[string]any{"pane_id": p.id, "workspace_id": t.ws.id})
+		if wsGone {
+			// herdr's event table lists pane.close of a workspace's last
+			// pane among workspace_closed's emitters; exit emits nothing.
+			s.emit("workspace_closed", map[string]any{"workspace_id": t.ws.id})
+		}
+	}
+	if !tabGone {
+		s.emit("layout_updated", map[string]any{"layout": s.sess.layout(t)})
+	}
+	s.syncFocus()
+}
+
+func (s *Server) setTokens(p *pane, next map[string]string) {
+	if maps.Equal(next, p.tokens) || (len(next) == 0 && len(p.tokens) == 0) {
+		return
+	}
+	p.tokens = next
+	p.revision++
+	s.emit("pane_updated", map[string]any{"pane": s.sess.paneInfo(p, s.cfg.protocol)})
+}
+
+func (s *Server) setAgent(p *pane, agent string, status herdr.AgentStatus) {
+	before := p.presentation()
+	oldAgent := p.agent
+	p.agent, p.status = agent, status
+	if agent == "" {
+		p.status = ""
+	}
+	if agent != oldAgent {
+		d := map[string]any{"pane_id": p.id, "workspace_id": p.tab.ws.id}
+		if agent != "" {
+			d["agent"] = agent
+		}
+		s.emit("pane_agent_detected", d)
+	}
+	if p.presentation() != before {
+		s.emit("pane_agent_status_changed", p.statusData())
+	}
+}
+
+// ---- the public mutation API ----
+
+// lookPane finds a pane for a test helper; a bad id is a test bug.
+func (s *Server) lookPane(call, id string) *pane {
+	p := s.sess.findPane(id)
+	if p == nil {
+		s.misuse("%s: pane %q not found", call, id)
+	}
+	return p
+}
+
+func (s *Server) lookTab(call, id string) *tab {
+	t := s.sess.findTab(id)
+	if t == nil {
+		s.misuse("%s: tab %q not found", call, id)
+	}
+	return t
+}
+
+// NewWorkspace creates a workspace with one tab and one pane (label ""
+// derives it from cwd). The first workspace takes the focus.
+func (s *Server) NewWorkspace(label, cwd string) (wsID, tabID, paneID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ws, t, p := s.newWorkspace(label, cwd)
+	return ws.id, t.id, p.id
+}
+
+// NewTab adds a tab with one pane at the end of a workspace, unfocused,
+// as tab.create without focus does.
+func (s *Server) NewTab(wsID, cwd string) (tabID, paneID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ws := s.sess.findWorkspace(wsID)
+	if ws == nil {
+		s.misuse("NewTab: workspace %q not found", wsID)
+		return "", ""
+	}
+	t, p := s.newTab(ws, cwd, nil, false)
+	return t.id, p.id
+}
+
+// Split adds a pane after paneID in its tab (pane_created, layout_updated).
+func (s *Server) Split(paneID, cwd string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.lookPane("Split", paneID)
+	if p == nil {
+		return ""
+	}
+	t := p.tab
+	np := s.newPane(t, cwd)
+	t.panes = slices.Insert(t.panes, slices.Index(t.panes, p)+1, np)
+	s.emit("pane_created", map[string]any{"pane": s.sess.paneInfo(np, s.cfg.protocol)})
+	s.emit("layout_updated", map[string]any{"layout": s.sess.layout(t)})
+	return np.id
+}
+
+// Focus focuses a pane, its tab and its workspace.
+func (s *Server) Focus(paneID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.lookPane("Focus", paneID); p != nil {
+		p.tab.focus, p.tab.ws.active, s.sess.focusedWS = p, p.tab, p.tab.ws
+		s.syncFocus()
+	}
+}
+
+// SetForeground sets a pane's simulated foreground job; procs[0] leads the
+// group. No procs means an idle prompt (the shell is the foreground). Silent.
+func (s *Server) SetForeground(paneID string, procs ...Proc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.lookPane("SetForeground", paneID); p != nil {
+		p.fg = slices.Clone(procs)
+	}
+}
+
+// SetShellPID sets the simulated shell's pid. Silent.
+func (s *Server) SetShellPID(paneID string, pid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.lookPane("SetShellPID", paneID); p != nil {
+		p.shell.PID = pid
+	}
+}
+
+// AttachProcess backs a pane by a real shell: process_info, cwd and
+// foreground_cwd are then read live from /proc like herdr does on Linux.
+func (s *Server) AttachProcess(paneID string, shellPID int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.lookPane("AttachProcess", paneID); p != nil {
+		p.realShell = shellPID
+	}
+}
+
+// SetCwd changes the shell's cwd. Silent, like herdr.
+func (s *Server) SetCwd(paneID, cwd string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.lookPane("SetCwd", paneID); p != nil {
+		p.shellCwd = cwd
+	}
+}
+
+// ReportOSC7 records an OSC 7 cwd report; it wins over the shell's cwd from
+// then on (sticky). Silent.
+func (s *Server) ReportOSC7(paneID, cwd string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.lookPane("ReportOSC7", paneID); p != nil {
+		p.osc7 = cwd
+	}
+}
+
+// SetTitle sets the terminal title. Only a change of the stripped title
+// bumps revision and emits pane_updated.
+func (s *Server) SetTitle(paneID, title string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.lookPane("SetTitle", paneID)
+	if p == nil {
+		return
+	}
+	p.title = title
+	if st := stripTitle(title); st != p.stripped {
+		p.stripped = st
+		p.revision++
+		s.emit("pane_updated", map[string]any{"pane": s.sess.paneInfo(p, s.cfg.protocol)})
+	}
+}
+
+// SetAgent sets the detected agent and status ("" agent clears both),
+// emitting pane_agent_detected and pane_agent_status_changed as herdr does.
+func (s *Server) SetAgent(paneID, agent string, status herdr.AgentStatus) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.lookPane("SetAgent", paneID); p != nil {
+		s.setAgent(p, agent, status)
+	}
+}
+
+// SetTokens patches metadata tokens ("" value deletes a key); a real
+// change bumps revision and emits pane_updated.
+func (s *Server) SetTokens(paneID string, tokens map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.lookPane("SetTokens", paneID)
+	if p == nil {
+		return
+	}
+	next := maps.Clone(p.tokens)
+	if next == nil {
+		next = map[string]string{}
+	}
+	for k, v := range tokens {
+		if v == "" {
+			delete(next, k)
+		} else {
+			next[k] = v
+		}
+	}
+	s.setTokens(p, next)
+}
+
+// HumanRename is a rename typed in herdr's TUI: trimmed, empty input and
+// the tab's own auto label ignored, otherwise the same tab_renamed event.
+// It is not counted in Renames.
+func (s *Server) HumanRename(tabID, label string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.lookTab("HumanRename", tabID)
+	label = strings.TrimSpace(label)
+	if t == nil || label == "" || (t.custom == nil && label == t.label()) {
+		return
+	}
+	s.renameTab(t, label)
+}
+
+// CloseTab closes a tab as tab.close does (tab_closed).
+func (s *Server) CloseTab(tabID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.lookTab("CloseTab", tabID); t != nil {
+		s.closeTab(t)
+	}
+}
+
+// ClosePane closes a pane as pane.close does (only pane_closed).
+func (s *Server) ClosePane(paneID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.lookPane("ClosePane", paneID); p != nil {
+		s.removePane(p, false)
+	}
+}
+
+// ExitPane makes a pane's process exit (only pane_exited).
+func (s *Server) ExitPane(paneID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.lookPane("ExitPane", paneID); p != nil {
+		s.removePane(p, true)
+	}
+}
+
+// MoveTab moves a tab to index (0-based) within its workspace.
+func (s *Server) MoveTab(tabID string, index int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.lookTab("MoveTab", tabID)
+	if t == nil {
+		return
+	}
+	if index < 0 || index >= len(t.ws.tabs) {
+		s.misuse("MoveTab(%q, %d): index out of bounds (%d tabs)", tabID, index, len(t.ws.tabs))
+		return
+	}
+	s.moveTab(t, index)
+}
+
+// Snapshot is the current truth, as session.snapshot would answer.
+func (s *Server) Snapshot() herdr.Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap := s.sess.snapshot(s.version, s.cfg.protocol)
+	return herdr.Snapshot{Version: snap.Version, Protocol: snap.Protocol, FocusedWorkspaceID: snap.FocusedWorkspaceID,
+		FocusedTabID: snap.FocusedTabID, FocusedPaneID: snap.FocusedPaneID, Workspaces: snap.Workspaces,
+		Tabs: snap.Tabs, Panes: snap.Panes}
+}
+
+// Tab returns a tab's current TabInfo.
+func (s *Server) Tab(tabID string) (herdr.Tab, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.sess.findTab(tabID)
+	if t == nil {
+		return herdr.Tab{}, false
+	}
+	return s.sess.tabInfo(t), true
+}
+
+// Pane returns a pane's current PaneInfo.
+func (s *Server) Pane(paneID string) (herdr.Pane, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.sess.findPane(paneID)
+	if p == nil {
+		return herdr.Pane{}, false
+	}
+	return s.sess.paneInfo(p, s.cfg.protocol), true
+}

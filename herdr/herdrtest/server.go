@@ -1,0 +1,506 @@
+package herdrtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits of herdr's connection handling (PROTOCOL.md §2).
+const (
+	maxRequestBytes     = 1 << 20
+	defaultReadTimeout  = 5 * time.Second
+	streamWriteTimeout  = 5 * time.Second
+	defaultTick         = 100 * time.Millisecond
+	defaultProtocol     = 20
+	capabilityHandoff   = true
+	capabilityDetached  = true
+	eventRingCapacity   = 512
+	maxSequencedSources = 32
+)
+
+type config struct {
+	protocol    int
+	tick        time.Duration
+	schemaDir   string
+	dir         string
+	readTimeout time.Duration
+	noSchemas   bool
+}
+
+// Option configures a Server.
+type Option func(*config)
+
+// WithProtocol picks the protocol to play: 17, 19 or 20 (default 20). A
+// larger number plays as 20 but reports itself, like an unknown newer herdr.
+func WithProtocol(p int) Option { return func(c *config) { c.protocol = p } }
+
+// WithTick sets the event stream tick (default 100 ms, herdr's own).
+func WithTick(d time.Duration) Option { return func(c *config) { c.tick = d } }
+
+// WithSchemaDir names the directory of protocol-N.schema.json files
+// (default $HERDR_API_SCHEMA_DIR, else `herdr api schema --json`).
+func WithSchemaDir(dir string) Option { return func(c *config) { c.schemaDir = dir } }
+
+// WithoutSchemas turns schema validation off, for the built-in `demo`,
+// which runs where no schemas exist and has no test to fail.
+func WithoutSchemas() Option { return func(c *config) { c.noSchemas = true } }
+
+// WithDir puts herdr.sock in dir instead of a new temporary directory.
+func WithDir(dir string) Option { return func(c *config) { c.dir = dir } }
+
+// WithReadTimeout sets how long a connection may take to send its request
+// line (default 5 s, herdr's own).
+func WithReadTimeout(d time.Duration) Option { return func(c *config) { c.readTimeout = d } }
+
+// Rename is one tab.rename the server answered.
+type Rename struct {
+	TabID string
+	Label string
+	At    time.Time
+}
+
+// Server is a fake herdr server on a real Unix socket.
+type Server struct {
+	cfg      config
+	tb       testing.TB
+	schemas  *schemaSet
+	path     string
+	ownDir   string
+	version  string
+	methods  []string
+	subTypes []string
+
+	mu       sync.Mutex // session, hub, counters, faults, timers
+	sess     session
+	hub      hub
+	calls    map[string]int
+	conns    int
+	renames  []Rename
+	latency  map[string]time.Duration
+	faults   []pendingFault
+	timers   map[*time.Timer]struct{}
+	dropSubs chan struct{} // closed by DropSubscriptions; replaced after
+
+	lmu     sync.Mutex // listener and open connections
+	ln      *net.UnixListener
+	open    map[net.Conn]struct{}
+	stopCh  chan struct{}
+	running bool
+	closed  bool
+	wg      sync.WaitGroup
+
+	vmu        sync.Mutex
+	violations []string
+
+	// rewrite, when set, replaces a response line before it is checked
+	// and sent; tests use it to prove that a bad line is caught.
+	rewrite func(method string, line []byte) []byte
+}
+
+// Start starts a server for a test; it is closed by t.Cleanup and every
+// schema violation fails t.
+func Start(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s, err := newServer(t, opts)
+	if err != nil {
+		t.Fatalf("herdrtest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("herdrtest: close: %v", err)
+		}
+	})
+	return s
+}
+
+// New starts a server outside tests; schema violations are collected and
+// reported by Violations.
+func New(opts ...Option) (*Server, error) { return newServer(nil, opts) }
+
+func newServer(tb testing.TB, opts []Option) (*Server, error) {
+	cfg := config{protocol: defaultProtocol, tick: defaultTick, readTimeout: defaultReadTimeout}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.protocol < 17 || cfg.protocol == 18 {
+		return nil, fmt.Errorf("protocol %d is not played: use 17, 19, 20 or a newer number", cfg.protocol)
+	}
+	if cfg.tick <= 0 || cfg.readTimeout <= 0 {
+		return nil, fmt.Errorf("tick %v and read timeout %v must be positive", cfg.tick, cfg.readTimeout)
+	}
+	var schemas *schemaSet
+	var err error
+	if !cfg.noSchemas {
+		if schemas, err = loadSchemas(cfg.schemaDir, cfg.protocol); err != nil {
+			return nil, err
+		}
+	}
+	s := &Server{cfg: cfg, tb: tb, schemas: schemas, version: "0.8.0",
+		methods: methodsFor(cfg.protocol), subTypes: subscriptionsFor(cfg.protocol),
+		calls: map[string]int{}, latency: map[string]time.Duration{}, timers: map[*time.Timer]struct{}{},
+		dropSubs: make(chan struct{}), open: map[net.Conn]struct{}{}}
+	if cfg.protocol == 17 {
+		s.version = "0.7.5"
+	}
+	// Above Linux's largest pid_max (2^22), so a made-up pid never names a
+	// real process that a local /proc look could mistake for it.
+	s.sess.nextPID = 1<<22 + 1000
+	dir := cfg.dir
+	if dir == "" {
+		// short: sun_path holds 108 bytes
+		if dir, err = os.MkdirTemp("", "herdrtest"); err != nil {
+			return nil, fmt.Errorf("make socket dir: %w", err)
+		}
+		s.ownDir = dir
+	}
+	s.path = filepath.Join(dir, "herdr.sock")
+	if err := s.listen(); err != nil {
+		if s.ownDir != "" {
+			os.RemoveAll(s.ownDir)
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// SocketPath is the API socket (herdr.sock).
+func (s *Server) SocketPath() string { return s.path }
+
+// Protocol is the protocol number the server reports.
+func (s *Server) Protocol() int { return s.cfg.protocol }
+
+func (s *Server) listen() error {
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	if s.closed {
+		return errors.New("server is closed")
+	}
+	if s.running {
+		return errors.New("server is already listening")
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: s.path, Net: "unix"})
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.path, err)
+	}
+	if err := os.Chmod(s.path, 0o600); err != nil {
+		ln.Close()
+		return fmt.Errorf("chmod %s: %w", s.path, err)
+	}
+	s.ln, s.running, s.stopCh = ln, true, make(chan struct{})
+	s.wg.Add(1)
+	go s.accept(ln, s.stopCh)
+	return nil
+}
+
+func (s *Server) accept(ln *net.UnixListener, stop chan struct{}) {
+	defer s.wg.Done()
+	for {
+		c, err := ln.AcceptUnix()
+		if err != nil {
+			return
+		}
+		s.lmu.Lock()
+		if !s.running || s.stopCh != stop {
+			s.lmu.Unlock()
+			c.Close()
+			continue
+		}
+		s.open[c] = struct{}{}
+		s.wg.Add(1)
+		s.lmu.Unlock()
+		s.mu.Lock()
+		s.conns++
+		s.mu.Unlock()
+		go s.serve(c, stop)
+	}
+}
+
+// Stop takes the server down: listener and every connection closed, the
+// socket file removed. Session state survives for Restart.
+func (s *Server) Stop() error {
+	s.lmu.Lock()
+	if !s.running {
+		s.lmu.Unlock()
+		return nil
+	}
+	s.running = false
+	err := s.ln.Close()
+	close(s.stopCh)
+	for c := range s.open {
+		c.Close()
+	}
+	s.lmu.Unlock()
+	s.wg.Wait()
+	if rmErr := os.Remove(s.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
+		err = fmt.Errorf("remove socket: %w", rmErr)
+	}
+	return err
+}
+
+// Restart listens again on the same path. Like a restarted herdr, the
+// session (ids, labels) survives but the event ring starts empty.
+func (s *Server) Restart() error {
+	if err := s.Stop(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.hub = hub{}
+	s.mu.Unlock()
+	return s.listen()
+}
+
+// Close stops the server for good and removes its temporary directory.
+func (s *Server) Close() error {
+	err := s.Stop()
+	s.lmu.Lock()
+	s.closed = true
+	s.lmu.Unlock()
+	s.mu.Lock()
+	for t := range s.timers {
+		t.Stop()
+	}
+	s.timers = map[*time.Timer]struct{}{}
+	s.mu.Unlock()
+	if s.ownDir != "" {
+		if rmErr := os.RemoveAll(s.ownDir); rmErr != nil && err == nil {
+			err = rmErr
+		}
+	}
+	return err
+}
+
+// ---- checks and misuse ----
+
+// Violations lists every schema violation and API misuse seen so far.
+func (s *Server) Violations() []string {
+	s.vmu.Lock()
+	defer s.vmu.Unlock()
+	return append([]string(nil), s.violations...)
+}
+
+func (s *Server) report(msg string) {
+	s.vmu.Lock()
+	s.violations = append(s.violations, msg)
+	s.vmu.Unlock()
+	if s.tb != nil {
+		s.tb.Errorf("%s", msg)
+	}
+}
+
+// CheckLine validates one wire line against the played protocol's schema
+// of the given kind. It reports nothing; nil also when schemas are off.
+func (s *Server) CheckLine(kind LineKind, line []byte) error {
+	if s.schemas == nil {
+		return nil
+	}
+	return s.schemas.validate(kind, line)
+}
+
+// SchemasLoaded reports whether lines are being checked against schemas.
+func (s *Server) SchemasLoaded() bool { return s.schemas != nil }
+
+func (s *Server) check(kind LineKind, line []byte) {
+	if err := s.CheckLine(kind, line); err != nil {
+		shown := line
+		if len(shown) > 600 {
+			shown = append(shown[:600:600], "…"...)
+		}
+		s.report(fmt.Sprintf("herdrtest: protocol %d %s line violates the schema: %v\n\tline: %s", s.cfg.protocol, kind, err, shown))
+	}
+}
+
+func (s *Server) misuse(format string, args ...any) {
+	s.report("herdrtest: " + fmt.Sprintf(format, args...))
+}
+
+// ---- one connection ----
+
+// readRequestLine reads up to the first newline without consuming anything
+// after it, so that unread pipelined bytes make the kernel reset the peer
+// on close, as with herdr's byte-at-a-time reader. The final chunk (ending
+// in the newline) stays queued until finish is called.
+func readRequestLine(c *net.UnixConn) (line []byte, finish func() error, err error) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return nil, nil, err
+	}
+	buf := make([]byte, 64<<10)
+	for {
+		var n int
+		var rerr error
+		if err := rc.Read(func(fd uintptr) bool {
+			n, _, rerr = syscall.Recvfrom(int(fd), buf, syscall.MSG_PEEK)
+			return rerr != syscall.EAGAIN && rerr != syscall.EINTR
+		}); err != nil {
+			return nil, nil, err
+		}
+		if rerr != nil {
+			return nil, nil, rerr
+		}
+		if n == 0 {
+			return nil, nil, io.ErrUnexpectedEOF
+		}
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			if len(line)+i > maxRequestBytes {
+				return nil, nil, errors.New("api request line is too large")
+			}
+			line = append(line, buf[:i]...)
+			return line, func() error { _, err := io.ReadFull(c, buf[:i+1]); return err }, nil
+		}
+		if len(line)+n > maxRequestBytes {
+			return nil, nil, errors.New("api request line is too large")
+		}
+		if _, err := io.ReadFull(c, buf[:n]); err != nil {
+			return nil, nil, err
+		}
+		line = append(line, buf[:n]...)
+	}
+}
+
+func (s *Server) serve(c *net.UnixConn, stop chan struct{}) {
+	defer s.wg.Done()
+	defer func() {
+		s.lmu.Lock()
+		delete(s.open, c)
+		s.lmu.Unlock()
+		c.Close()
+	}()
+	if err := c.SetReadDeadline(time.Now().Add(s.cfg.readTimeout)); err != nil {
+		return
+	}
+	raw, finish, err := readRequestLine(c)
+	if err != nil {
+		return // herdr drops these silently: no reply
+	}
+	line := bytes.TrimSpace(raw)
+	if len(line) == 0 || !utf8.Valid(raw) {
+		_ = finish() // the line was read, so the close is a clean EOF
+		return
+	}
+	req, perr := parseRequest(line, s.methods)
+	if perr != nil {
+		_ = finish()
+		s.writeChecked(c, "", errorLine("", "invalid_request", perr.Error()))
+		return
+	}
+	s.mu.Lock()
+	s.calls[req.Method]++
+	fault := s.takeFault(req.Method)
+	delay := s.latency[req.Method] + s.latency[""]
+	s.mu.Unlock()
+	if fault == FaultReset {
+		return // the final chunk is still queued: close makes the peer's read fail with ECONNRESET
+	}
+	if err := finish(); err != nil {
+		return
+	}
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-stop:
+			return
+		}
+	}
+	if fault != 0 {
+		s.applyFault(c, fault, req)
+		return
+	}
+	if req.Method == "events.subscribe" {
+		s.subscribe(c, req, stop)
+		return
+	}
+	resp, accepted := s.dispatch(req)
+	if accepted && req.Method != graphicsStream {
+		s.check(LineRequest, line)
+	}
+	s.writeChecked(c, req.Method, resp)
+}
+
+// writeChecked validates a direct response line and sends it.
+func (s *Server) writeChecked(c net.Conn, method string, line []byte) {
+	if s.rewrite != nil {
+		line = s.rewrite(method, line)
+	}
+	if bytes.Contains(line, []byte(`"error":`)) && !bytes.Contains(line, []byte(`"result":`)) {
+		s.check(LineError, line)
+	} else {
+		s.check(LineSuccess, line)
+	}
+	_ = writeLine(c, line)
+}
+
+func writeLine(c net.Conn, line []byte) error {
+	if err := c.SetWriteDeadline(time.Now().Add(streamWriteTimeout)); err != nil {
+		return err
+	}
+	_, err := c.Write(append(line[:len(line):len(line)], '\n'))
+	return err
+}
+
+type errorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type errorResponse struct {
+	ID    string    `json:"id"`
+	Error errorBody `json:"error"`
+}
+
+type successResponse struct {
+	ID     string `json:"id"`
+	Result any    `json:"result"`
+}
+
+func errorLine(id, code, msg string) []byte {
+	b, _ := json.Marshal(errorResponse{ID: id, Error: errorBody{Code: code, Message: msg}})
+	return b
+}
+
+// ---- counters ----
+
+// Connections counts accepted connections.
+func (s *Server) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns
+}
+
+// Calls counts parsed requests of a method ("" = all methods).
+func (s *Server) Calls(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if method != "" {
+		return s.calls[method]
+	}
+	n := 0
+	for _, v := range s.calls {
+		n += v
+	}
+	return n
+}
+
+// Renames lists every tab.rename the API answered, in order.
+func (s *Server) Renames() []Rename {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Rename(nil), s.renames...)
+}
+
+// ResetCounters zeroes connections, calls and renames.
+func (s *Server) ResetCounters() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.conns, s.calls, s.renames = 0, map[string]int{}, nil
+}

@@ -1,0 +1,328 @@
+package herdr
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+const ackLine = `{"id":"htr-1","result":{"type":"subscription_started"}}` + "\n"
+
+func TestNormalizeEventKind(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"tab_renamed", "tab.renamed"},
+		{"pane_agent_status_changed", "pane.agent_status_changed"},
+		{"workspace_metadata_updated", "workspace.metadata_updated"},
+		{"pane_agent_detected", "pane.agent_detected"},
+		{"pane_output_changed", "pane.output_changed"},
+		{"workspace_reordered", "workspace.reordered"},
+		{"layout_updated", "layout.updated"},
+		{"worktree_opened", "worktree.opened"},
+		{"pane.agent_status_changed", "pane.agent_status_changed"},
+		{"pane.scroll_changed", "pane.scroll_changed"},
+		{"tab.renamed", "tab.renamed"},
+		// Unknown kinds from a newer herdr: split after the noun.
+		{"tab_pinned_somehow", "tab.pinned_somehow"},
+		{"session_saved", "session_saved"},
+		{"pane_", "pane_"},
+	}
+	for _, tt := range tests {
+		if got := NormalizeEventKind(tt.in); got != tt.want {
+			t.Errorf("NormalizeEventKind(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	// Every known dotted kind survives the snake_case round trip.
+	for _, k := range eventKinds {
+		if got := NormalizeEventKind(strings.Replace(k, ".", "_", 1)); got != k {
+			t.Errorf("round trip of %q gave %q", k, got)
+		}
+	}
+}
+
+func TestSubscribeStream(t *testing.T) {
+	var req wireRequest
+	srv := startRaw(t, func(c *rawConn) {
+		req, _ = c.readRequest()
+		c.write(ackLine)
+		// Both dialects, alphabetical keys as herdr writes them, with a
+		// blank line and a CRLF in between; then the server goes away.
+		c.write(`{"data":{"label":"build","tab_id":"w1:t2","type":"tab_renamed","workspace_id":"w1"},"event":"tab_renamed"}` + "\n")
+		c.write("\n")
+		c.write(`{"data":{"agent":"claude","agent_status":"done","pane_id":"w1:p1","workspace_id":"w1"},"event":"pane.agent_status_changed"}` + "\r\n")
+		c.write(`{"data":{"tab":{"agent_status":"unknown","focused":false,"label":"3","number":3,"pane_count":1,"tab_id":"w1:t3","workspace_id":"w1"},"type":"tab_created"},"event":"tab_created"}` + "\n")
+		c.write(`{"data":{"pane":{"agent_status":"unknown","focused":true,"label":"mine","pane_id":"w2:p4","revision":1,"tab_id":"w2:t1","terminal_id":"t","workspace_id":"w2"},"type":"pane_updated"},"event":"pane_updated"}` + "\n")
+		c.write(`{"data":{"type":"workspace_metadata_updated","workspace":{"label":"repo","workspace_id":"w3"}},"event":"workspace_metadata_updated"}` + "\n")
+		c.write(`{"data":{"pane_id":"w1:p9","type":"pane_exited","workspace_id":"w1"},"event":"pane_exited","future":1}` + "\n")
+		// End the stream from our side, then check the client added nothing.
+		_ = c.CloseWrite()
+		c.expectCleanClose()
+	})
+	c := New(srv.path)
+	writes := countWrites(c)
+	s, err := c.Subscribe(context.Background(), []Subscription{
+		{Type: "tab.renamed"},
+		{Type: "pane.agent_status_changed", PaneID: "w1:p1", AgentStatus: "done"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := []Event{
+		{Kind: "tab.renamed", TabID: "w1:t2", WorkspaceID: "w1", Label: "build"},
+		{Kind: "pane.agent_status_changed", PaneID: "w1:p1", WorkspaceID: "w1"},
+		{Kind: "tab.created", TabID: "w1:t3", WorkspaceID: "w1", Label: "3"},
+		{Kind: "pane.updated", PaneID: "w2:p4", TabID: "w2:t1", WorkspaceID: "w2"},
+		{Kind: "workspace.metadata_updated", WorkspaceID: "w3", Label: "repo"},
+		{Kind: "pane.exited", PaneID: "w1:p9", WorkspaceID: "w1"},
+	}
+	for i, w := range want {
+		ev, err := s.Next()
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if !json.Valid(ev.Data) {
+			t.Errorf("event %d: Data %q is not the raw JSON payload", i, ev.Data)
+		}
+		ev.Data = nil
+		if ev.Kind != w.Kind || ev.TabID != w.TabID || ev.PaneID != w.PaneID || ev.WorkspaceID != w.WorkspaceID || ev.Label != w.Label {
+			t.Errorf("event %d = %+v, want %+v", i, ev, w)
+		}
+	}
+	_, err = s.Next()
+	if !errors.Is(err, ErrStreamEnded) || !errors.Is(err, io.EOF) {
+		t.Fatalf("end: err = %v, want ErrStreamEnded", err)
+	}
+	if _, err2 := s.Next(); !errors.Is(err2, ErrStreamEnded) {
+		t.Errorf("Next after the end = %v, want the same end", err2)
+	}
+	if n := writes.Load(); n != 1 {
+		t.Errorf("%d writes on the subscription connection, want 1", n)
+	}
+	if req.Method != "events.subscribe" || string(req.Params) != `{"subscriptions":[{"type":"tab.renamed"},{"type":"pane.agent_status_changed","pane_id":"w1:p1","agent_status":"done"}]}` {
+		t.Errorf("request = %s %s", req.Method, req.Params)
+	}
+}
+
+func TestSubscribeEmptyListSendsArray(t *testing.T) {
+	var req wireRequest
+	srv := startRaw(t, func(c *rawConn) {
+		req, _ = c.readRequest()
+		c.write(ackLine)
+		c.expectCleanClose()
+	})
+	s, err := New(srv.path).Subscribe(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if string(req.Params) != `{"subscriptions":[]}` {
+		t.Errorf("params = %s", req.Params)
+	}
+}
+
+func TestSubscribeSetupErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply string
+		check func(t *testing.T, err error)
+	}{
+		{
+			name:  "probe error",
+			reply: `{"id":"htr-1:sub:0:probe","error":{"code":"pane_not_found","message":"pane w1:p9 not found"}}` + "\n",
+			check: func(t *testing.T, err error) {
+				var ae *APIError
+				if !errors.As(err, &ae) || ae.ID != "htr-1:sub:0:probe" || ae.Code != "pane_not_found" {
+					t.Errorf("err = %v, want the probe APIError", err)
+				}
+			},
+		},
+		{
+			name:  "parse error",
+			reply: `{"id":"","error":{"code":"invalid_request","message":"invalid request: unknown variant ` + "`tab.nope`" + `"}}` + "\n",
+			check: func(t *testing.T, err error) {
+				if !IsCode(err, "invalid_request") {
+					t.Errorf("err = %v", err)
+				}
+			},
+		},
+		{
+			name:  "wrong ack type",
+			reply: `{"id":"htr-1","result":{"type":"ok"}}` + "\n",
+			check: func(t *testing.T, err error) {
+				if te := asTransport(t, err); !strings.Contains(te.Error(), `unexpected result type "ok"`) {
+					t.Errorf("err = %v", err)
+				}
+			},
+		},
+		{
+			name:  "closed before the ack",
+			reply: "",
+			check: func(t *testing.T, err error) {
+				if te := asTransport(t, err); !strings.Contains(te.Error(), "before a reply line") {
+					t.Errorf("err = %v", err)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := startRaw(t, func(c *rawConn) {
+				c.readRequest()
+				if tt.reply != "" {
+					c.write(tt.reply)
+					c.expectCleanClose()
+				}
+			})
+			s, err := New(srv.path).Subscribe(context.Background(), []Subscription{{Type: "pane.agent_status_changed", PaneID: "w1:p9"}})
+			if err == nil {
+				s.Close()
+				t.Fatal("Subscribe succeeded")
+			}
+			if strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "events.subscribe") || !strings.Contains(err.Error(), srv.path) {
+				t.Errorf("error %q: want one line naming the method and socket", err)
+			}
+			tt.check(t, err)
+		})
+	}
+}
+
+func TestSubscribeClientSideChecks(t *testing.T) {
+	c := New("/nonexistent/herdr.sock")
+	for _, subs := range [][]Subscription{
+		{{Type: ""}},
+		{{Type: "pane.agent_status_changed"}},
+		{{Type: "pane.scroll_changed"}},
+		{{Type: "pane.output_matched", PaneID: "w1:p1"}},
+	} {
+		if _, err := c.Subscribe(context.Background(), subs); err == nil || errors.Is(err, ErrNotRunning) {
+			t.Errorf("%+v: err = %v, want a check before dialling", subs, err)
+		}
+	}
+}
+
+func TestStreamBrokenLines(t *testing.T) {
+	tests := []struct {
+		name, tail, want string
+	}{
+		{"garbage line", "this is not json\n", "event line is not JSON"},
+		{"cut mid-line", `{"data":{"label":"bu`, "connection closed mid-line"},
+		{"no event name", `{"data":{}}` + "\n", "event line has no event name"},
+		{"data of the wrong shape", `{"data":{"tab_id":5},"event":"tab_renamed"}` + "\n", "tab_renamed event data"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := startRaw(t, func(c *rawConn) {
+				c.readRequest()
+				c.write(ackLine)
+				c.write(`{"data":{"tab_id":"w1:t1","type":"tab_focused","workspace_id":"w1"},"event":"tab_focused"}` + "\n")
+				c.write(tt.tail)
+				if !strings.HasSuffix(tt.tail, "\n") {
+					return // cut: close now
+				}
+				c.expectCleanClose()
+			})
+			s, err := New(srv.path).Subscribe(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if ev, err := s.Next(); err != nil || ev.Kind != "tab.focused" || ev.TabID != "w1:t1" {
+				t.Fatalf("first event = %+v, %v", ev, err)
+			}
+			_, err = s.Next()
+			te := asTransport(t, err)
+			if !strings.Contains(te.Error(), tt.want) || te.Op != "events.subscribe stream" {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+			if _, err2 := s.Next(); err2 != err {
+				t.Errorf("second Next = %v, want the same error", err2)
+			}
+		})
+	}
+}
+
+func TestStreamErrorEnvelopeMidStream(t *testing.T) {
+	srv := startRaw(t, func(c *rawConn) {
+		c.readRequest()
+		c.write(ackLine)
+		c.write(`{"id":"x","error":{"code":"server_unavailable","message":"server is shutting down"}}` + "\n")
+		c.expectCleanClose()
+	})
+	s, err := New(srv.path).Subscribe(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Next(); !IsCode(err, "server_unavailable") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestStreamEndsWithoutWriting proves the two ways we end a stream — ctx
+// cancel and Close — only close the socket: the server reads EOF and not
+// one byte after the request line (any byte would end a herdr
+// subscription, PROTOCOL.md §2).
+func TestStreamEndsWithoutWriting(t *testing.T) {
+	for _, how := range []string{"cancel", "close"} {
+		t.Run(how, func(t *testing.T) {
+			done := make(chan struct{})
+			srv := startRaw(t, func(c *rawConn) {
+				defer close(done)
+				c.readRequest()
+				c.write(ackLine)
+				c.write(`{"data":{"tab_id":"w1:t1","type":"tab_focused","workspace_id":"w1"},"event":"tab_focused"}` + "\n")
+				c.expectCleanClose()
+			})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			c := New(srv.path)
+			writes := countWrites(c)
+			s, err := c.Subscribe(ctx, []Subscription{{Type: "tab.focused"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Next(); err != nil {
+				t.Fatal(err)
+			}
+			errc := make(chan error, 1)
+			go func() { _, err := s.Next(); errc <- err }() // blocks: no more events
+			if how == "cancel" {
+				cancel()
+			} else if err := s.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+			err = <-errc
+			if how == "cancel" && !errors.Is(err, context.Canceled) {
+				t.Errorf("Next after cancel = %v, want context.Canceled", err)
+			}
+			if how == "close" && !errors.Is(err, ErrStreamClosed) {
+				t.Errorf("Next after Close = %v, want ErrStreamClosed", err)
+			}
+			<-done // the server saw EOF and zero extra bytes
+			if n := writes.Load(); n != 1 {
+				t.Errorf("%d writes, want 1", n)
+			}
+			if err := s.Close(); err != nil {
+				t.Errorf("second Close: %v", err)
+			}
+		})
+	}
+}
+
+func TestSubscribeCancelBeforeAck(t *testing.T) {
+	got := make(chan struct{})
+	srv := startRaw(t, func(c *rawConn) {
+		c.readRequest()
+		close(got)
+		c.expectCleanClose()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-got; cancel() }()
+	_, err := New(srv.path).Subscribe(ctx, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}

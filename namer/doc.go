@@ -1,0 +1,57 @@
+// Package namer decides what a herdr tab should be called, and whether it
+// may be renamed at all. It is pure: no I/O, no clock, no logging. The daemon
+// feeds it herdr's data types plus a few facts it gathered itself (program,
+// ssh host, git repo and branch) and acts on the answers.
+//
+// # Templates
+//
+// A template mixes literal text and token groups: "{icon} {proc|dir}".
+// Tokens: proc dir agent cwd title icon status number host repo branch
+// workspace match and token.NAME (a pane metadata token). A group with
+// alternatives, {a|b|c}, takes the first non-empty value. "{{" and "}}" are
+// literal braces; a lone "}" or a "{" inside a group is an error.
+//
+// Literal text is glue: a literal run is kept only when every token group it
+// touches is non-empty. A run between two groups needs both; a leading or
+// trailing run needs its one neighbour; a template without groups is kept as
+// is. So "{agent}:{dir}" renders "nixos" without an agent, "[{status}]"
+// renders "[idle]" or nothing, and "{a} - {b} - {c}" renders "ac" when b is
+// empty (both runs touch b; write the separator into a neighbour instead).
+//
+// # Values
+//
+// {dir} is the basename of the lead pane's cwd ("~" for the home directory,
+// "/" for the root), {cwd} the whole path with the home directory shown as
+// "~". {title} is the pane's metadata title, else its stripped terminal
+// title. {status} is the tab's agent status ("" for unknown) and {icon} its
+// icon. {number} is herdr's stable tab number, {workspace} the workspace
+// label, {token.NAME} the lead pane's metadata token NAME. {proc}, {host},
+// {repo} and {branch} come from the caller (Facts); a lead pane with a
+// detected agent has no {proc}. {match} is set by the override rule that
+// matched. Every value and every final name is sanitised (see Sanitize) and
+// cut to the configured display width (see Truncate).
+//
+// # Override rules
+//
+// Rules are tried in order and the first that matches wins. A rule's dir is
+// a gobwas/glob pattern compiled with '/' as separator and globstar on:
+// "*" and "?" never cross '/', "**" does, and a whole "**/" segment also
+// matches zero segments ("~/src/**/x" matches "~/src/x"), while a trailing
+// "/**" needs at least one more segment. A leading "~" is the home
+// directory (quoted, so its own characters are literal); "~user" and
+// relative patterns are errors. The pattern is tried against the cwd and then each
+// ancestor going up; the first (deepest) path that matches is the match and
+// its basename is {match}. So "~/projects/*" matches "~/projects/api/src"
+// with {match} = "api". A rule's program is a glob (no separators) on {proc};
+// it never matches an empty {proc}. A rule with only a program sets {match}
+// to the program. A rule sets exactly one of format, name or skip.
+//
+// # Ownership
+//
+// Judge classifies a tab's current label: ours (we set it, or some variant
+// render of the current template equals it), herdr's ("" or a bare
+// position number), or a person's. A person's label is only overwritten with
+// force or after the user released the tab; a locked tab is never touched.
+// A person who types exactly what we would render is indistinguishable from
+// us, and the label is treated as ours.
+package namer

@@ -1,0 +1,319 @@
+package namer
+
+import (
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+)
+
+// Defaults the daemon uses when the user sets nothing.
+const (
+	DefaultFormat = "{proc|dir}"
+	DefaultMaxLen = 24
+)
+
+// Config is everything the naming engine is configured with.
+type Config struct {
+	Format string     // template; "" = DefaultFormat
+	MaxLen int        // display columns; 0 = no limit
+	Icons  string     // icon spec (ParseIcons); "" = defaults
+	Rules  []RuleSpec // override rules, first match wins
+	Home   string     // home directory, for "~"
+	Unique bool       // the daemon should pass names through Namer.Unique
+}
+
+// Namer holds a compiled Config. It is immutable and safe for concurrent use.
+type Namer struct {
+	cfg         Config
+	home        string
+	tmpl        *Template
+	icons       Icons
+	rules       []*rule
+	programRule bool // some rule has a program glob
+}
+
+// New compiles cfg; every template, icon and rule error surfaces here.
+func New(cfg Config) (*Namer, error) {
+	if cfg.Format == "" {
+		cfg.Format = DefaultFormat
+	}
+	if cfg.MaxLen < 0 {
+		return nil, fmt.Errorf("max-len %d: must be 0 (no limit) or more", cfg.MaxLen)
+	}
+	n := &Namer{cfg: cfg}
+	if cfg.Home != "" {
+		n.home = path.Clean(cfg.Home)
+		if n.home == "/" || !path.IsAbs(n.home) {
+			return nil, fmt.Errorf("home directory %q: must be an absolute path other than /", cfg.Home)
+		}
+	}
+	t, err := ParseTemplate(cfg.Format)
+	if err != nil {
+		return nil, fmt.Errorf("format: %w", err)
+	}
+	n.tmpl = t
+	if n.icons, err = ParseIcons(cfg.Icons); err != nil {
+		return nil, err
+	}
+	for i, spec := range cfg.Rules {
+		r, err := compileRule(i, spec, n.home)
+		if err != nil {
+			return nil, err
+		}
+		n.rules = append(n.rules, r)
+		n.programRule = n.programRule || r.program != nil
+	}
+	return n, nil
+}
+
+// Config returns the configuration n was built from, with defaults filled.
+func (n *Namer) Config() Config { return n.cfg }
+
+// Plan is what Namer knows about a tab before the caller gathers facts.
+type Plan struct {
+	Tab       herdr.Tab
+	Workspace herdr.Workspace
+	Lead      herdr.Pane
+	LeadWhy   string
+	Dir       string     // cleaned cwd of the lead pane, used for {dir}, {cwd} and rules
+	Rule      *RuleMatch // first dir-only rule that matched; Decide re-checks program rules
+	// Which caller-supplied facts the template, or any rule that may still
+	// apply once {proc} is known, refers to. NeedsProc is false when the lead
+	// has an agent: such a pane has no {proc}.
+	NeedsProc, NeedsHost, NeedsRepo, NeedsBranch bool
+}
+
+// Plan picks the lead pane of a tab and the dir-only rule, and says which
+// facts Decide will need. panes are the tab's panes.
+func (n *Namer) Plan(tab herdr.Tab, ws herdr.Workspace, panes []herdr.Pane) Plan {
+	p := Plan{Tab: tab, Workspace: ws}
+	p.Lead, p.LeadWhy, _ = Lead(panes)
+	cwd := p.Lead.Cwd
+	if cwd == "" {
+		cwd = p.Lead.ForegroundCwd
+	}
+	if cwd != "" {
+		p.Dir = path.Clean(cwd)
+	}
+	agent := p.Lead.Agent != ""
+	var uses uint32
+	chosen := false
+	for _, r := range n.rules {
+		if r.program != nil {
+			// Undecided until {proc} is known; its template may be used.
+			if !agent {
+				if _, ok := r.matchDir(p.Dir); ok {
+					p.NeedsProc = true
+					uses |= r.uses()
+				}
+			}
+			continue
+		}
+		if m, ok := r.match(p.Dir, ""); ok {
+			p.Rule = m
+			uses |= r.uses()
+			chosen = true
+			break
+		}
+	}
+	if !chosen {
+		uses |= n.tmpl.uses
+	}
+	p.NeedsProc = !agent && (p.NeedsProc || uses&(1<<kProc) != 0)
+	p.NeedsHost = uses&(1<<kHost) != 0
+	p.NeedsRepo = uses&(1<<kRepo) != 0
+	p.NeedsBranch = uses&(1<<kBranch) != 0
+	return p
+}
+
+func (r *rule) uses() uint32 {
+	if r.format != nil {
+		return r.format.uses
+	}
+	return 0
+}
+
+// Facts are the values the caller computes outside namer.
+type Facts struct {
+	Proc   string // program of the lead pane (procinfo); ignored when it has an agent
+	Host   string // ssh destination alias
+	Repo   string // git work tree name
+	Branch string // git branch
+}
+
+// Decision is what Decide concluded for one tab.
+type Decision struct {
+	Want     string            // sanitised, truncated name; "" = nothing to say, do not rename
+	Skip     bool              // a skip rule matched: never rename this tab
+	Rule     *RuleMatch        // the rule that decided, nil for the plain template
+	Values   map[string]string // every token's value, for explain
+	Variants []string          // renders that count as ours (for Judge), Want included
+}
+
+// Decide renders the name of a planned tab from the facts.
+func (n *Namer) Decide(p Plan, f Facts) Decision {
+	var vs values
+	n.fill(&vs, p, f)
+	rm, r := p.Rule, n.ruleAt(p.Rule)
+	if n.programRule && vs.v[kProc] != "" {
+		rm, r = nil, nil
+		for _, cand := range n.rules {
+			if m, ok := cand.match(p.Dir, vs.v[kProc]); ok {
+				rm, r = m, cand
+				break
+			}
+		}
+	}
+	if rm != nil {
+		vs.v[kMatch] = Sanitize(rm.Match)
+	}
+	d := Decision{Rule: rm, Values: vs.asMap()}
+	switch {
+	case r != nil && r.spec.Skip:
+		d.Skip = true
+		return d
+	case r != nil && r.name != "":
+		d.Want = Truncate(r.name, n.cfg.MaxLen)
+		d.Variants = []string{d.Want}
+		return d
+	}
+	t := n.tmpl
+	if r != nil {
+		t = r.format
+	}
+	var buf [128]byte
+	d.Want = n.finish(t.render(&vs, buf[:0]))
+	d.Variants = n.variants(t, vs, p, d.Want)
+	return d
+}
+
+func (n *Namer) ruleAt(m *RuleMatch) *rule {
+	if m == nil || m.Index < 1 || m.Index > len(n.rules) {
+		return nil
+	}
+	return n.rules[m.Index-1]
+}
+
+// finish sanitises and truncates a raw render.
+func (n *Namer) finish(raw []byte) string {
+	return Truncate(Sanitize(string(raw)), n.cfg.MaxLen)
+}
+
+// fill computes every built-in token value for p and f, sanitised.
+func (n *Namer) fill(vs *values, p Plan, f Facts) {
+	lead := &p.Lead
+	if lead.Agent == "" {
+		vs.v[kProc] = Sanitize(f.Proc)
+	}
+	vs.v[kAgent] = Sanitize(lead.Agent)
+	vs.v[kDir] = Sanitize(n.dirName(p.Dir))
+	vs.v[kCwd] = Sanitize(n.tildePath(p.Dir))
+	if vs.v[kTitle] = Sanitize(lead.Title); vs.v[kTitle] == "" {
+		vs.v[kTitle] = Sanitize(lead.TerminalTitleStripped)
+	}
+	st := p.Tab.AgentStatus
+	if statusIndex(st) != statusIndex(herdr.StatusUnknown) {
+		vs.v[kStatus] = string(st)
+	}
+	vs.v[kIcon] = n.icons.Icon(st)
+	if p.Tab.Number > 0 {
+		vs.v[kNumber] = strconv.Itoa(p.Tab.Number)
+	}
+	vs.v[kHost] = Sanitize(f.Host)
+	vs.v[kRepo] = Sanitize(f.Repo)
+	vs.v[kBranch] = Sanitize(f.Branch)
+	vs.v[kWorkspace] = Sanitize(p.Workspace.Label)
+	vs.tokens = lead.Tokens
+}
+
+func (vs *values) asMap() map[string]string {
+	m := make(map[string]string, int(kToken)+len(vs.tokens))
+	for k := kProc; k < kToken; k++ {
+		m[kindNames[k]] = vs.v[k]
+	}
+	for name, v := range vs.tokens {
+		m["token."+name] = Sanitize(v)
+	}
+	return m
+}
+
+// dirName is {dir}: the basename, "~" for home, "/" for the root.
+func (n *Namer) dirName(dir string) string {
+	switch {
+	case dir == "":
+		return ""
+	case n.home != "" && dir == n.home:
+		return "~"
+	}
+	return path.Base(dir)
+}
+
+// tildePath is {cwd}: the path with the home directory shown as "~".
+func (n *Namer) tildePath(dir string) string {
+	if n.home != "" {
+		if dir == n.home {
+			return "~"
+		}
+		if rest, ok := strings.CutPrefix(dir, n.home); ok && strings.HasPrefix(rest, "/") {
+			return "~" + rest
+		}
+	}
+	return dir
+}
+
+// variants renders t under every status, with and without {proc} and with
+// and without {agent}: names we may have set in this tab's current
+// situation. Only the dimensions t refers to are varied.
+func (n *Namer) variants(t *Template, vs values, p Plan, want string) []string {
+	out := make([]string, 0, 4)
+	if want != "" {
+		out = append(out, want)
+	}
+	nStatus := 1
+	if t.uses1(kStatus) || t.uses1(kIcon) {
+		nStatus = len(statuses)
+	}
+	procs := [2]string{vs.v[kProc], ""}
+	agents := [2]string{vs.v[kAgent], ""}
+	nProc, nAgent := 1, 1
+	if t.uses1(kProc) && procs[0] != "" {
+		nProc = 2
+	}
+	if t.uses1(kAgent) && agents[0] != "" {
+		nAgent = 2
+	}
+	var buf [128]byte
+	for si := range nStatus {
+		if nStatus > 1 {
+			st := statuses[si]
+			vs.v[kStatus] = ""
+			if st != herdr.StatusUnknown {
+				vs.v[kStatus] = string(st)
+			}
+			vs.v[kIcon] = n.icons.Icon(st)
+		}
+		for pi := range nProc {
+			vs.v[kProc] = procs[pi]
+			for ai := range nAgent {
+				vs.v[kAgent] = agents[ai]
+				raw := t.render(&vs, buf[:0])
+				if v := n.finish(raw); v != "" && !contains(out, v) {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

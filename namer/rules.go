@@ -1,0 +1,194 @@
+package namer
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gobwas/glob"
+)
+
+// RuleSpec is one [[rules]] table of the config file.
+type RuleSpec struct {
+	Dir     string `toml:"dir"`     // glob on the cwd or an ancestor ("~/projects/*")
+	Program string `toml:"program"` // glob on {proc} ("ssh", "{n,}vim")
+	Format  string `toml:"format"`  // template for matching tabs
+	Name    string `toml:"name"`    // fixed name for matching tabs
+	Skip    bool   `toml:"skip"`    // never rename matching tabs
+}
+
+// RuleMatch says which rule matched and how.
+type RuleMatch struct {
+	Index   int    // 1-based position in Config.Rules
+	Dir     string // the rule's dir pattern as written
+	Program string // the rule's program pattern as written
+	Path    string // the cwd or ancestor the dir pattern matched ("" without dir)
+	Match   string // the {match} value
+}
+
+// String describes the match for explain output:
+// `rule 2 (dir "~/projects/*" matched /home/u/projects/api)`.
+func (m *RuleMatch) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "rule %d (", m.Index)
+	if m.Dir != "" {
+		fmt.Fprintf(&b, "dir %q matched %s", m.Dir, m.Path)
+	}
+	if m.Program != "" {
+		if m.Dir != "" {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "program %q", m.Program)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// rule is a compiled RuleSpec.
+type rule struct {
+	spec    RuleSpec
+	index   int
+	dir     *glob.Pattern // nil: any dir
+	program *glob.Pattern // nil: any program
+	format  *Template     // nil for name and skip rules
+	name    string        // sanitised fixed name
+}
+
+// dirCompiler: '/' bounds "*" and "?", and "**/" may match zero segments,
+// which is what people who write shell globs expect.
+var dirCompiler = glob.Compiler{Separators: []rune{'/'}, Globstar: true}
+
+func compileRule(i int, spec RuleSpec, home string) (*rule, error) {
+	r := &rule{spec: spec, index: i + 1}
+	where := fmt.Sprintf("rule %d", i+1)
+	if spec.Dir == "" && spec.Program == "" {
+		return nil, fmt.Errorf("%s: needs dir or program", where)
+	}
+	set := 0
+	if spec.Format != "" {
+		set++
+	}
+	if spec.Name != "" {
+		set++
+	}
+	if spec.Skip {
+		set++
+	}
+	if set != 1 {
+		return nil, fmt.Errorf("%s: set exactly one of format, name and skip (it sets %d)", where, set)
+	}
+	if spec.Dir != "" {
+		g, err := compileDir(spec.Dir, home)
+		if err != nil {
+			return nil, fmt.Errorf("%s (dir %q): %w", where, spec.Dir, err)
+		}
+		r.dir = g
+	}
+	if spec.Program != "" {
+		g, err := glob.Compile(spec.Program)
+		if err != nil {
+			return nil, fmt.Errorf("%s (program %q): %w", where, spec.Program, globReason(err, spec.Program, 0))
+		}
+		r.program = g
+	}
+	if spec.Format != "" {
+		t, err := ParseTemplate(spec.Format)
+		if err != nil {
+			return nil, fmt.Errorf("%s (format): %w", where, err)
+		}
+		r.format = t
+	}
+	if spec.Name != "" {
+		r.name = Sanitize(spec.Name)
+		if r.name == "" {
+			return nil, fmt.Errorf("%s (name %q): nothing left after removing control characters", where, spec.Name)
+		}
+	}
+	return r, nil
+}
+
+// compileDir expands a leading "~" (quoted, so a home directory with glob
+// characters stays literal) and compiles the pattern.
+func compileDir(pat, home string) (*glob.Pattern, error) {
+	expanded, shift := pat, 0
+	if pat == "~" || strings.HasPrefix(pat, "~/") {
+		if home == "" {
+			return nil, errors.New("uses ~ but the home directory is unknown")
+		}
+		q := glob.QuoteMeta(home)
+		if pat == "~" {
+			expanded = q
+		} else {
+			expanded = strings.TrimSuffix(q, "/") + pat[1:]
+		}
+		shift = len(expanded) - len(pat)
+	} else if strings.HasPrefix(pat, "~") {
+		return nil, errors.New("~user is not supported; write the path")
+	}
+	if !strings.ContainsAny(expanded[:1], "/*{[?") {
+		return nil, errors.New("relative pattern: it is matched against absolute paths, so start it with / or ~")
+	}
+	g, err := dirCompiler.Compile(expanded)
+	if err != nil {
+		return nil, globReason(err, pat, shift)
+	}
+	return g, nil
+}
+
+// globReason restates a glob syntax error with a 1-based column in the
+// pattern as the user wrote it.
+func globReason(err error, pat string, shift int) error {
+	var se *glob.SyntaxError
+	if !errors.As(err, &se) {
+		return err
+	}
+	off := max(se.Offset-shift, 0)
+	off = min(off, len(pat))
+	return fmt.Errorf("column %d: %s", utf8.RuneCountInString(pat[:off])+1, se.Reason)
+}
+
+// matchDir tries the cwd and then each ancestor, deepest first, and returns
+// the first that matches. An empty cwd matches only dir-less rules.
+func (r *rule) matchDir(cwd string) (matched string, ok bool) {
+	if r.dir == nil {
+		return "", true
+	}
+	if cwd == "" {
+		return "", false
+	}
+	for p := cwd; ; {
+		if r.dir.Match(p) {
+			return p, true
+		}
+		i := strings.LastIndexByte(p, '/')
+		switch {
+		case i < 0 || p == "/":
+			return "", false
+		case i == 0:
+			p = "/"
+		default:
+			p = p[:i]
+		}
+	}
+}
+
+// match applies the whole rule; proc "" never matches a program glob.
+func (r *rule) match(cwd, proc string) (*RuleMatch, bool) {
+	if r.program != nil && (proc == "" || !r.program.Match(proc)) {
+		return nil, false
+	}
+	p, ok := r.matchDir(cwd)
+	if !ok {
+		return nil, false
+	}
+	m := &RuleMatch{Index: r.index, Dir: r.spec.Dir, Program: r.spec.Program, Path: p}
+	switch {
+	case r.dir != nil:
+		m.Match = path.Base(p)
+	default:
+		m.Match = proc
+	}
+	return m, true
+}

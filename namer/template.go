@@ -1,0 +1,261 @@
+package namer
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// kind is a built-in token; kToken is {token.NAME}.
+type kind uint8
+
+const (
+	kProc kind = iota
+	kDir
+	kAgent
+	kCwd
+	kTitle
+	kIcon
+	kStatus
+	kNumber
+	kHost
+	kRepo
+	kBranch
+	kWorkspace
+	kMatch
+	kToken
+	numKinds
+)
+
+var kindNames = [numKinds]string{
+	kProc: "proc", kDir: "dir", kAgent: "agent", kCwd: "cwd", kTitle: "title",
+	kIcon: "icon", kStatus: "status", kNumber: "number", kHost: "host",
+	kRepo: "repo", kBranch: "branch", kWorkspace: "workspace", kMatch: "match",
+	kToken: "token.NAME",
+}
+
+const knownTokens = "proc dir agent cwd title icon status number host repo branch workspace match token.NAME"
+
+// ref is one alternative of a token group.
+type ref struct {
+	kind kind
+	name string // NAME of {token.NAME}
+}
+
+// part is a literal run (alts == nil) or a token group.
+type part struct {
+	lit  string
+	alts []ref
+}
+
+// Template is a parsed naming template. It is immutable and safe for
+// concurrent use.
+type Template struct {
+	src   string
+	parts []part
+	uses  uint32 // bit per kind
+}
+
+// TemplateError is a template parse error. Column counts runes from 1.
+type TemplateError struct {
+	Template string
+	Column   int
+	Reason   string
+}
+
+func (e *TemplateError) Error() string {
+	return fmt.Sprintf("template %q column %d: %s", e.Template, e.Column, e.Reason)
+}
+
+// ParseTemplate parses a template (syntax in the package documentation).
+func ParseTemplate(s string) (*Template, error) {
+	t := &Template{src: s}
+	fail := func(at int, format string, args ...any) (*Template, error) {
+		return nil, &TemplateError{Template: s, Column: utf8.RuneCountInString(s[:at]) + 1, Reason: fmt.Sprintf(format, args...)}
+	}
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			t.parts = append(t.parts, part{lit: lit.String()})
+			lit.Reset()
+		}
+	}
+	for i := 0; i < len(s); {
+		switch c := s[i]; c {
+		case '{':
+			if i+1 < len(s) && s[i+1] == '{' {
+				lit.WriteByte('{')
+				i += 2
+				continue
+			}
+			flush()
+			open := i
+			i++
+			var alts []ref
+			altStart := i
+			for {
+				if i >= len(s) {
+					return fail(open, "unclosed brace")
+				}
+				c := s[i]
+				if c == '{' {
+					return fail(i, "'{' inside a token (write {{ for a literal brace)")
+				}
+				if c != '|' && c != '}' {
+					i++
+					continue
+				}
+				name := s[altStart:i]
+				if name == "" {
+					if c == '}' && len(alts) == 0 {
+						return fail(i, "empty token")
+					}
+					return fail(i, "empty alternative")
+				}
+				r, ok := lookupToken(name)
+				if !ok {
+					if strings.HasPrefix(name, "token.") {
+						return fail(altStart, "bad metadata token name %q (1-32 of A-Z a-z 0-9 _ -)", name[len("token."):])
+					}
+					return fail(altStart, "unknown token %q (known: %s)", name, knownTokens)
+				}
+				alts = append(alts, r)
+				t.uses |= 1 << r.kind
+				i++
+				if c == '}' {
+					break
+				}
+				altStart = i
+			}
+			t.parts = append(t.parts, part{alts: alts})
+		case '}':
+			if i+1 < len(s) && s[i+1] == '}' {
+				lit.WriteByte('}')
+				i += 2
+				continue
+			}
+			return fail(i, "stray '}' (write }} for a literal brace)")
+		default:
+			lit.WriteByte(c)
+			i++
+		}
+	}
+	flush()
+	return t, nil
+}
+
+func lookupToken(name string) (ref, bool) {
+	if tok, ok := strings.CutPrefix(name, "token."); ok {
+		return ref{kind: kToken, name: tok}, validTokenName(tok)
+	}
+	for k := kProc; k < kToken; k++ {
+		if kindNames[k] == name {
+			return ref{kind: k}, true
+		}
+	}
+	return ref{}, false
+}
+
+// validTokenName follows herdr's rule for metadata token keys.
+func validTokenName(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// String returns the template's source text.
+func (t *Template) String() string { return t.src }
+
+func (t *Template) uses1(k kind) bool { return t.uses&(1<<k) != 0 }
+
+// Tokens lists the tokens the template refers to, in template order, without
+// duplicates ("proc", "token.branch", ...).
+func (t *Template) Tokens() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range t.parts {
+		for _, r := range p.alts {
+			n := kindNames[r.kind]
+			if r.kind == kToken {
+				n = "token." + r.name
+			}
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// values holds the sanitised token values of one render.
+type values struct {
+	v      [kToken]string
+	tokens map[string]string // raw pane metadata tokens
+}
+
+func (vs *values) get(r ref) string {
+	if r.kind == kToken {
+		return Sanitize(vs.tokens[r.name])
+	}
+	return vs.v[r.kind]
+}
+
+// render appends the rendering of t to buf. Literal runs are kept only when
+// every group they touch is non-empty (see the package documentation).
+func (t *Template) render(vs *values, buf []byte) []byte {
+	var small [16]string
+	groups := small[:0]
+	for _, p := range t.parts {
+		if p.alts == nil {
+			groups = append(groups, "")
+			continue
+		}
+		val := ""
+		for _, r := range p.alts {
+			if val = vs.get(r); val != "" {
+				break
+			}
+		}
+		groups = append(groups, val)
+	}
+	for i, p := range t.parts {
+		if p.alts != nil {
+			buf = append(buf, groups[i]...)
+			continue
+		}
+		// Adjacent literals were merged by the parser, so neighbours of a
+		// literal are groups.
+		if i > 0 && groups[i-1] == "" {
+			continue
+		}
+		if i+1 < len(t.parts) && groups[i+1] == "" {
+			continue
+		}
+		buf = append(buf, p.lit...)
+	}
+	return buf
+}
+
+// Render renders t with values given by token name ("proc", "token.x"),
+// sanitising each value but not the result; for tests and explanations.
+func (t *Template) Render(vals map[string]string) string {
+	var vs values
+	for k := kProc; k < kToken; k++ {
+		vs.v[k] = Sanitize(vals[kindNames[k]])
+	}
+	vs.tokens = map[string]string{}
+	for k, v := range vals {
+		if name, ok := strings.CutPrefix(k, "token."); ok {
+			vs.tokens[name] = v
+		}
+	}
+	return string(t.render(&vs, nil))
+}

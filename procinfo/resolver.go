@@ -1,0 +1,362 @@
+package procinfo
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+)
+
+// DefaultShells are the programs that count as "the shell is in front".
+func DefaultShells() []string {
+	return []string{"fish", "bash", "zsh", "sh", "dash", "ksh", "csh", "tcsh", "nu", "elvish", "xonsh", "login"}
+}
+
+// RewriteSpec is one regex rule from the config file, applied to the final
+// program name: Match is a Go regexp, Replace may use $1 and ${name}.
+type RewriteSpec struct {
+	Match   string `toml:"match"`
+	Replace string `toml:"replace"`
+}
+
+// Options configure a Resolver.
+type Options struct {
+	// Shells replaces DefaultShells when non-nil.
+	Shells []string
+	// Aliases map a final name to another, exactly, after the rewrites
+	// (--alias "nvim=vim"). An empty value hides the program.
+	Aliases map[string]string
+	// Rewrites apply in order, each to the result of the one before, to
+	// every name they match. A rule whose result is "" hides the program.
+	Rewrites []RewriteSpec
+}
+
+// Program is what runs in front of a pane.
+type Program struct {
+	Name string // "" = the shell is in front, or nothing could be told
+	// Argv is the command line the name came from, after looking through
+	// launchers. It shares memory with the ProcessInfo it came from: do not
+	// modify it.
+	Argv []string
+	PID  int // the process the name came from
+	PGID int // the foreground group it came from; the daemon caches it to notice changes
+	Why  string
+}
+
+// Resolver names programs. It is immutable after New and safe for
+// concurrent use when its Inspector is.
+type Resolver struct {
+	shells   map[string]bool
+	aliases  map[string]string
+	rewrites []rewrite
+	in       Inspector
+}
+
+type rewrite struct {
+	re      *regexp.Regexp
+	replace string
+	why     string
+}
+
+// New checks opts and builds a Resolver. in may be nil: then only what
+// herdr reported is used.
+func New(opts Options, in Inspector) (*Resolver, error) {
+	r := &Resolver{shells: map[string]bool{}, aliases: maps.Clone(opts.Aliases), in: in}
+	shells := opts.Shells
+	if shells == nil {
+		shells = DefaultShells()
+	}
+	for i, s := range shells {
+		if strings.TrimSpace(s) == "" {
+			return nil, fmt.Errorf("shells: entry %d is empty", i+1)
+		}
+		name, _ := cleanName(s)
+		r.shells[name] = true
+	}
+	for k := range opts.Aliases {
+		if strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("alias: empty program name (maps to %q)", opts.Aliases[k])
+		}
+	}
+	for i, spec := range opts.Rewrites {
+		if spec.Match == "" {
+			return nil, fmt.Errorf("rewrite rule %d: empty match", i+1)
+		}
+		re, err := regexp.Compile(spec.Match)
+		if err != nil {
+			return nil, fmt.Errorf("rewrite rule %d: bad match %q: %w", i+1, spec.Match, err)
+		}
+		r.rewrites = append(r.rewrites, rewrite{re: re, replace: spec.Replace,
+			why: "rewrite rule " + strconv.Itoa(i+1) + " (" + spec.Match + ")"})
+	}
+	return r, nil
+}
+
+// ParseAliases reads an --alias value: comma-separated from=to pairs,
+// blanks around names ignored. "" is no aliases.
+func ParseAliases(spec string) (map[string]string, error) {
+	aliases := map[string]string{}
+	if strings.TrimSpace(spec) == "" {
+		return aliases, nil
+	}
+	for i, entry := range strings.Split(spec, ",") {
+		from, to, ok := strings.Cut(entry, "=")
+		from, to = strings.TrimSpace(from), strings.TrimSpace(to)
+		switch {
+		case strings.TrimSpace(entry) == "":
+			return nil, fmt.Errorf("alias %q: entry %d is empty", spec, i+1)
+		case !ok:
+			return nil, fmt.Errorf("alias %q: entry %d %q has no '=' (want from=to)", spec, i+1, entry)
+		case from == "":
+			return nil, fmt.Errorf("alias %q: entry %d %q has no program name before '='", spec, i+1, entry)
+		}
+		if _, dup := aliases[from]; dup {
+			return nil, fmt.Errorf("alias %q: entry %d maps %q a second time", spec, i+1, from)
+		}
+		aliases[from] = to
+	}
+	return aliases, nil
+}
+
+// IsShell reports whether name (an argv[0], a path or a comm) is one of the
+// configured shells.
+func (r *Resolver) IsShell(name string) bool {
+	n, _ := cleanName(name)
+	return r.shells[n]
+}
+
+// maxDescent bounds the walk down a wrapper's children.
+const maxDescent = 4
+
+// Program names the program in front of a pane. It never fails: when
+// nothing better is known it falls back to what herdr said, and when even
+// that is missing the Name is "" and Why says why.
+func (r *Resolver) Program(pi herdr.ProcessInfo) Program {
+	p := Program{PGID: pi.ForegroundPGID}
+	switch {
+	case pi.ForegroundPGID == 0:
+		p.Why = "no foreground process group"
+		return p
+	case pi.ForegroundPGID == pi.ShellPID:
+		p.PID = pi.ShellPID
+		p.Why = "the shell (pid " + strconv.Itoa(pi.ShellPID) + ") is in front"
+		return p
+	}
+	leader := leaderOf(pi)
+	var why []string
+	var argv []string
+	fromComm := false
+	if leader != nil {
+		p.PID = leader.PID
+		argv = leader.Argv
+		why = append(why, "argv of pid "+strconv.Itoa(leader.PID))
+		if len(argv) == 0 && leader.Cmdline != "" {
+			argv = strings.Fields(leader.Cmdline)
+			why[0] = "cmdline of pid " + strconv.Itoa(leader.PID)
+		}
+	} else {
+		p.PID = pi.ForegroundPGID
+	}
+	if len(argv) == 0 {
+		var reason string
+		argv, reason = r.localArgv(p.PID)
+		why = append(why[:0], reason)
+		if len(argv) == 0 {
+			if leader == nil || leader.Name == "" {
+				p.Why = reason
+				return p
+			}
+			// comm is truncated at 15 characters, but it is a name.
+			argv = []string{leader.Name}
+			why = append(why, "comm "+strconv.Quote(leader.Name))
+			fromComm = true
+		}
+	}
+
+	res := r.resolveArgv(argv, why)
+	res.pid = p.PID
+	if res.wrapper {
+		if deeper, ok := r.descend(p.PID, res.why); ok {
+			res = deeper
+		} else if member, ok := r.member(pi, p.PID, res.why); ok {
+			res = member
+		} else {
+			res.why = append(res.why, "named from its command line")
+		}
+	}
+	p.PID, p.Argv = res.pid, res.argv
+	if fromComm {
+		p.Argv = nil
+	}
+	why = res.why
+	name := res.name
+	if r.IsShell(name) {
+		p.Why = strings.Join(append(why, name+" is a shell"), "; ")
+		return p
+	}
+	for _, rw := range r.rewrites {
+		if rw.re.MatchString(name) {
+			name = rw.re.ReplaceAllString(name, rw.replace)
+			why = append(why, rw.why)
+		}
+	}
+	if to, ok := r.aliases[name]; ok {
+		why = append(why, "alias "+name+"="+to)
+		name = to
+	}
+	p.Name = name
+	p.Why = strings.Join(why, "; ")
+	return p
+}
+
+// leaderOf finds the group leader among the foreground processes. When it
+// has gone (the first stage of a pipeline exited), the lowest pid stands in.
+func leaderOf(pi herdr.ProcessInfo) *herdr.Process {
+	for i := range pi.ForegroundProcesses {
+		if pi.ForegroundProcesses[i].PID == pi.ForegroundPGID {
+			return &pi.ForegroundProcesses[i]
+		}
+	}
+	if len(pi.ForegroundProcesses) > 0 {
+		return &pi.ForegroundProcesses[0]
+	}
+	return nil
+}
+
+// localArgv reads a pid's argv through the Inspector when herdr gave none.
+func (r *Resolver) localArgv(pid int) ([]string, string) {
+	if r.in == nil {
+		return nil, "no argv for pid " + strconv.Itoa(pid) + " and no local inspector"
+	}
+	proc, err := r.in.Process(pid)
+	if err != nil {
+		return nil, "no argv for pid " + strconv.Itoa(pid) + ": " + err.Error()
+	}
+	if len(proc.Argv) == 0 {
+		return nil, "no argv for pid " + strconv.Itoa(pid) + ", even locally"
+	}
+	return proc.Argv, "argv of pid " + strconv.Itoa(pid) + " read locally"
+}
+
+// resolved is the outcome of looking through one command line.
+type resolved struct {
+	name string
+	argv []string
+	pid  int
+	why  []string
+	// wrapper: the process only wraps the real program (a shell running
+	// -c, a shell running a NixOS -wrapped script), so its children know
+	// better than its command line.
+	wrapper bool
+}
+
+// maxHops bounds launcher chains (sudo env nice nix ... is finite, but a
+// crafted command line must not loop).
+const maxHops = 16
+
+// resolveArgv looks through launchers and interpreters in argv.
+func (r *Resolver) resolveArgv(argv []string, why []string) resolved {
+	res := resolved{argv: argv}
+	var override string
+	fromShell := false
+	for hops := 0; len(argv) > 0; hops++ {
+		raw := argv[0]
+		if override != "" {
+			raw = override
+		}
+		name, wrapped := cleanName(raw)
+		res.name, res.argv = name, argv
+		if wrapped && fromShell {
+			res.wrapper = true
+		}
+		h := handlerFor(name)
+		if h == nil || hops == maxHops {
+			break
+		}
+		o := h(name, argv[1:])
+		if o.why != "" {
+			why = append(why, o.why)
+		}
+		switch o.kind {
+		case hopStop:
+			if o.name != "" {
+				res.name = o.name
+			}
+			res.why = why
+			return res
+		case hopShellC:
+			res.wrapper = true
+			words := splitCommand(o.cmd)
+			if len(words) == 0 {
+				res.why = why
+				return res
+			}
+			argv, override, fromShell = words, "", false
+		case hopNext:
+			argv, override, fromShell = o.next, o.nextName, o.script
+		}
+	}
+	res.why = why
+	return res
+}
+
+// descend follows a wrapper's only child, and that child's only child
+// while it is a wrapper too, through the Inspector.
+func (r *Resolver) descend(pid int, why []string) (resolved, bool) {
+	if r.in == nil {
+		return resolved{}, false
+	}
+	var best resolved
+	found := false
+	for depth := 0; depth < maxDescent; depth++ {
+		kids, err := r.in.Children(pid)
+		if err != nil || len(kids) != 1 {
+			break
+		}
+		proc, err := r.in.Process(kids[0])
+		if err != nil || len(proc.Argv) == 0 {
+			break
+		}
+		pid = kids[0]
+		step := append(slices.Clip(why), "only child pid "+strconv.Itoa(pid)+" of a wrapper, read locally")
+		best = r.resolveArgv(proc.Argv, step)
+		best.pid, found = pid, true
+		if !best.wrapper {
+			break
+		}
+		why = best.why
+	}
+	return best, found
+}
+
+// member picks the real program from the other members of the foreground
+// group when the Inspector cannot help: herdr lists them but not their
+// parents, so only an unambiguous answer (one distinct non-wrapper,
+// non-shell name) is taken.
+func (r *Resolver) member(pi herdr.ProcessInfo, leader int, why []string) (resolved, bool) {
+	var pick resolved
+	found := false
+	for i := range pi.ForegroundProcesses {
+		m := &pi.ForegroundProcesses[i]
+		if m.PID == leader || len(m.Argv) == 0 {
+			continue
+		}
+		step := append(slices.Clip(why), "group member pid "+strconv.Itoa(m.PID))
+		res := r.resolveArgv(m.Argv, step)
+		if res.wrapper || r.IsShell(res.name) {
+			continue
+		}
+		if found && res.name != pick.name {
+			return resolved{}, false
+		}
+		if !found {
+			res.pid = m.PID
+			pick, found = res, true
+		}
+	}
+	return pick, found
+}
