@@ -268,10 +268,12 @@ let
       [ (prefix + n) ] ++ (if o.type.name or "" == "listOf" && o.type.elem.name or "" == "submodule"
         then optionPaths (prefix + n + ".*.") o.type.elem.options else [ ])
     else optionPaths (prefix + n + ".") o) (builtins.attrNames opts));
+  deepMerge = a: b: a // builtins.mapAttrs (n: v:
+    if builtins.isAttrs v && builtins.isAttrs (a.${n} or null) then deepMerge a.${n} v else v) b;
   resolve = v:
     if builtins.isAttrs v && v._type or null == "if" then (if v.condition then resolve v.content else { })
     else if builtins.isAttrs v && v._type or null == "merge" then
-      builtins.foldl' (a: b: a // b) { } (map resolve v.contents)
+      builtins.foldl' deepMerge { } (map resolve v.contents)
     else if builtins.isAttrs v && !(v ? __toString) then builtins.mapAttrs (_: resolve) v
     else v;
   pkgs = {
@@ -290,7 +292,6 @@ let
     };
   };
   conf = resolve m.config;
-  merge = a: b: a // b;
   cfgFile = conf.xdg.configFile."herdrtabrenamer/config.toml".source or null;
 in {
   options = optionPaths "" m.options.services.herdrtabrenamer;

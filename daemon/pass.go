@@ -161,15 +161,17 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 			default:
 				if _, err := d.client.RenameTab(ctx, t.tab.ID, t.decision.Want); err != nil {
 					rep.Action, rep.Error = ActionFailed, err.Error()
+					if isServerGone(err) {
+						// The loop logs the outage once; a pass cut short
+						// says nothing more.
+						reports = append(reports, rep)
+						d.saveState(muts, nil)
+						return reports, stats, err
+					}
 					if herdr.IsCode(err, "tab_not_found") {
 						d.log.Debug("tab vanished before rename", "tab", t.tab.ID)
 					} else {
 						d.log.Warn("rename failed", "tab", t.tab.ID, "want", t.decision.Want, "err", err)
-					}
-					if isServerGone(err) {
-						reports = append(reports, rep)
-						d.saveState(muts, nil)
-						return reports, stats, err
 					}
 					break
 				}

@@ -274,12 +274,24 @@ func (s *Server) Focus(paneID string) {
 }
 
 // SetForeground sets a pane's simulated foreground job; procs[0] leads the
-// group. No procs means an idle prompt (the shell is the foreground). Silent.
+// group. No procs means an idle prompt (the shell is the foreground). A
+// Proc with PID 0 gets a fresh pid, one with no Cwd the shell's. Silent.
 func (s *Server) SetForeground(paneID string, procs ...Proc) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p := s.lookPane("SetForeground", paneID); p != nil {
 		p.fg = slices.Clone(procs)
+		// A program started from the shell gets a fresh pid and starts
+		// where the shell is, unless the test says otherwise.
+		for i := range p.fg {
+			if p.fg[i].PID == 0 {
+				s.sess.nextPID++
+				p.fg[i].PID = s.sess.nextPID
+			}
+			if p.fg[i].Cwd == "" {
+				p.fg[i].Cwd = p.shellCwd
+			}
+		}
 	}
 }
 
@@ -457,4 +469,26 @@ func (s *Server) Pane(paneID string) (herdr.Pane, bool) {
 		return herdr.Pane{}, false
 	}
 	return s.sess.paneInfo(p, s.cfg.protocol), true
+}
+
+// ForegroundPGID answers what a local look at /proc/<shellPID>/stat would
+// for a simulated pane: the foreground process group of its terminal. It
+// lets tests give the daemon an Inspector that agrees with this fake, the
+// way the real /proc agrees with a real herdr.
+func (s *Server) ForegroundPGID(shellPID int) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ws := range s.sess.workspaces {
+		for _, t := range ws.tabs {
+			for _, p := range t.panes {
+				if p.realShell == 0 && p.shell.PID == shellPID {
+					if len(p.fg) > 0 {
+						return p.fg[0].PID, nil
+					}
+					return shellPID, nil
+				}
+			}
+		}
+	}
+	return 0, fmt.Errorf("herdrtest: no simulated shell with pid %d", shellPID)
 }

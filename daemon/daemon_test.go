@@ -1,0 +1,404 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+)
+
+const home = "/home/u"
+
+// syncBuffer is a goroutine-safe log sink.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type fixture struct {
+	t   *testing.T
+	srv *herdrtest.Server
+	d   *Daemon
+	log *syncBuffer
+	out *syncBuffer
+}
+
+func newFixture(t *testing.T, format string, mod func(*Options), srvOpts ...herdrtest.Option) *fixture {
+	t.Helper()
+	srvOpts = append([]herdrtest.Option{herdrtest.WithTick(5 * time.Millisecond)}, srvOpts...)
+	srv := herdrtest.Start(t, srvOpts...)
+	nm, err := namer.New(namer.Config{Format: format, MaxLen: 24, Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs, err := procinfo.New(procinfo.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t: t, srv: srv, log: &syncBuffer{}, out: &syncBuffer{}}
+	opt := Options{
+		Socket: srv.SocketPath(), Namer: nm, Procs: procs, Apply: true,
+		StatePath: filepath.Join(t.TempDir(), "state.json"),
+		Debounce:  10 * time.Millisecond, Timeout: 2 * time.Second,
+		Log: slog.New(slog.NewTextHandler(f.log, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Out: f.out,
+	}
+	if mod != nil {
+		mod(&opt)
+	}
+	d, err := New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.d = d
+	return f
+}
+
+func (f *fixture) once() []TabReport {
+	f.t.Helper()
+	reps, err := f.d.Once(context.Background())
+	if err != nil {
+		f.t.Fatalf("pass: %v", err)
+	}
+	return reps
+}
+
+func (f *fixture) labels() []string {
+	var out []string
+	for _, t := range f.srv.Snapshot().Tabs {
+		out = append(out, t.Label)
+	}
+	return out
+}
+
+func (f *fixture) wantLabels(want ...string) {
+	f.t.Helper()
+	if got := f.labels(); strings.Join(got, "|") != strings.Join(want, "|") {
+		f.t.Fatalf("labels = %q, want %q", got, want)
+	}
+}
+
+// originalSession builds the four tabs of the original tool's README.
+func originalSession(s *herdrtest.Server) (ws string, panes [4]string) {
+	ws, _, panes[0] = s.NewWorkspace("main", home+"/pi")
+	s.SetAgent(panes[0], "pi", herdr.StatusIdle)
+	_, panes[1] = s.NewTab(ws, home+"/opt/nixos")
+	s.SetForeground(panes[1], herdrtest.Proc{Argv: []string{"claude"}})
+	s.SetAgent(panes[1], "claude", herdr.StatusWorking)
+	_, panes[2] = s.NewTab(ws, home+"/projects/rmk")
+	_, panes[3] = s.NewTab(ws, home+"/projects/rmk")
+	s.SetForeground(panes[3], herdrtest.Proc{Argv: []string{"btop"}})
+	return ws, panes
+}
+
+func TestOnceOriginalTemplates(t *testing.T) {
+	tests := []struct {
+		format string
+		want   []string
+	}{
+		{"{proc|dir}", []string{"pi", "nixos", "rmk", "btop"}},
+		{"{proc|agent}:{dir}", []string{"pi:pi", "claude:nixos", "rmk", "btop:rmk"}},
+		{"{icon} {proc|dir}", []string{"⚪ pi", "🟡 nixos", "rmk", "btop"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.format, func(t *testing.T) {
+			f := newFixture(t, tt.format, nil)
+			originalSession(f.srv)
+			f.once()
+			f.wantLabels(tt.want...)
+			// A second pass changes nothing and renames nothing.
+			f.srv.ResetCounters()
+			f.once()
+			if n := len(f.srv.Renames()); n != 0 {
+				t.Fatalf("idle pass renamed %d tabs", n)
+			}
+		})
+	}
+}
+
+func TestDryRunRenamesNothing(t *testing.T) {
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Apply = false })
+	originalSession(f.srv)
+	reps := f.once()
+	if n := len(f.srv.Renames()); n != 0 {
+		t.Fatalf("dry run renamed %d tabs", n)
+	}
+	would := 0
+	for _, r := range reps {
+		if r.Action == ActionWouldRename {
+			would++
+		}
+	}
+	if would != 4 {
+		t.Fatalf("dry run would rename %d tabs, want 4: %+v", would, reps)
+	}
+}
+
+func TestHumanNamesSurviveRestartLockRelease(t *testing.T) {
+	f := newFixture(t, "{proc|dir}", nil)
+	_, panes := originalSession(f.srv)
+	f.once()
+	tabID := f.srv.Snapshot().Tabs[3].ID
+	f.srv.HumanRename(tabID, "monitor")
+	f.srv.SetForeground(panes[3]) // btop exits
+	f.once()
+	f.wantLabels("pi", "nixos", "rmk", "monitor")
+
+	// A new daemon on the same state file still knows "monitor" is a person's.
+	g := newFixture(t, "{proc|dir}", func(o *Options) { o.StatePath = f.d.opt.StatePath; o.Socket = f.srv.SocketPath() })
+	g.srv = f.srv
+	g.once()
+	f.wantLabels("pi", "nixos", "rmk", "monitor")
+
+	// release hands it back.
+	if err := g.d.State().Update(func(tabs map[string]TabMemory) {
+		m := tabs[tabID]
+		m.Released = true
+		tabs[tabID] = m
+	}); err != nil {
+		t.Fatal(err)
+	}
+	g.once()
+	f.wantLabels("pi", "nixos", "rmk", "rmk")
+
+	// lock freezes our name even when the program changes.
+	if err := g.d.State().Update(func(tabs map[string]TabMemory) {
+		m := tabs[tabID]
+		m.Locked = true
+		tabs[tabID] = m
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.SetForeground(panes[3], herdrtest.Proc{Argv: []string{"htop"}})
+	g.once()
+	f.wantLabels("pi", "nixos", "rmk", "rmk")
+}
+
+func TestForceOverridesHuman(t *testing.T) {
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Force = true })
+	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
+	_ = ws
+	tab := f.srv.Snapshot().Tabs[0].ID
+	f.srv.HumanRename(tab, "mine")
+	f.once()
+	f.wantLabels("a")
+}
+
+func TestRenumberingIsNoRename(t *testing.T) {
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Apply = false })
+	ws, t1, _ := f.srv.NewWorkspace("main", home+"/a")
+	f.srv.NewTab(ws, home+"/b")
+	f.srv.NewTab(ws, home+"/c")
+	f.srv.CloseTab(t1)
+	// Labels are now the positions "1" and "2": herdr's own.
+	reps := f.once()
+	for _, r := range reps {
+		if r.Verdict != "herdr's" {
+			t.Fatalf("tab %s label %q judged %s, want herdr's", r.TabID, r.Label, r.Verdict)
+		}
+	}
+}
+
+func TestIdlePassIsOneConnectionNoProcessInfo(t *testing.T) {
+	f := newFixture(t, "{proc|dir}", nil)
+	f.d.opt.Inspector = fakeInspector{f.srv}
+	originalSession(f.srv)
+	f.once()
+	f.srv.ResetCounters()
+	st, err := f.d.PassStats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := f.srv.Connections(); c != 1 {
+		t.Errorf("idle pass used %d connections, want 1", c)
+	}
+	if n := f.srv.Calls("pane.process_info"); n != 0 || st.ProcessInfoCalls != 0 {
+		t.Errorf("idle pass asked process_info %d times, want 0", n)
+	}
+}
+
+// fakeInspector agrees with herdrtest's made-up processes the way /proc
+// agrees with a real herdr.
+type fakeInspector struct{ srv *herdrtest.Server }
+
+func (f fakeInspector) ForegroundPGID(pid int) (int, error) { return f.srv.ForegroundPGID(pid) }
+func (fakeInspector) Process(int) (procinfo.Proc, error) {
+	return procinfo.Proc{}, os.ErrNotExist
+}
+func (fakeInspector) Children(int) ([]int, error) { return nil, os.ErrNotExist }
+
+func TestStatePrunedAfterTabsClose(t *testing.T) {
+	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Now = func() time.Time { return now } })
+	ws, t1, _ := f.srv.NewWorkspace("main", home+"/a")
+	f.srv.NewTab(ws, home+"/b")
+	f.once()
+	if _, ok := f.d.State().Tabs[t1]; !ok {
+		t.Fatalf("state lacks %s after rename", t1)
+	}
+	f.srv.CloseTab(t1)
+	f.once()
+	if m, ok := f.d.State().Tabs[t1]; !ok || m.MissingSince == nil {
+		t.Fatalf("closed tab should be marked missing, not dropped at once: %+v", m)
+	}
+	now = now.Add(2 * pruneAfter)
+	f.once()
+	if _, ok := f.d.State().Tabs[t1]; ok {
+		t.Fatalf("state still holds closed tab %s after %v", t1, 2*pruneAfter)
+	}
+	// The file agrees.
+	st, err := LoadState(f.d.opt.StatePath, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st.Tabs[t1]; ok {
+		t.Fatalf("state file still holds %s", t1)
+	}
+}
+
+func TestRunLoopFollowsEventsAndNudges(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{icon} {proc|dir}", nil)
+	ws, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.d.Run(ctx, nil) }()
+	waitFor(t, "first pass", func() bool { return strings.Join(f.labels(), "|") == "a" })
+
+	// A new tab arrives through the event stream.
+	f.srv.NewTab(ws, home+"/b")
+	waitFor(t, "event-driven rename", func() bool { return strings.Join(f.labels(), "|") == "a|b" })
+
+	// A program start is silent in herdr: a nudge makes it visible.
+	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"vim"}})
+	if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenPrecmd); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "nudge rename", func() bool { return f.labels()[0] == "vim" })
+
+	// Junk on the nudge socket is dropped and the daemon lives on.
+	sendRaw(t, nudge.SocketPath(f.srv.SocketPath()), []byte("garbage"))
+
+	// Agent status changes arrive on per-pane subscriptions.
+	f.srv.SetForeground(p1)
+	f.srv.SetAgent(p1, "claude", herdr.StatusWorking)
+	waitFor(t, "agent icon", func() bool { return f.labels()[0] == "🟡 a" })
+	f.srv.SetAgent(p1, "claude", herdr.StatusBlocked)
+	waitFor(t, "blocked icon", func() bool { return f.labels()[0] == "🔴 a" })
+
+	// A second daemon for the same server refuses to start.
+	g := newFixture(t, "{proc|dir}", func(o *Options) { o.Socket = f.srv.SocketPath() })
+	if err := g.d.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "already running") {
+		t.Fatalf("second daemon: err = %v, want already running", err)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not stop")
+	}
+	if _, err := os.Stat(nudge.SocketPath(f.srv.SocketPath())); !os.IsNotExist(err) {
+		t.Fatalf("nudge socket left behind: %v", err)
+	}
+}
+
+func TestServerOutageOneLogLine(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Poll = 20 * time.Millisecond })
+	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- f.d.Run(ctx, nil) }()
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	for i := 0; i < 3; i++ {
+		if err := f.srv.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+		if err := f.srv.Restart(); err != nil {
+			t.Fatal(err)
+		}
+		f.srv.NewTab(ws, home+"/r"+string(rune('0'+i)))
+		n := i + 2
+		waitFor(t, "rename after restart", func() bool {
+			l := f.labels()
+			return len(l) == n && l[n-1] == "r"+string(rune('0'+i))
+		})
+	}
+	cancel()
+	<-done
+	// One line per outage the daemon saw: "not reachable" and "back"
+	// alternate. (Two restarts may merge into one outage when no pass
+	// succeeds between them.)
+	var seq []string
+	for _, l := range strings.Split(f.log.String(), "\n") {
+		switch {
+		case strings.Contains(l, "herdr is not reachable"):
+			seq = append(seq, "down")
+		case strings.Contains(l, "herdr is back"):
+			seq = append(seq, "up")
+		case strings.Contains(l, "rename failed"):
+			t.Errorf("a lost server should cost one outage line, not a rename warning: %s", l)
+		}
+	}
+	if len(seq) < 2 {
+		t.Fatalf("no outage logged:\n%s", f.log.String())
+	}
+	for i, s := range seq {
+		if want := []string{"down", "up"}[i%2]; s != want {
+			t.Fatalf("outage lines out of order %v:\n%s", seq, f.log.String())
+		}
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func sendRaw(t *testing.T, path string, b []byte) {
+	t.Helper()
+	c, err := netDialUnixgram(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write(b); err != nil {
+		t.Fatal(err)
+	}
+}
