@@ -11,7 +11,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
@@ -27,13 +27,13 @@ type DemoCmd struct {
 // demoStep is one moment of the story: what happens, then the tab bar.
 type demoStep struct {
 	say string
-	do  func(s *herdrtest.Server)
+	do  func(s *herdrsim.Server)
 }
 
 // Run starts the simulator, runs the real pass code after each step and
 // prints the tab bar herdr would show.
 func (c *DemoCmd) Run(env *runEnv) error {
-	srv, err := herdrtest.New(herdrtest.WithoutSchemas())
+	srv, err := herdrsim.New()
 	if err != nil {
 		return fmt.Errorf("demo: start the herdr simulator: %w", err)
 	}
@@ -62,35 +62,35 @@ func (c *DemoCmd) Run(env *runEnv) error {
 	rmk := filepath.Join(home, "projects", "rmk")
 	nixos := filepath.Join(home, "opt", "nixos")
 	steps := []demoStep{
-		{"You open herdr in ~/projects/rmk: a shell, so the tab shows the directory.", func(s *herdrtest.Server) {
+		{"You open herdr in ~/projects/rmk: a shell, so the tab shows the directory.", func(s *herdrsim.Server) {
 			ws, _, rmkPane = s.NewWorkspace("demo", rmk)
 			s.SetShellPID(rmkPane, 101)
 		}},
-		{"A second tab in ~/opt/nixos, where you start claude. It gets to work.", func(s *herdrtest.Server) {
+		{"A second tab in ~/opt/nixos, where you start claude. It gets to work.", func(s *herdrsim.Server) {
 			nixTab, nixPane = s.NewTab(ws, nixos)
 			s.SetShellPID(nixPane, 201)
-			s.SetForeground(nixPane, herdrtest.Proc{PID: 202, Argv: []string{"node", "/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"}, Cwd: nixos})
+			s.SetForeground(nixPane, herdrsim.Proc{PID: 202, Argv: []string{"node", "/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"}, Cwd: nixos})
 			s.SetAgent(nixPane, "claude", herdr.StatusWorking)
 		}},
-		{"A third tab, back in ~/projects/rmk: you run btop there.", func(s *herdrtest.Server) {
+		{"A third tab, back in ~/projects/rmk: you run btop there.", func(s *herdrsim.Server) {
 			_, btopPane = s.NewTab(ws, rmk)
 			s.SetShellPID(btopPane, 301)
-			s.SetForeground(btopPane, herdrtest.Proc{PID: 302, Argv: []string{"btop"}, Cwd: rmk})
+			s.SetForeground(btopPane, herdrsim.Proc{PID: 302, Argv: []string{"btop"}, Cwd: rmk})
 			s.Focus(btopPane)
 		}},
-		{"claude needs your answer.", func(s *herdrtest.Server) { s.SetAgent(nixPane, "claude", herdr.StatusBlocked) }},
-		{"You answer; claude works, then is done.", func(s *herdrtest.Server) { s.SetAgent(nixPane, "claude", herdr.StatusDone) }},
-		{"You quit btop: the shell is back, so is the directory.", func(s *herdrtest.Server) { s.SetForeground(btopPane) }},
-		{"A fourth tab: the pi agent in ~/pi.", func(s *herdrtest.Server) {
+		{"claude needs your answer.", func(s *herdrsim.Server) { s.SetAgent(nixPane, "claude", herdr.StatusBlocked) }},
+		{"You answer; claude works, then is done.", func(s *herdrsim.Server) { s.SetAgent(nixPane, "claude", herdr.StatusDone) }},
+		{"You quit btop: the shell is back, so is the directory.", func(s *herdrsim.Server) { s.SetForeground(btopPane) }},
+		{"A fourth tab: the pi agent in ~/pi.", func(s *herdrsim.Server) {
 			_, piPane = s.NewTab(ws, filepath.Join(home, "pi"))
 			s.SetShellPID(piPane, 401)
-			s.SetForeground(piPane, herdrtest.Proc{PID: 402, Argv: []string{"pi"}, Cwd: filepath.Join(home, "pi")})
+			s.SetForeground(piPane, herdrsim.Proc{PID: 402, Argv: []string{"pi"}, Cwd: filepath.Join(home, "pi")})
 			s.SetAgent(piPane, "pi", herdr.StatusIdle)
 		}},
-		{"You rename the claude tab to \"review\" yourself. Names a person chose are never touched:", func(s *herdrtest.Server) {
+		{"You rename the claude tab to \"review\" yourself. Names a person chose are never touched:", func(s *herdrsim.Server) {
 			s.HumanRename(nixTab, "review")
 		}},
-		{"...not even when claude starts working again.", func(s *herdrtest.Server) { s.SetAgent(nixPane, "claude", herdr.StatusWorking) }},
+		{"...not even when claude starts working again.", func(s *herdrsim.Server) { s.SetAgent(nixPane, "claude", herdr.StatusWorking) }},
 	}
 	ctx := context.Background()
 	for i, st := range steps {

@@ -177,6 +177,16 @@ func (cf *configFile) Resolve(_ *kong.Context, _ *kong.Path, f *kong.Flag) (any,
 	if !ok {
 		return nil, nil
 	}
+	// The environment outranks the file; kong would otherwise let a
+	// resolver's value stand over HERDRTABRENAMER_*.
+	for _, e := range f.Envs {
+		if _, set := os.LookupEnv(e); set {
+			return nil, nil
+		}
+	}
+	if err := checkType(f, v); err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", cf.where(f.Name), f.Name, err)
+	}
 	if i, ok := v.(int64); ok {
 		return fmt.Sprint(i), nil
 	}

@@ -328,6 +328,11 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 			continue
 		}
 		backoff = backoffMin
+		// Learn the protocol (and warn once about an unknown one) after
+		// every (re)subscribe: a restarted herdr may be another version.
+		if _, err := client.Ping(sctx); err != nil {
+			d.log.Debug("ping failed", "err", err)
+		}
 		select {
 		case subscribed <- struct{}{}:
 		default:

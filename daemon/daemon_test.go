@@ -402,3 +402,55 @@ func sendRaw(t *testing.T, path string, b []byte) {
 		t.Fatal(err)
 	}
 }
+
+func TestPreexecNudgeWaitsForTheProgram(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{proc|dir}", nil)
+	f.d.opt.Inspector = fakeInspector{f.srv}
+	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.d.Run(ctx, nil) }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	f.srv.ResetCounters()
+
+	// preexec comes before the program exists; it appears 30 ms later.
+	if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenPreexec); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"make", "test"}})
+	waitFor(t, "rename after preexec", func() bool { return f.labels()[0] == "make" })
+	// The wait was local (/proc-like), not a stream of socket calls.
+	if n := f.srv.Calls("pane.process_info"); n > 2 {
+		t.Errorf("preexec wait asked process_info %d times", n)
+	}
+	if got := f.srv.Renames(); len(got) != 1 || got[0].Label != "make" {
+		t.Errorf("renames = %+v, want exactly one to make", got)
+	}
+}
+
+func TestReloadSwapsTheTemplate(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{dir}", nil)
+	f.srv.NewWorkspace("main", home+"/a")
+	reload := make(chan Options, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.d.Run(ctx, reload) }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+
+	nm, err := namer.New(namer.Config{Format: "{number}:{dir}", Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := f.d.opt
+	opt.Namer = nm
+	reload <- opt
+	waitFor(t, "rename after reload", func() bool { return f.labels()[0] == "1:a" })
+	if !strings.Contains(f.log.String(), "configuration reloaded") {
+		t.Fatalf("no reload log line:\n%s", f.log.String())
+	}
+}

@@ -3,6 +3,7 @@ package herdrtest
 import (
 	"encoding/json"
 	"errors"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"io"
 	"net"
 	"strings"
@@ -77,7 +78,7 @@ func TestConnectionTable(t *testing.T) {
 func TestRequestSizeLimit(t *testing.T) {
 	s := start(t)
 	prefix, suffix := `{"id":"big","method":"ping","params":{"pad":"`, `"}}`
-	exact := prefix + strings.Repeat("x", maxRequestBytes-len(prefix)-len(suffix)) + suffix
+	exact := prefix + strings.Repeat("x", herdrsim.MaxRequestBytes-len(prefix)-len(suffix)) + suffix
 	if len(exact) != 1<<20 {
 		t.Fatalf("built %d bytes", len(exact))
 	}
@@ -145,7 +146,7 @@ func TestFaults(t *testing.T) {
 		{FaultReset, func(out string, err error) bool { return out == "" && errors.Is(err, syscall.ECONNRESET) }},
 		{FaultCutLine, func(out string, err error) bool { return err == nil && out != "" && !strings.Contains(out, "\n") }},
 		{FaultOversize, func(out string, err error) bool {
-			return err == nil && len(out) > maxRequestBytes && json.Valid([]byte(out))
+			return err == nil && len(out) > herdrsim.MaxRequestBytes && json.Valid([]byte(out))
 		}},
 	}
 	for _, tt := range tests {

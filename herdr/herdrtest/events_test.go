@@ -234,9 +234,9 @@ func TestSchemaViolationsAreCaught(t *testing.T) {
 		if !s.SchemasLoaded() {
 			t.Skip("no schemas")
 		}
-		s.rewrite = func(method string, line []byte) []byte {
+		s.RewriteResponses(func(method string, line []byte) []byte {
 			return []byte(strings.Replace(string(line), `"agent_status":"unknown"`, `"agent_status":"sleepy"`, 1))
-		}
+		})
 		_, tab, _ := s.NewWorkspace("w", "/tmp")
 		call(t, s, "tab.get", map[string]any{"tab_id": tab})
 		if errs := rec.errors(); len(errs) != 1 || !strings.Contains(errs[0], "success_response line violates the schema") {

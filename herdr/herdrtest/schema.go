@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -17,26 +18,7 @@ import (
 // SchemaEnv names the directory holding protocol-N.schema.json files.
 const SchemaEnv = "HERDR_API_SCHEMA_DIR"
 
-// LineKind says which of the five schemas of a protocol document covers a line.
-type LineKind int
-
-// The line kinds, one per entry of the schema document's "schemas" object.
-const (
-	LineRequest LineKind = iota
-	LineSuccess
-	LineError
-	LineEvent             // bus events ("tab_renamed" dialect)
-	LineSubscriptionEvent // per-pane events ("pane.agent_status_changed" dialect)
-)
-
 var schemaNames = [...]string{"request", "success_response", "error_response", "event", "subscription_event"}
-
-func (k LineKind) String() string {
-	if int(k) < len(schemaNames) {
-		return schemaNames[k]
-	}
-	return fmt.Sprintf("LineKind(%d)", int(k))
-}
 
 // schemaSet holds the five compiled schemas of one protocol document.
 type schemaSet struct {
@@ -62,8 +44,8 @@ var noSchemaOnce sync.Once
 // schemaProtocol maps a played protocol to the schema document that
 // describes it: unknown newer protocols behave like the newest known one.
 func schemaProtocol(p int) int {
-	if p > newestProtocol {
-		return newestProtocol
+	if p > herdrsim.NewestProtocol {
+		return herdrsim.NewestProtocol
 	}
 	return p
 }
@@ -150,7 +132,8 @@ func compileSchemas(source string, p int, raw []byte) (*schemaSet, error) {
 
 // validate checks one wire line (without its newline) against the schema of
 // its kind and returns a one-line description of the violation, if any.
-func (s *schemaSet) validate(kind LineKind, line []byte) error {
+// Validate implements herdrsim.Validator.
+func (s *schemaSet) Validate(kind LineKind, line []byte) error {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
 	if err != nil {
 		return fmt.Errorf("not JSON: %w", err)

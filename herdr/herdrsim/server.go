@@ -1,4 +1,4 @@
-package herdrtest
+package herdrsim
 
 import (
 	"bytes"
@@ -11,14 +11,13 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
-	"testing"
 	"time"
 	"unicode/utf8"
 )
 
 // Limits of herdr's connection handling (PROTOCOL.md §2).
 const (
-	maxRequestBytes     = 1 << 20
+	maxRequestBytes     = MaxRequestBytes
 	defaultReadTimeout  = 5 * time.Second
 	streamWriteTimeout  = 5 * time.Second
 	defaultTick         = 100 * time.Millisecond
@@ -36,6 +35,8 @@ type config struct {
 	dir         string
 	readTimeout time.Duration
 	noSchemas   bool
+	validator   Validator
+	onViolation func(msg string)
 }
 
 // Option configures a Server.
@@ -52,9 +53,69 @@ func WithTick(d time.Duration) Option { return func(c *config) { c.tick = d } }
 // (default $HERDR_API_SCHEMA_DIR, else `herdr api schema --json`).
 func WithSchemaDir(dir string) Option { return func(c *config) { c.schemaDir = dir } }
 
-// WithoutSchemas turns schema validation off, for the built-in `demo`,
-// which runs where no schemas exist and has no test to fail.
+// WithoutSchemas tells herdrtest not to load schemas (the simulator itself
+// never does).
 func WithoutSchemas() Option { return func(c *config) { c.noSchemas = true } }
+
+// Validator checks one wire line against the played protocol's schema.
+// herdrtest supplies one built on herdr's JSON schemas; keeping it behind
+// this seam keeps the schema library out of the herdrtabrenamer binary,
+// whose `demo` embeds the simulator.
+type Validator interface {
+	Validate(kind LineKind, line []byte) error
+}
+
+// WithValidator checks every request received and every line sent.
+func WithValidator(v Validator) Option { return func(c *config) { c.validator = v } }
+
+// WithViolationHandler is called with each schema violation or API misuse
+// (herdrtest passes t.Errorf); they are also kept for Violations.
+func WithViolationHandler(f func(msg string)) Option {
+	return func(c *config) { c.onViolation = f }
+}
+
+// Settings are the options that matter to a validator loader.
+type Settings struct {
+	Protocol  int
+	SchemaDir string
+	NoSchemas bool
+}
+
+// SettingsOf applies opts to the defaults and reports the protocol and
+// schema choices, so herdrtest can load the right schema before New.
+func SettingsOf(opts []Option) Settings {
+	c := defaultConfig()
+	for _, o := range opts {
+		o(&c)
+	}
+	return Settings{Protocol: c.protocol, SchemaDir: c.schemaDir, NoSchemas: c.noSchemas}
+}
+
+func defaultConfig() config {
+	return config{protocol: defaultProtocol, tick: defaultTick, readTimeout: defaultReadTimeout}
+}
+
+// LineKind says which of the five schemas of a protocol document covers a line.
+type LineKind int
+
+// The line kinds, one per entry of the schema document's "schemas" object.
+const (
+	LineRequest LineKind = iota
+	LineSuccess
+	LineError
+	LineEvent             // bus events ("tab_renamed" dialect)
+	LineSubscriptionEvent // per-pane events ("pane.agent_status_changed" dialect)
+)
+
+var lineKindNames = [...]string{"request", "success_response", "error_response", "event", "subscription_event"}
+
+// String is the kind's key in the schema document.
+func (k LineKind) String() string {
+	if k >= 0 && int(k) < len(lineKindNames) {
+		return lineKindNames[k]
+	}
+	return fmt.Sprintf("LineKind(%d)", int(k))
+}
 
 // WithDir puts herdr.sock in dir instead of a new temporary directory.
 func WithDir(dir string) Option { return func(c *config) { c.dir = dir } }
@@ -73,8 +134,6 @@ type Rename struct {
 // Server is a fake herdr server on a real Unix socket.
 type Server struct {
 	cfg      config
-	tb       testing.TB
-	schemas  *schemaSet
 	path     string
 	ownDir   string
 	version  string
@@ -108,28 +167,10 @@ type Server struct {
 	rewrite func(method string, line []byte) []byte
 }
 
-// Start starts a server for a test; it is closed by t.Cleanup and every
-// schema violation fails t.
-func Start(t testing.TB, opts ...Option) *Server {
-	t.Helper()
-	s, err := newServer(t, opts)
-	if err != nil {
-		t.Fatalf("herdrtest: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("herdrtest: close: %v", err)
-		}
-	})
-	return s
-}
-
-// New starts a server outside tests; schema violations are collected and
-// reported by Violations.
-func New(opts ...Option) (*Server, error) { return newServer(nil, opts) }
-
-func newServer(tb testing.TB, opts []Option) (*Server, error) {
-	cfg := config{protocol: defaultProtocol, tick: defaultTick, readTimeout: defaultReadTimeout}
+// New starts a simulated herdr server. Violations are collected for
+// Violations (and passed to WithViolationHandler's func).
+func New(opts ...Option) (*Server, error) {
+	cfg := defaultConfig()
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -139,14 +180,8 @@ func newServer(tb testing.TB, opts []Option) (*Server, error) {
 	if cfg.tick <= 0 || cfg.readTimeout <= 0 {
 		return nil, fmt.Errorf("tick %v and read timeout %v must be positive", cfg.tick, cfg.readTimeout)
 	}
-	var schemas *schemaSet
 	var err error
-	if !cfg.noSchemas {
-		if schemas, err = loadSchemas(cfg.schemaDir, cfg.protocol); err != nil {
-			return nil, err
-		}
-	}
-	s := &Server{cfg: cfg, tb: tb, schemas: schemas, version: "0.8.0",
+	s := &Server{cfg: cfg, version: "0.8.0",
 		methods: methodsFor(cfg.protocol), subTypes: subscriptionsFor(cfg.protocol),
 		calls: map[string]int{}, latency: map[string]time.Duration{}, timers: map[*time.Timer]struct{}{},
 		dropSubs: make(chan struct{}), open: map[net.Conn]struct{}{}}
@@ -159,7 +194,7 @@ func newServer(tb testing.TB, opts []Option) (*Server, error) {
 	dir := cfg.dir
 	if dir == "" {
 		// short: sun_path holds 108 bytes
-		if dir, err = os.MkdirTemp("", "herdrtest"); err != nil {
+		if dir, err = os.MkdirTemp("", "herdrsim"); err != nil {
 			return nil, fmt.Errorf("make socket dir: %w", err)
 		}
 		s.ownDir = dir
@@ -293,22 +328,30 @@ func (s *Server) report(msg string) {
 	s.vmu.Lock()
 	s.violations = append(s.violations, msg)
 	s.vmu.Unlock()
-	if s.tb != nil {
-		s.tb.Errorf("%s", msg)
+	if s.cfg.onViolation != nil {
+		s.cfg.onViolation(msg)
 	}
 }
 
 // CheckLine validates one wire line against the played protocol's schema
 // of the given kind. It reports nothing; nil also when schemas are off.
 func (s *Server) CheckLine(kind LineKind, line []byte) error {
-	if s.schemas == nil {
+	if s.cfg.validator == nil {
 		return nil
 	}
-	return s.schemas.validate(kind, line)
+	return s.cfg.validator.Validate(kind, line)
 }
 
 // SchemasLoaded reports whether lines are being checked against schemas.
-func (s *Server) SchemasLoaded() bool { return s.schemas != nil }
+func (s *Server) SchemasLoaded() bool { return s.cfg.validator != nil }
+
+// RewriteResponses replaces each response line before it is checked and
+// sent; tests use it to prove that a bad line is caught.
+func (s *Server) RewriteResponses(f func(method string, line []byte) []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rewrite = f
+}
 
 func (s *Server) check(kind LineKind, line []byte) {
 	if err := s.CheckLine(kind, line); err != nil {
@@ -316,12 +359,12 @@ func (s *Server) check(kind LineKind, line []byte) {
 		if len(shown) > 600 {
 			shown = append(shown[:600:600], "…"...)
 		}
-		s.report(fmt.Sprintf("herdrtest: protocol %d %s line violates the schema: %v\n\tline: %s", s.cfg.protocol, kind, err, shown))
+		s.report(fmt.Sprintf("herdrsim: protocol %d %s line violates the schema: %v\n\tline: %s", s.cfg.protocol, kind, err, shown))
 	}
 }
 
 func (s *Server) misuse(format string, args ...any) {
-	s.report("herdrtest: " + fmt.Sprintf(format, args...))
+	s.report("herdrsim: " + fmt.Sprintf(format, args...))
 }
 
 // ---- one connection ----
@@ -429,8 +472,11 @@ func (s *Server) serve(c *net.UnixConn, stop chan struct{}) {
 
 // writeChecked validates a direct response line and sends it.
 func (s *Server) writeChecked(c net.Conn, method string, line []byte) {
-	if s.rewrite != nil {
-		line = s.rewrite(method, line)
+	s.mu.Lock()
+	rewrite := s.rewrite
+	s.mu.Unlock()
+	if rewrite != nil {
+		line = rewrite(method, line)
 	}
 	if bytes.Contains(line, []byte(`"error":`)) && !bytes.Contains(line, []byte(`"result":`)) {
 		s.check(LineError, line)
@@ -504,3 +550,6 @@ func (s *Server) ResetCounters() {
 	defer s.mu.Unlock()
 	s.conns, s.calls, s.renames = 0, map[string]int{}, nil
 }
+
+// MaxRequestBytes is herdr's limit on a request line before its newline.
+const MaxRequestBytes = 1 << 20

@@ -1,4 +1,4 @@
-package herdrtest
+package herdrsim
 
 import (
 	"bytes"
@@ -11,7 +11,10 @@ import (
 
 // newestProtocol is the newest protocol this fake knows; any larger number
 // plays as this one but reports itself honestly.
-const newestProtocol = 20
+const newestProtocol = NewestProtocol
+
+// NewestProtocol is the newest protocol played; larger numbers play as it.
+const NewestProtocol = 20
 
 // allMethods is every request method of protocol 20's schema, in schema
 // order (serde lists variants in this order in "unknown variant" errors).

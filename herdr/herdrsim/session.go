@@ -1,4 +1,4 @@
-package herdrtest
+package herdrsim
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package herdrtest
+package herdrsim
 
 import (
 	"fmt"
@@ -490,5 +490,5 @@ func (s *Server) ForegroundPGID(shellPID int) (int, error) {
 			}
 		}
 	}
-	return 0, fmt.Errorf("herdrtest: no simulated shell with pid %d", shellPID)
+	return 0, fmt.Errorf("herdrsim: no simulated shell with pid %d", shellPID)
 }

@@ -1,4 +1,4 @@
-package herdrtest
+package herdrsim
 
 import (
 	"bytes"
@@ -42,13 +42,13 @@ func (h *hub) push(e hubEvent) {
 func toValue(v any) any {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic(fmt.Sprintf("herdrtest: encode event field: %v", err))
+		panic(fmt.Sprintf("herdrsim: encode event field: %v", err))
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var out any
 	if err := dec.Decode(&out); err != nil {
-		panic(fmt.Sprintf("herdrtest: decode event field: %v", err))
+		panic(fmt.Sprintf("herdrsim: decode event field: %v", err))
 	}
 	return out
 }
@@ -65,7 +65,7 @@ func (s *Server) emit(kind string, fields map[string]any) {
 	}
 	line, err := json.Marshal(map[string]any{"data": data, "event": kind})
 	if err != nil {
-		panic(fmt.Sprintf("herdrtest: encode event: %v", err))
+		panic(fmt.Sprintf("herdrsim: encode event: %v", err))
 	}
 	s.check(LineEvent, line)
 	paneID, _ := data["pane_id"].(string)
@@ -171,7 +171,7 @@ func (s *Server) next(sub *subscription) []byte {
 func (s *Server) paneLine(data map[string]any) []byte {
 	line, err := json.Marshal(map[string]any{"data": data, "event": "pane.agent_status_changed"})
 	if err != nil {
-		panic(fmt.Sprintf("herdrtest: encode event: %v", err))
+		panic(fmt.Sprintf("herdrsim: encode event: %v", err))
 	}
 	s.check(LineSubscriptionEvent, line)
 	return line

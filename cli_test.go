@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func parseFor(t *testing.T, args ...string) (*CLI, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cli, ctx, _, err := parse(args, &out, &errb, func(int) {})
+	if err != nil {
+		return nil, "", err
+	}
+	return cli, ctx.Command(), nil
+}
+
+func TestLegacySingleDashFlags(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	tests := []struct {
+		args    []string
+		command string
+		check   func(*CLI) bool
+	}{
+		{[]string{"-once"}, "once", nil},
+		{[]string{"-apply", "-once", "-format", "{proc|agent}:{dir}"}, "once",
+			func(c *CLI) bool { return c.Once.Apply && c.Once.Format == "{proc|agent}:{dir}" }},
+		{[]string{"-apply", "-format={dir}"}, "run",
+			func(c *CLI) bool { return c.Run.Apply && c.Run.Format == "{dir}" }},
+		{[]string{"-poll", "5s", "-max-len", "10"}, "run",
+			func(c *CLI) bool { return c.Run.Poll == 5*time.Second && c.Run.MaxLen == 10 }},
+		{[]string{"--once"}, "once", nil},
+		{[]string{"once", "--apply"}, "once", func(c *CLI) bool { return c.Once.Apply }},
+		// After --, nothing is rewritten.
+		{[]string{"nudge", "--", "w1:p3"}, "nudge <PANE_ID>", func(c *CLI) bool { return c.Nudge.PaneID == "w1:p3" }},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			cli, cmd, err := parseFor(t, tt.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cmd != tt.command {
+				t.Fatalf("command = %q, want %q", cmd, tt.command)
+			}
+			if tt.check != nil && !tt.check(cli) {
+				t.Fatalf("flags not applied: %+v", cli.Run)
+			}
+		})
+	}
+}
+
+func TestFlagEnvFilePrecedence(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	cfg := filepath.Join(dir, "herdrtabrenamer", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(s string) {
+		if err := os.WriteFile(cfg, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("format = \"{dir}\"\nmax-len = 12\npoll = \"7s\"\napply = true\n\n[[rules]]\ndir = \"~/src/*\"\nname = \"src\"\n")
+
+	cli, _, err := parseFor(t, "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cli.Run.Format != "{dir}" || cli.Run.MaxLen != 12 || cli.Run.Poll != 7*time.Second || !cli.Run.Apply {
+		t.Fatalf("file values not applied: %+v", cli.Run)
+	}
+	// Defaults fill what the file leaves out.
+	if cli.Run.Debounce != 400*time.Millisecond {
+		t.Fatalf("debounce = %v, want the 400ms default", cli.Run.Debounce)
+	}
+	// env beats file.
+	t.Setenv("HERDRTABRENAMER_FORMAT", "{proc}")
+	t.Setenv("HERDRTABRENAMER_MAX_LEN", "30")
+	cli, _, err = parseFor(t, "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cli.Run.Format != "{proc}" || cli.Run.MaxLen != 30 {
+		t.Fatalf("env did not beat the file: %+v", cli.Run)
+	}
+	// flags beat env.
+	cli, _, err = parseFor(t, "run", "--format", "{agent}", "--max-len=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cli.Run.Format != "{agent}" || cli.Run.MaxLen != 5 {
+		t.Fatalf("flags did not beat env: %+v", cli.Run)
+	}
+}
+
+func TestConfigFileErrorsNameFileAndLine(t *testing.T) {
+	tests := []struct {
+		name, body, want string
+	}{
+		{"unknown key", "format = \"{dir}\"\nfromat = \"x\"\n", "config.toml:2: unknown key \"fromat\""},
+		{"wrong type", "\nmax-len = \"ten\"\n", "config.toml:2: max-len: want a whole number"},
+		{"bad duration", "poll = \"soon\"\n", "config.toml:1: poll: want a duration"},
+		{"syntax", "format = \n", "config.toml:1:"},
+		{"unknown rule key", "[[rules]]\ndir = \"/x\"\nnmae = \"y\"\n", "config.toml:3: unknown key \"nmae\" in [[rules]]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "config.toml")
+			if err := os.WriteFile(path, []byte(tt.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var out, errb bytes.Buffer
+			code := Main([]string{"--config", path, "once"}, &out, &errb)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2; stderr %q", code, errb.String())
+			}
+			msg := strings.TrimSpace(errb.String())
+			if strings.Count(msg, "\n") != 0 {
+				t.Fatalf("error is not one line: %q", msg)
+			}
+			if !strings.Contains(msg, tt.want) {
+				t.Fatalf("error %q does not contain %q", msg, tt.want)
+			}
+		})
+	}
+}
+
+func TestNamedMissingConfigIsAnError(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := Main([]string{"--config", "/nonexistent/config.toml", "version"}, &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), "/nonexistent/config.toml") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+func TestHelpFitsOneScreen(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := Main([]string{"--help"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if n := strings.Count(out.String(), "\n"); n > 50 {
+		t.Fatalf("--help is %d lines, more than one screen:\n%s", n, out.String())
+	}
+}

@@ -1,0 +1,476 @@
+// Package integration drives the built herdrtabrenamer binary as a user
+// would: against herdrtest's fake herdr server (and a real herdr when one is
+// on PATH), through its command line, its daemon and its shell hooks.
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+)
+
+// binPath is the herdrtabrenamer binary TestMain built for this run.
+var binPath string
+
+// waitTimeout is how long a test waits for something the daemon should do
+// within milliseconds: generous, because a loaded 2-core CI machine running
+// -race can stall a process for whole seconds.
+const waitTimeout = 10 * time.Second
+
+// TestMain builds the binary once for every test of the package. Set
+// INTEGRATION_RACE=1 to build it with -race too (slower, catches daemon
+// races end to end).
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "htr-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration: temp dir:", err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "herdrtabrenamer")
+	if err := buildBinary(binPath); err != nil {
+		fmt.Fprintln(os.Stderr, "integration:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// buildBinary runs go build from the module root.
+func buildBinary(out string) error {
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOMOD: %w", err)
+	}
+	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	if root == "." || root == "" {
+		return errors.New("go env GOMOD: not inside the module")
+	}
+	args := []string{"build", "-o", out}
+	if os.Getenv("INTEGRATION_RACE") == "1" {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, ".")...)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build %s in %s: %w\n%s", out, root, err, b)
+	}
+	return nil
+}
+
+// sandbox is one user's private world: home, XDG directories and the
+// state file. A daemon and the commands talking to it (nudge, lock,
+// release) must share one, or they would not find each other.
+type sandbox struct {
+	Home       string // $HOME; {dir} shows it as "~"
+	Runtime    string // $XDG_RUNTIME_DIR (short: sun_path holds 108 bytes)
+	ConfigHome string // $XDG_CONFIG_HOME
+	StateHome  string // $XDG_STATE_HOME
+	StatePath  string // the --state file startDaemon passes
+	// Extra are KEY=VALUE pairs added to every command's environment.
+	Extra []string
+}
+
+// newSandbox makes fresh directories, removed when t ends.
+func newSandbox(t testing.TB) *sandbox {
+	t.Helper()
+	rt, err := os.MkdirTemp("", "rt")
+	if err != nil {
+		t.Fatalf("runtime dir: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(rt) })
+	base := t.TempDir()
+	sb := &sandbox{
+		Home:       filepath.Join(base, "home"),
+		Runtime:    rt,
+		ConfigHome: filepath.Join(base, "config"),
+		StateHome:  filepath.Join(base, "state"),
+		StatePath:  filepath.Join(base, "state.json"),
+	}
+	for _, d := range []string{sb.Home, sb.ConfigHome, sb.StateHome} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatalf("sandbox: %v", err)
+		}
+	}
+	return sb
+}
+
+// HomePath joins elements under the sandbox home.
+func (sb *sandbox) HomePath(elem ...string) string {
+	return filepath.Join(append([]string{sb.Home}, elem...)...)
+}
+
+// Environ is a clean environment: nothing of the test runner's herdr or
+// herdrtabrenamer settings leaks in.
+func (sb *sandbox) Environ(extra ...string) []string {
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + sb.Home,
+		"XDG_RUNTIME_DIR=" + sb.Runtime,
+		"XDG_CONFIG_HOME=" + sb.ConfigHome,
+		"XDG_STATE_HOME=" + sb.StateHome,
+		"LANG=C.UTF-8",
+	}
+	if tmp := os.Getenv("TMPDIR"); tmp != "" {
+		env = append(env, "TMPDIR="+tmp)
+	}
+	env = append(env, sb.Extra...)
+	return append(env, extra...)
+}
+
+// NudgeSocket is where a daemon serving srvSocket listens for nudges.
+func (sb *sandbox) NudgeSocket(srvSocket string) string {
+	return filepath.Join(sb.Runtime, "herdrtabrenamer", nudge.ServerKey(srvSocket)+".nudge")
+}
+
+// syncBuffer is a bytes.Buffer safe for a process writing while a test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// daemonProc is a running `herdrtabrenamer run`.
+type daemonProc struct {
+	Env    *sandbox
+	Srv    *herdrtest.Server
+	Stdout *syncBuffer
+	Stderr *syncBuffer
+	Cmd    *exec.Cmd
+
+	done    chan struct{}
+	waitErr error
+	stopped bool
+}
+
+// daemonArgs are the flags every test daemon gets before its own: fast
+// polling and debouncing, renaming on, a private state file. Later flags
+// win, so a test can override any of them.
+func daemonArgs(sb *sandbox, srv *herdrtest.Server) []string {
+	return []string{"run", "--apply", "--socket", srv.SocketPath(), "--state", sb.StatePath,
+		"--poll", "100ms", "--debounce", "20ms"}
+}
+
+// startDaemon runs a daemon against srv in a fresh sandbox. It returns once
+// the daemon listens for nudges (its first pass is under way), and stops it
+// with SIGTERM when the test ends, failing the test unless it exited 0.
+func startDaemon(t testing.TB, srv *herdrtest.Server, args ...string) *daemonProc {
+	t.Helper()
+	return startDaemonIn(t, newSandbox(t), srv, args...)
+}
+
+// startDaemonIn is startDaemon in a given sandbox: a restarted daemon keeps
+// its state file, and nudge/lock/release find it.
+func startDaemonIn(t testing.TB, sb *sandbox, srv *herdrtest.Server, args ...string) *daemonProc {
+	t.Helper()
+	d := spawnDaemon(t, sb, srv, append(daemonArgs(sb, srv), args...)...)
+	sock := sb.NudgeSocket(srv.SocketPath())
+	if !poll(waitTimeout, func() bool {
+		_, err := os.Stat(sock)
+		return err == nil || d.Exited()
+	}) || d.Exited() {
+		t.Fatalf("daemon did not start listening on %s\nstderr:\n%s", sock, d.Stderr.String())
+	}
+	t.Cleanup(func() {
+		if code := d.Stop(); code != 0 {
+			t.Errorf("daemon exited %d after SIGTERM, want 0\nstderr:\n%s", code, d.Stderr.String())
+		}
+	})
+	return d
+}
+
+// spawnDaemon starts the binary with exactly args (no defaults, no waiting,
+// no exit check): for tests that need a daemon that fails or is killed.
+func spawnDaemon(t testing.TB, sb *sandbox, srv *herdrtest.Server, args ...string) *daemonProc {
+	t.Helper()
+	d := &daemonProc{Env: sb, Srv: srv, Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, done: make(chan struct{})}
+	d.Cmd = exec.Command(binPath, args...)
+	d.Cmd.Env = sb.Environ()
+	d.Cmd.Stdout, d.Cmd.Stderr = d.Stdout, d.Stderr
+	if err := d.Cmd.Start(); err != nil {
+		t.Fatalf("start daemon: %v", err)
+	}
+	go func() {
+		d.waitErr = d.Cmd.Wait()
+		close(d.done)
+	}()
+	t.Cleanup(func() {
+		// A test that fails early must not leave a daemon behind.
+		if !d.Exited() {
+			_ = d.Cmd.Process.Kill()
+			<-d.done
+		}
+	})
+	return d
+}
+
+// Exited reports whether the process has ended.
+func (d *daemonProc) Exited() bool {
+	select {
+	case <-d.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Wait waits for the process to end (at most timeout) and returns its
+// exit status, -1 when it did not end or died from a signal.
+func (d *daemonProc) Wait(timeout time.Duration) int {
+	select {
+	case <-d.done:
+	case <-time.After(timeout):
+		return -1
+	}
+	if d.waitErr == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(d.waitErr, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// Stop sends SIGTERM and returns the exit status (-1 if it would not stop
+// within the timeout; it is then killed). Calling it twice is fine.
+func (d *daemonProc) Stop() int {
+	if !d.stopped && !d.Exited() {
+		_ = d.Cmd.Process.Signal(syscall.SIGTERM)
+	}
+	d.stopped = true
+	code := d.Wait(waitTimeout)
+	if code == -1 && !d.Exited() {
+		_ = d.Cmd.Process.Kill()
+		<-d.done
+	}
+	return code
+}
+
+// Kill sends SIGKILL and waits for the process to end.
+func (d *daemonProc) Kill() {
+	d.stopped = true
+	if !d.Exited() {
+		_ = d.Cmd.Process.Kill()
+	}
+	<-d.done
+}
+
+// Log is the daemon's stderr so far.
+func (d *daemonProc) Log() string { return d.Stderr.String() }
+
+// Nudge runs `herdrtabrenamer nudge` for pane as a shell hook would.
+func (d *daemonProc) Nudge(t testing.TB, when, pane string) {
+	t.Helper()
+	args := []string{"nudge", "--socket", d.Srv.SocketPath(), pane}
+	if when != "" {
+		args = append(args, "--when", when)
+	}
+	if _, stderr, code := runCLI(t, d.Env, args...); code != 0 {
+		t.Fatalf("nudge %s: exit %d: %s", pane, code, stderr)
+	}
+}
+
+// runCLI runs the binary to completion in sb (nil: a fresh sandbox) and
+// returns its output and exit status.
+func runCLI(t testing.TB, sb *sandbox, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	return runCLIEnv(t, sb, nil, args...)
+}
+
+// runCLIEnv is runCLI with extra KEY=VALUE environment entries.
+func runCLIEnv(t testing.TB, sb *sandbox, extra []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	if sb == nil {
+		sb = newSandbox(t)
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.Command(binPath, args...)
+	cmd.Env = sb.Environ(extra...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %v: %v", args, err)
+	}
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("herdrtabrenamer %v did not finish in 60s\nstderr:\n%s", args, errb.String())
+	}
+	code = 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("run %v: %v", args, err)
+		}
+		code = ee.ExitCode()
+	}
+	return out.String(), errb.String(), code
+}
+
+// poll calls cond until it is true or timeout passes.
+func poll(timeout time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// startServer starts a fake herdr with a fast event tick.
+func startServer(t testing.TB, opts ...herdrtest.Option) *herdrtest.Server {
+	t.Helper()
+	return herdrtest.Start(t, append([]herdrtest.Option{herdrtest.WithTick(10 * time.Millisecond)}, opts...)...)
+}
+
+// labels lists the session's tab labels in snapshot order (workspaces in
+// order, tabs by position).
+func labels(srv *herdrtest.Server) []string {
+	var out []string
+	for _, t := range srv.Snapshot().Tabs {
+		out = append(out, t.Label)
+	}
+	return out
+}
+
+// label is one tab's current label ("" when it is gone).
+func label(srv *herdrtest.Server, tabID string) string {
+	t, _ := srv.Tab(tabID)
+	return t.Label
+}
+
+// waitLabels waits until the session's labels are exactly want.
+func waitLabels(t testing.TB, srv *herdrtest.Server, want ...string) {
+	t.Helper()
+	if !poll(waitTimeout, func() bool { return slices.Equal(labels(srv), want) }) {
+		t.Fatalf("tab labels = %q, want %q (waited %v)", labels(srv), want, waitTimeout)
+	}
+}
+
+// waitLabel waits until one tab's label is want.
+func waitLabel(t testing.TB, srv *herdrtest.Server, tabID, want string) {
+	t.Helper()
+	if !poll(waitTimeout, func() bool { return label(srv, tabID) == want }) {
+		t.Fatalf("tab %s label = %q, want %q (waited %v)", tabID, label(srv, tabID), want, waitTimeout)
+	}
+}
+
+// renameLabels lists the labels of every tab.rename so far, as "tab=label".
+func renameLabels(srv *herdrtest.Server) []string {
+	var out []string
+	for _, r := range srv.Renames() {
+		out = append(out, r.TabID+"="+r.Label)
+	}
+	return out
+}
+
+// waitRenames waits until the renames so far are exactly want, in order.
+// A rename beyond want fails at once.
+func waitRenames(t testing.TB, srv *herdrtest.Server, want ...string) {
+	t.Helper()
+	ok := poll(waitTimeout, func() bool { return len(srv.Renames()) >= len(want) })
+	got := renameLabels(srv)
+	if !ok || !slices.Equal(got, want) {
+		t.Fatalf("renames = %q\nwant      %q", got, want)
+	}
+}
+
+// quiet asserts that no rename happens for d (several poll periods).
+func quiet(t testing.TB, srv *herdrtest.Server, d time.Duration) {
+	t.Helper()
+	before := renameLabels(srv)
+	time.Sleep(d)
+	if after := renameLabels(srv); len(after) != len(before) {
+		t.Fatalf("unexpected renames while idle: %q", after[len(before):])
+	}
+}
+
+// stateFile is the daemon's state file as JSON, for assertions.
+type stateFile struct {
+	Version int `json:"version"`
+	Tabs    map[string]struct {
+		Label        string     `json:"label"`
+		Locked       bool       `json:"locked"`
+		Released     bool       `json:"released"`
+		MissingSince *time.Time `json:"missing_since"`
+	} `json:"tabs"`
+}
+
+// readState parses the state file; a missing file is an empty state.
+func readState(t testing.TB, path string) stateFile {
+	t.Helper()
+	var sf stateFile
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return sf
+	}
+	if err != nil {
+		t.Fatalf("read state: %v", err)
+	}
+	if err := json.Unmarshal(b, &sf); err != nil {
+		t.Fatalf("state file %s does not parse: %v\n%s", path, err, b)
+	}
+	return sf
+}
+
+// waitPasses waits until the server has answered n more session.snapshot
+// calls than before: after n=2, at least one whole pass began after the
+// call (its state refresh included), whatever pass was in flight.
+func waitPasses(t testing.TB, srv *herdrtest.Server, n int) {
+	t.Helper()
+	method := "session.snapshot"
+	if srv.Protocol() == 17 && srv.Calls(method) == 0 {
+		method = "tab.list"
+	}
+	start := srv.Calls(method)
+	if !poll(waitTimeout, func() bool { return srv.Calls(method) >= start+n }) {
+		t.Fatalf("the daemon made no %d passes in %v (%s calls %d -> %d)", n, waitTimeout, method, start, srv.Calls(method))
+	}
+}
+
+// writeFile writes content to path, making its directory.
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

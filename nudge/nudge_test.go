@@ -1,0 +1,106 @@
+package nudge
+
+import (
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	for _, w := range []When{WhenNow, WhenPreexec, WhenPrecmd} {
+		b, err := Encode("w1:pA", w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Decode(b)
+		if err != nil {
+			t.Fatalf("decode %s: %v", b, err)
+		}
+		if m.PaneID != "w1:pA" || m.When != w || m.V != 1 {
+			t.Fatalf("round trip of %q gave %+v", w, m)
+		}
+	}
+}
+
+func TestDecodeDropsJunk(t *testing.T) {
+	junk := []string{
+		"", "garbage", "{}", `{"v":2,"pane":"w1:p1"}`, `{"v":1,"pane":"bogus"}`,
+		`{"v":1,"pane":"w1:p1","when":"later"}`, `{"v":1,"pane":"w1:pl"}`,
+		`{"v":1,"pane":"w1:p1"` + strings.Repeat(" ", MaxDatagram) + `}`,
+	}
+	for _, j := range junk {
+		if _, err := Decode([]byte(j)); err == nil {
+			t.Errorf("Decode(%.40q) accepted junk", j)
+		}
+	}
+}
+
+func TestEncodeRejectsBadInput(t *testing.T) {
+	if _, err := Encode("p3", WhenNow); err == nil || !strings.Contains(err.Error(), `invalid pane id "p3"`) {
+		t.Fatalf("bad pane id: %v", err)
+	}
+	if _, err := Encode("w1:p3", "soon"); err == nil || !strings.Contains(err.Error(), "--when") {
+		t.Fatalf("bad when: %v", err)
+	}
+}
+
+func TestSendWithoutDaemon(t *testing.T) {
+	dir := t.TempDir()
+	err := Send(filepath.Join(dir, "missing.nudge"), "w1:p1", WhenNow)
+	if !errors.Is(err, ErrNoDaemon) {
+		t.Fatalf("missing socket: %v, want ErrNoDaemon", err)
+	}
+	// A stale socket file with no listener is no daemon either.
+	path := filepath.Join(dir, "stale.nudge")
+	c, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if _, err := os.Stat(path); err != nil {
+		// Go removes the file on Close; recreate a dead one.
+		f, _ := os.Create(path)
+		f.Close()
+	}
+	if err := Send(path, "w1:p1", WhenNow); !errors.Is(err, ErrNoDaemon) {
+		t.Fatalf("stale socket: %v", err)
+	}
+}
+
+func TestSendDelivers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.nudge")
+	c, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := Send(path, "w2:p11", WhenPreexec); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, MaxDatagram)
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	n, err := c.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Decode(buf[:n])
+	if err != nil || m.PaneID != "w2:p11" || m.When != WhenPreexec {
+		t.Fatalf("got %+v, %v", m, err)
+	}
+}
+
+func TestSocketPathIsShortAndPerServer(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", "/run/user/1000")
+	a := SocketPath("/home/u/.config/herdr/herdr.sock")
+	b := SocketPath("/home/u/.config/herdr/sessions/work/herdr.sock")
+	if a == b {
+		t.Fatal("two herdr servers share a nudge socket")
+	}
+	if !strings.HasPrefix(a, "/run/user/1000/herdrtabrenamer/") || len(a) > 100 {
+		t.Fatalf("socket path %q", a)
+	}
+}
