@@ -21,7 +21,7 @@ import (
 type DemoCmd struct {
 	Format string        `help:"Name template to show (default: ${default})." default:"{icon} {proc|dir}" placeholder:"TEMPLATE"`
 	MaxLen int           `help:"Longest name in display columns (default: ${default})." default:"24"`
-	Pause  time.Duration `help:"Pause between steps (default: ${default})." default:"0s"`
+	Pause  time.Duration `help:"Pause between steps (default: ${default})." default:"0s" env:"-"`
 }
 
 // demoStep is one moment of the story: what happens, then the tab bar.

@@ -6,19 +6,24 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/contrib"
 	"github.com/herdrtabrenamer/herdrtabrenamer/hooks"
 )
 
 // InitCmd prints a shell hook to eval from an rc file, the way zoxide,
 // direnv and starship do, or writes the herdr plugin manifest.
 type InitCmd struct {
-	Target    string `arg:"" name:"TARGET" help:"zsh, bash, fish, or herdr-plugin."`
+	Target    string `arg:"" name:"TARGET" help:"zsh, bash, fish, herdr-plugin, systemd or launchd."`
 	Dir       string `arg:"" optional:"" name:"DIR" help:"herdr-plugin only: folder to write herdr-plugin.toml into (created if missing)."`
-	Cmd       string `help:"Binary the hooks call (default: the absolute path of this executable). A bare name is looked up in PATH at each call." placeholder:"PATH"`
-	NoPreexec bool   `help:"Nudge only at the prompt, not also when a command starts."`
+	Cmd       string `help:"Binary the hooks call (default: the absolute path of this executable). A bare name is looked up in PATH at each call." placeholder:"PATH" env:"-"`
+	NoPreexec bool   `help:"Nudge only at the prompt, not also when a command starts." env:"-"`
 }
 
-const pluginTarget = "herdr-plugin"
+const (
+	pluginTarget  = "herdr-plugin"
+	systemdTarget = "systemd"
+	launchdTarget = "launchd"
+)
 
 // Run prints the snippet or writes the manifest. Exit 2: bad arguments.
 func (c *InitCmd) Run(env *runEnv) error {
@@ -26,12 +31,16 @@ func (c *InitCmd) Run(env *runEnv) error {
 	for _, s := range hooks.Shells {
 		isShell = isShell || c.Target == s
 	}
-	if !isShell && c.Target != pluginTarget {
-		return withExit(2, fmt.Errorf("init: unknown shell %q: want %s or %s", c.Target, strings.Join(hooks.Shells, ", "), pluginTarget))
+	service := c.Target == systemdTarget || c.Target == launchdTarget
+	if !isShell && !service && c.Target != pluginTarget {
+		return withExit(2, fmt.Errorf("init: unknown target %q: want %s, %s, %s or %s", c.Target, strings.Join(hooks.Shells, ", "), pluginTarget, systemdTarget, launchdTarget))
 	}
 	bin, err := c.binary()
 	if err != nil {
 		return withExit(2, err)
+	}
+	if service {
+		return c.printService(env, bin)
 	}
 	if isShell {
 		if c.Dir != "" {
@@ -85,4 +94,27 @@ func (c *InitCmd) binary() (string, error) {
 		return "", fmt.Errorf("init: find this executable (pass --cmd PATH): %w", err)
 	}
 	return exe, nil
+}
+
+// printService prints a systemd user unit or a launchd agent that runs the
+// daemon with --apply, for the user to install (the README says where).
+func (c *InitCmd) printService(env *runEnv, bin string) error {
+	if c.Dir != "" || c.NoPreexec {
+		return withExit(2, fmt.Errorf("init %s: takes no DIR and no --no-preexec", c.Target))
+	}
+	if !filepath.IsAbs(bin) {
+		return withExit(2, fmt.Errorf("init %s: the service needs an absolute --cmd path, got %q", c.Target, bin))
+	}
+	var text string
+	if c.Target == systemdTarget {
+		text = contrib.SystemdUnit(bin)
+	} else {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return fmt.Errorf("init %s: find the home folder for the log path: %w", c.Target, err)
+		}
+		text = contrib.LaunchdPlist(bin, home)
+	}
+	_, err := fmt.Fprint(env.stdout, text)
+	return err
 }

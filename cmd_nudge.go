@@ -13,8 +13,8 @@ import (
 // so it does no socket call to herdr and never waits for an answer.
 type NudgeCmd struct {
 	PaneID string `arg:"" name:"PANE_ID" help:"Pane to look at, e.g. w1:p3 (shell hooks pass $HERDR_PANE_ID)."`
-	When   string `help:"Hook point: preexec (a program is about to start) or precmd (back at the prompt)." enum:",preexec,precmd" default:""`
-	Quiet  bool   `help:"Print nothing and exit 0 even when no daemon runs (for shell hooks)."`
+	When   string `help:"Hook point: preexec (a program is about to start) or precmd (back at the prompt)." enum:",preexec,precmd" default:"" env:"-"`
+	Quiet  bool   `help:"Print nothing and exit 0 even when no daemon runs (for shell hooks)." env:"-"`
 }
 
 // Run sends the nudge. Exit 2: bad pane id; exit 3: no daemon.

@@ -40,7 +40,7 @@ type RunCmd struct {
 	Apply        bool          `help:"Rename tabs (without it: dry run, print only new decisions)."`
 	Poll         time.Duration `help:"Full pass interval besides events; 0 for events only (default: ${default})." default:"3s"`
 	Debounce     time.Duration `help:"Coalesce events for this long before a pass (default: ${default})." default:"400ms"`
-	IfNotRunning bool          `help:"Exit 0 quietly when a daemon already serves this herdr (for startup hooks)."`
+	IfNotRunning bool          `help:"Exit 0 quietly when a daemon already serves this herdr (for startup hooks)." env:"-"`
 }
 
 // OnceCmd is one pass.
@@ -53,7 +53,7 @@ type OnceCmd struct {
 type ExplainCmd struct {
 	NamingFlags `embed:""`
 	TabID       string `arg:"" optional:"" name:"TAB_ID" help:"Only this tab, e.g. w1:t2."`
-	JSON        bool   `help:"Print JSON instead of a table."`
+	JSON        bool   `help:"Print JSON instead of a table." env:"-"`
 }
 
 // options builds the daemon's options from flags and the config file.

@@ -139,7 +139,11 @@ func (cf *configFile) Validate(app *kong.Application) error {
 }
 
 // configExcluded are flags that make no sense in a file.
-var configExcluded = map[string]bool{"help": true, "version": true, "config": true}
+var configExcluded = map[string]bool{
+	"help": true, "version": true, "config": true,
+	// per-invocation switches, not settings
+	"when": true, "quiet": true, "json": true, "cmd": true, "no-preexec": true, "pause": true, "if-not-running": true,
+}
 
 var durationType = reflect.TypeOf(time.Duration(0))
 

@@ -283,7 +283,7 @@ func TestFaultSIGKILL200(t *testing.T) {
 	})
 	defer func() { close(stop); wg.Wait() }()
 
-	args := append(daemonArgs(sb, srv), "--poll", "10ms", "--log-level", "warn")
+	args := append(daemonArgs(sb, srv), "--poll", "10ms", "--log-level", "debug")
 	litterSeen := 0
 	start := time.Now()
 	for i := range kills {

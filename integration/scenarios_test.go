@@ -3,7 +3,9 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/rivo/uniseg"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -506,5 +509,72 @@ func TestExplain(t *testing.T) {
 	}
 	if len(srv.Renames()) != 0 {
 		t.Errorf("explain renamed: %q", renameLabels(srv))
+	}
+}
+
+// TestZshHooks runs a real zsh under a pty inside a fake herdr pane, with
+// the hook from `init zsh` installed: `sleep 1` names the tab sleep, and
+// the prompt brings the directory back. The time from Enter to the rename
+// is logged, never asserted (shared machines are noisy).
+func TestZshHooks(t *testing.T) {
+	zsh, err := exec.LookPath("zsh")
+	if err != nil {
+		t.Skip("zsh not on PATH: shell hook test skipped")
+	}
+	srv := startServer(t)
+	sb := newSandbox(t)
+	dir := sb.HomePath("projects", "rmk")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, tab, pane := srv.NewWorkspace("work", dir)
+	// Polling every 5 s: a rename within that time comes from the hooks.
+	startDaemonIn(t, sb, srv, "--poll", "5s")
+	waitLabels(t, srv, "rmk")
+
+	zdot := t.TempDir()
+	writeFile(t, filepath.Join(zdot, ".zshrc"), fmt.Sprintf("PROMPT='READY> '\neval \"$(%s init zsh)\"\n", binPath))
+	cmd := exec.Command(zsh, "-i")
+	cmd.Dir = dir
+	cmd.Env = sb.Environ("ZDOTDIR="+zdot, "TERM=dumb", "SHELL="+zsh,
+		"HERDR_PANE_ID="+pane, "HERDR_SOCKET_PATH="+srv.SocketPath(), "HERDR_ENV=1")
+	tty, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatalf("start zsh under a pty: %v", err)
+	}
+	out := &syncBuffer{}
+	copied := make(chan struct{})
+	go func() { _, _ = io.Copy(out, tty); close(copied) }()
+	t.Cleanup(func() {
+		_, _ = tty.Write([]byte("exit\r"))
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		tty.Close()
+		<-copied
+	})
+	prompts := func() int { return strings.Count(out.String(), "READY> ") }
+	if !poll(waitTimeout, func() bool { return prompts() >= 1 }) {
+		t.Fatalf("zsh gave no prompt; output:\n%q", out.String())
+	}
+	srv.AttachProcess(pane, cmd.Process.Pid)
+	before := len(srv.Renames())
+
+	start := time.Now()
+	if _, err := tty.Write([]byte("sleep 1\r")); err != nil {
+		t.Fatal(err)
+	}
+	waitLabel(t, srv, tab, "sleep")
+	t.Logf("Enter -> tab renamed %q: %v (hooks, poll 5s)", "sleep", time.Since(start))
+	waitLabel(t, srv, tab, "rmk")
+	t.Logf("Enter -> back to %q: %v (sleep 1 included)", "rmk", time.Since(start))
+	got := renameLabels(srv)[before:]
+	if want := []string{tab + "=sleep", tab + "=rmk"}; !slices.Equal(got, want) {
+		t.Errorf("renames = %q, want %q", got, want)
+	}
+	if !poll(waitTimeout, func() bool { return prompts() >= 2 }) {
+		t.Errorf("no prompt after sleep; output:\n%q", out.String())
+	}
+	if strings.Contains(out.String(), "herdrtabrenamer") {
+		t.Errorf("the hook printed to the terminal:\n%q", out.String())
 	}
 }
