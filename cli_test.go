@@ -104,7 +104,9 @@ func TestConfigFileErrorsNameFileAndLine(t *testing.T) {
 		name, body, want string
 	}{
 		{"unknown key", "format = \"{dir}\"\nfromat = \"x\"\n", "config.toml:2: unknown key \"fromat\""},
-		{"wrong type", "\nmax-len = \"ten\"\n", "config.toml:2: max-len: want a whole number"},
+		{"wrong type", "\nmax-len = \"ten\"\n", "--max-len: " + "CFG" + ":2: want a whole number"},
+		{"bad glob", "format = \"{dir}\"\n\n[[rules]]\ndir = \"/a\"\nname = \"a\"\n\n[[rules]]\ndir = \"~/[a\"\nname = \"b\"\n", "config.toml:7: rule 2 (dir \"~/[a\")"},
+		{"bad regex", "[[rewrites]]\nmatch = \"(\"\nreplace = \"x\"\n", "config.toml:1: rewrite rule 1: bad match"},
 		{"bad duration", "poll = \"soon\"\n", "config.toml:1: poll: want a duration"},
 		{"syntax", "format = \n", "config.toml:1:"},
 		{"unknown rule key", "[[rules]]\ndir = \"/x\"\nnmae = \"y\"\n", "config.toml:3: unknown key \"nmae\" in [[rules]]"},
@@ -122,6 +124,7 @@ func TestConfigFileErrorsNameFileAndLine(t *testing.T) {
 				t.Fatalf("exit %d, want 2; stderr %q", code, errb.String())
 			}
 			msg := strings.TrimSpace(errb.String())
+			tt.want = strings.ReplaceAll(tt.want, "CFG", path)
 			if strings.Count(msg, "\n") != 0 {
 				t.Fatalf("error is not one line: %q", msg)
 			}

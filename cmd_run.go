@@ -105,10 +105,10 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	}, nil
 }
 
-// configErr names the config file in errors about its rules.
+// configErr names the config file and line in errors about its rules.
 func configErr(env *runEnv, err error) error {
-	if env.config != nil && env.config.Path != "" && (len(env.config.Rules) > 0 || len(env.config.Rewrites) > 0) {
-		return fmt.Errorf("%s: %w", env.config.Path, err)
+	if env.config != nil && (len(env.config.Rules) > 0 || len(env.config.Rewrites) > 0) {
+		return env.config.locate(err)
 	}
 	return err
 }

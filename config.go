@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -189,10 +190,38 @@ func (cf *configFile) Resolve(_ *kong.Context, _ *kong.Path, f *kong.Flag) (any,
 		}
 	}
 	if err := checkType(f, v); err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", cf.where(f.Name), f.Name, err)
+		// kong prefixes the flag name.
+		return nil, fmt.Errorf("%s: %w", cf.where(f.Name), err)
 	}
 	if i, ok := v.(int64); ok {
 		return fmt.Sprint(i), nil
 	}
 	return v, nil
+}
+
+var tableErr = regexp.MustCompile(`^(rewrite rule|rule) (\d+)\b`)
+
+// locate prefixes an error about the n-th [[rules]] or [[rewrites]] table
+// with file:line of that table's header.
+func (cf *configFile) locate(err error) error {
+	if cf == nil || cf.Path == "" {
+		return err
+	}
+	m := tableErr.FindStringSubmatch(err.Error())
+	if m == nil {
+		return fmt.Errorf("%s: %w", cf.Path, err)
+	}
+	header := "[[rules]]"
+	if m[1] == "rewrite rule" {
+		header = "[[rewrites]]"
+	}
+	n, _ := strconv.Atoi(m[2])
+	for i, l := range cf.lines {
+		if strings.TrimSpace(l) == header {
+			if n--; n == 0 {
+				return fmt.Errorf("%s:%d: %w", cf.Path, i+1, err)
+			}
+		}
+	}
+	return fmt.Errorf("%s: %w", cf.Path, err)
 }

@@ -35,7 +35,7 @@ func (m mapInspector) ForegroundPGID(pid int) (int, error) {
 	return 0, os.ErrNotExist
 }
 func (mapInspector) Process(int) (procinfo.Proc, error) { return procinfo.Proc{}, os.ErrNotExist }
-func (mapInspector) Children(int) ([]int, error)      { return nil, os.ErrNotExist }
+func (mapInspector) Children(int) ([]int, error)        { return nil, os.ErrNotExist }
 
 // benchSession fills srv with panes panes: workspaces of 10 tabs, two
 // panes a tab, every other tab running a program.

@@ -58,8 +58,6 @@ type Daemon struct {
 	down   bool
 	// printed remembers dry-run decisions already shown, per tab.
 	printed map[string]string
-	// stateWarned: one warning per corrupt state file.
-	stateWarned bool
 }
 
 // New builds a daemon and loads its state (a corrupt file is a warning).

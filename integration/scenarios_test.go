@@ -289,13 +289,14 @@ name = "monitor"
 // parents; --workspace leaves other workspaces alone.
 func TestUniqueAndWorkspace(t *testing.T) {
 	srv := startServer(t)
-	sb := newSandbox(t)
-	w1, _, _ := srv.NewWorkspace("one", sb.HomePath("api", "src"))
-	srv.NewTab(w1, sb.HomePath("web", "src"))
-	w2, _, _ := srv.NewWorkspace("two", sb.HomePath("api", "src"))
-	srv.NewTab(w2, sb.HomePath("web", "src"))
-	srv.NewTab(w2, sb.HomePath("docs"))
-	startDaemonIn(t, sb, srv, "--unique", "--workspace", w2)
+	root := t.TempDir() // outside the daemon's home: {dir} is the plain basename
+	at := func(elem ...string) string { return filepath.Join(append([]string{root}, elem...)...) }
+	w1, _, _ := srv.NewWorkspace("one", at("api", "src"))
+	srv.NewTab(w1, at("web", "src"))
+	w2, _, _ := srv.NewWorkspace("two", at("api", "src"))
+	srv.NewTab(w2, at("web", "src"))
+	srv.NewTab(w2, at("docs"))
+	startDaemon(t, srv, "--unique", "--workspace", w2)
 	waitLabels(t, srv, "1", "2", "api/src", "web/src", "docs")
 	quiet(t, srv, 500*time.Millisecond)
 	for _, r := range srv.Renames() {
