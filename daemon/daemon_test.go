@@ -454,3 +454,26 @@ func TestReloadSwapsTheTemplate(t *testing.T) {
 		t.Fatalf("no reload log line:\n%s", f.log.String())
 	}
 }
+
+func TestLostRenameReplyStaysOurs(t *testing.T) {
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Timeout = 200 * time.Millisecond })
+	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	// herdr applies the rename, but only after we stopped waiting.
+	f.srv.SetLatency("tab.rename", 500*time.Millisecond)
+	if _, err := f.d.Once(context.Background()); err == nil {
+		t.Fatal("the pass should report the lost reply")
+	}
+	waitFor(t, "late rename to land", func() bool { return f.labels()[0] == "a" })
+	f.srv.SetLatency("tab.rename", 0)
+	// The shell moves on: "a" is no longer any render of the template, so
+	// only our memory of the rename can tell it from a person's label.
+	f.srv.SetCwd(p1, home+"/b")
+	reps := f.once()
+	if reps[0].Verdict != "ours" {
+		t.Fatalf("a label we set whose reply was lost is judged %q, want ours", reps[0].Verdict)
+	}
+	f.wantLabels("b")
+	if m := f.d.State().Tabs[f.srv.Snapshot().Tabs[0].ID]; m.Pending != "" || m.Label != "b" {
+		t.Fatalf("state after the rename: %+v", m)
+	}
+}

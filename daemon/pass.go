@@ -146,48 +146,74 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 
 	var muts []func(map[string]TabMemory)
 	reports := make([]TabReport, 0, len(todo))
+	var renames []int // indexes into reports
 	for _, t := range todo {
 		mem := d.state.Tabs[t.tab.ID]
+		if mem.Pending != "" && mem.Pending == t.tab.Label {
+			// A rename whose reply was lost did land: the label is ours.
+			id := t.tab.ID
+			muts = append(muts, func(tabs map[string]TabMemory) {
+				m := tabs[id]
+				m.Label, m.Pending, m.Released = m.Pending, "", false
+				tabs[id] = m
+			})
+		}
 		verdict := t.decision.Judge(t.tab.Label, memoryOf(mem), d.opt.Force)
 		rep := t.report
 		rep.Verdict = verdict.String()
 		rep.Action = ActionKeep
 		if verdict.MayRename() && t.decision.Want != "" && t.decision.Want != t.tab.Label {
-			switch {
-			case in.plan:
-				rep.Action = ActionWouldRename
-			case !d.opt.Apply:
-				rep.Action = ActionWouldRename
-			default:
-				if _, err := d.client.RenameTab(ctx, t.tab.ID, t.decision.Want); err != nil {
-					rep.Action, rep.Error = ActionFailed, err.Error()
-					if isServerGone(err) {
-						// The loop logs the outage once; a pass cut short
-						// says nothing more.
-						reports = append(reports, rep)
-						d.saveState(muts, nil)
-						return reports, stats, err
-					}
-					if herdr.IsCode(err, "tab_not_found") {
-						d.log.Debug("tab vanished before rename", "tab", t.tab.ID)
-					} else {
-						d.log.Warn("rename failed", "tab", t.tab.ID, "want", t.decision.Want, "err", err)
-					}
-					break
-				}
-				stats.Renames++
-				rep.Action = ActionRenamed
-				id, label := t.tab.ID, t.decision.Want
-				muts = append(muts, func(tabs map[string]TabMemory) {
-					m := tabs[id]
-					m.Label, m.Released, m.MissingSince = label, false, nil
-					tabs[id] = m
-				})
-				d.log.Info("renamed", "tab", t.tab.ID, "old", t.tab.Label, "new", t.decision.Want,
-					"lead", t.plan.Lead.ID, "why", whyLine(rep))
+			rep.Action = ActionWouldRename
+			if d.opt.Apply && !in.plan {
+				renames = append(renames, len(reports))
 			}
 		}
 		reports = append(reports, rep)
+	}
+	if len(renames) > 0 {
+		// Remember what we are about to set before setting it: a rename
+		// herdr applies but whose reply is lost (herdr stopped, we were
+		// killed, the reply came late) must still read as ours later, or
+		// our own name would look like a person's forever.
+		muts = append(muts, func(tabs map[string]TabMemory) {
+			for _, i := range renames {
+				m := tabs[reports[i].TabID]
+				m.Pending = reports[i].Want
+				tabs[reports[i].TabID] = m
+			}
+		})
+		if err := d.state.Update(applyAll(muts)); err != nil {
+			d.log.Warn("could not save state; keeping it in memory", "err", err)
+		}
+		muts = nil
+	}
+	for _, i := range renames {
+		rep := &reports[i]
+		if _, err := d.client.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
+			rep.Action, rep.Error = ActionFailed, err.Error()
+			if isServerGone(err) {
+				// The loop logs the outage once; a pass cut short says
+				// nothing more.
+				d.saveState(muts, nil)
+				return reports, stats, err
+			}
+			if herdr.IsCode(err, "tab_not_found") {
+				d.log.Debug("tab vanished before rename", "tab", rep.TabID)
+			} else {
+				d.log.Warn("rename failed", "tab", rep.TabID, "want", rep.Want, "err", err)
+			}
+			continue
+		}
+		stats.Renames++
+		rep.Action = ActionRenamed
+		id, label := rep.TabID, rep.Want
+		muts = append(muts, func(tabs map[string]TabMemory) {
+			m := tabs[id]
+			m.Label, m.Pending, m.Released, m.MissingSince = label, "", false, nil
+			tabs[id] = m
+		})
+		d.log.Info("renamed", "tab", rep.TabID, "old", rep.Label, "new", rep.Want,
+			"lead", rep.Lead, "why", whyLine(*rep))
 	}
 	if !in.plan {
 		d.saveState(muts, present)
@@ -209,9 +235,7 @@ func (d *Daemon) saveState(muts []func(map[string]TabMemory), present map[string
 		return
 	}
 	err := d.state.Update(func(tabs map[string]TabMemory) {
-		for _, m := range muts {
-			m(tabs)
-		}
+		applyAll(muts)(tabs)
 		if pruned {
 			(&State{Tabs: tabs}).Prune(present, now)
 		}
@@ -352,8 +376,18 @@ var _ = slog.LevelInfo
 // memoryOf turns what the state file holds into namer's view of it.
 func memoryOf(m TabMemory) namer.Memory {
 	nm := namer.Memory{Locked: m.Locked, Released: m.Released}
-	if m.Label != "" {
-		nm.Labels = []string{m.Label}
+	for _, l := range []string{m.Label, m.Pending} {
+		if l != "" {
+			nm.Labels = append(nm.Labels, l)
+		}
 	}
 	return nm
+}
+
+func applyAll(muts []func(map[string]TabMemory)) func(map[string]TabMemory) {
+	return func(tabs map[string]TabMemory) {
+		for _, m := range muts {
+			m(tabs)
+		}
+	}
 }

@@ -26,6 +26,8 @@ const pruneAfter = time.Minute
 type TabMemory struct {
 	// Label is the last label we set on the tab.
 	Label string `json:"label,omitempty"`
+	// Pending is a label we asked herdr for and have no answer about yet.
+	Pending string `json:"pending,omitempty"`
 	// Locked: the user froze the tab's current name.
 	Locked bool `json:"locked,omitempty"`
 	// Released: the user handed a name back to us, even a person's.

@@ -90,6 +90,16 @@ func TestFaultHerdrRestarts50(t *testing.T) {
 	_, tab, pane := srv.NewWorkspace("main", sb.HomePath("start"))
 	d := startDaemonIn(t, sb, srv, "--poll", "50ms")
 	waitLabel(t, srv, tab, "start")
+	// herdr applies a rename before it answers; stopping it in between
+	// loses the answer, and the daemon then takes its own label for a
+	// person's (reported to the lead). Wait for the answer first.
+	waitRenamed := func(i int, label string) {
+		t.Helper()
+		if !poll(waitTimeout, func() bool { return strings.Contains(d.Log(), "new="+label+" ") }) {
+			t.Fatalf("restart %d: daemon never logged its rename to %q\nlog:\n%s", i, label, d.Log())
+		}
+	}
+	waitRenamed(-1, "start")
 	var ok allowedLabels
 	ok.allow(tab, "start")
 
@@ -108,7 +118,10 @@ func TestFaultHerdrRestarts50(t *testing.T) {
 		want := fmt.Sprintf("r%d", i)
 		ok.allow(tab, want)
 		srv.SetCwd(pane, sb.HomePath(want))
-		waitLabel(t, srv, tab, want)
+		if !poll(waitTimeout, func() bool { return label(srv, tab) == want }) {
+			t.Fatalf("restart %d: label %q, want %q\nlog:\n%s", i, label(srv, tab), want, d.Log())
+		}
+		waitRenamed(i, want)
 		// The label changes when herdr applies the rename; the daemon
 		// counts herdr as back once its pass ends. Stopping herdr in
 		// between would make one long outage of two.
@@ -283,10 +296,11 @@ func TestFaultSIGKILL200(t *testing.T) {
 	})
 	defer func() { close(stop); wg.Wait() }()
 
-	// --force: a kill between herdr applying a rename and the state save
-	// leaves a label the next daemon cannot tell from a person's (a known
-	// gap, reported); this test is about the file, so it renames anyway.
-	args := append(daemonArgs(sb, srv), "--poll", "10ms", "--force", "--log-level", "warn")
+	// No --force: a kill between herdr applying a rename and saving it
+	// must not make our label look like a person's to the next daemon (the
+	// state records each rename as pending before asking herdr), or the
+	// renaming would stop here.
+	args := append(daemonArgs(sb, srv), "--poll", "10ms", "--log-level", "warn")
 	litterSeen := 0
 	start := time.Now()
 	for i := range kills {
@@ -310,7 +324,7 @@ func TestFaultSIGKILL200(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.ResetCounters()
-	d := startDaemonIn(t, sb, srv, "--poll", "10ms", "--force")
+	d := startDaemonIn(t, sb, srv, "--poll", "10ms")
 	if !poll(waitTimeout, func() bool { return len(srv.Renames()) > 0 && len(tempLitter(sb.StatePath)) == 0 }) {
 		t.Fatalf("temp litter survived the next daemon's save: %q\nlog:\n%s", tempLitter(sb.StatePath), d.Log())
 	}

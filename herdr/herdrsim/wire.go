@@ -9,11 +9,8 @@ import (
 	"strings"
 )
 
-// newestProtocol is the newest protocol this fake knows; any larger number
+// NewestProtocol is the newest protocol this fake knows; any larger number
 // plays as this one but reports itself honestly.
-const newestProtocol = NewestProtocol
-
-// NewestProtocol is the newest protocol played; larger numbers play as it.
 const NewestProtocol = 20
 
 // allMethods is every request method of protocol 20's schema, in schema

@@ -1,0 +1,681 @@
+// Command bench measures herdrtabrenamer's figures (DESIGN.md, "What fast
+// means here") in one run against the herdrsim simulator and prints them as
+// one markdown table for the README:
+//
+//	go run ./integration/bench
+//
+// It builds the binary, runs real shells in ptys inside simulated panes,
+// and takes about a minute and a half. Figures from one run share one
+// machine and one load, so the baselines beside them are comparable.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+)
+
+// serveArg re-runs this program as a simulator of N panes in a child
+// process, so the pass CPU figure counts the daemon's work only.
+const serveArg = "-serve-sim"
+
+func main() {
+	if len(os.Args) == 3 && os.Args[1] == serveArg {
+		if err := serveSim(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	hookTrials := flag.Int("hook-trials", 30, "program starts timed with shell hooks")
+	pollTrials := flag.Int("poll-trials", 10, "program starts timed without hooks (default run flags)")
+	idleFor := flag.Duration("idle", 20*time.Second, "shortest idle CPU measurement")
+	nudgeRuns := flag.Int("nudge-runs", 200, "runs of the nudge command (and of /bin/true)")
+	flag.Parse()
+	if err := run(*hookTrials, *pollTrials, *idleFor, *nudgeRuns); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// row is one line of the table.
+type row struct{ figure, measured, target string }
+
+func run(hookTrials, pollTrials int, idleFor time.Duration, nudgeRuns int) error {
+	started := time.Now()
+	w, err := newWorld()
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	fmt.Fprintln(os.Stderr, "bench: built", w.bin)
+
+	// The idle daemon runs alongside everything else on its own server;
+	// it is only read at the end.
+	idle, err := w.startIdle()
+	if err != nil {
+		return err
+	}
+
+	var rows []row
+	conns, procCalls, passes, err := w.idlePass()
+	if err != nil {
+		return fmt.Errorf("idle pass: %w", err)
+	}
+	rows = append(rows,
+		row{"socket connections per idle pass (protocol 20)", fmt.Sprintf("%.2f (%d passes)", conns, passes), "1"},
+		row{"`pane.process_info` calls per idle pass", fmt.Sprintf("%.2f (%d passes)", procCalls, passes), "0"})
+	fmt.Fprintln(os.Stderr, "bench: idle pass done")
+
+	hooks, polled, err := w.latency(hookTrials, pollTrials)
+	if err != nil {
+		return fmt.Errorf("rename latency: %w", err)
+	}
+	rows = append(rows,
+		row{fmt.Sprintf("program start -> tab renamed, zsh hooks (%d starts)", len(hooks)), pcts(hooks), "p95 under 100 ms"},
+		row{fmt.Sprintf("program start -> tab renamed, no hooks: default 3 s poll, events, 400 ms debounce (%d starts)", len(polled)), pcts(polled), "within one poll (3 s)"})
+	fmt.Fprintln(os.Stderr, "bench: latency done")
+
+	for _, n := range []int{100, 2000} {
+		cpu, wall, err := passCPU(n)
+		if err != nil {
+			return fmt.Errorf("pass cpu at %d panes: %w", n, err)
+		}
+		target := "-"
+		if n == 2000 {
+			target = "under 10 ms, linear in panes"
+		}
+		rows = append(rows, row{fmt.Sprintf("pass CPU, %d panes (wall)", n),
+			fmt.Sprintf("%s (%s)", ms(cpu), ms(wall)), target})
+	}
+	fmt.Fprintln(os.Stderr, "bench: pass cpu done")
+
+	nudgeMed, trueMed, err := w.nudgeWall(nudgeRuns)
+	if err != nil {
+		return fmt.Errorf("nudge wall time: %w", err)
+	}
+	rows = append(rows, row{fmt.Sprintf("`nudge` wall time, median of %d (`/bin/true`)", nudgeRuns),
+		fmt.Sprintf("%s (%s, x%.1f)", ms(nudgeMed), ms(trueMed), float64(nudgeMed)/float64(trueMed)), "median under 3 ms"})
+
+	if rest := idleFor - time.Since(idle.since); rest > 0 {
+		fmt.Fprintf(os.Stderr, "bench: idling %v more\n", rest.Round(time.Second))
+		time.Sleep(rest)
+	}
+	cpuPct, rss, span, err := idle.read()
+	if err != nil {
+		return fmt.Errorf("idle daemon: %w", err)
+	}
+	rows = append(rows, row{fmt.Sprintf("daemon idle CPU at 3 s poll, 4 shells (%v)", span.Round(time.Second)),
+		fmt.Sprintf("%.3f %% of a core", cpuPct), "under 0.1 % of a core"},
+		row{"daemon RSS (VmRSS)", fmt.Sprintf("%.1f MiB", float64(rss)/(1<<20)), "under 15 MiB"})
+
+	printTable(os.Stdout, rows, time.Since(started))
+	return nil
+}
+
+func printTable(out io.Writer, rows []row, took time.Duration) {
+	fmt.Fprintf(out, "Figures measured by `go run ./integration/bench` in one run of %v on %s/%s, %d CPUs, %s.\n\n",
+		took.Round(time.Second), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	fmt.Fprintln(out, "| figure | measured | target |")
+	fmt.Fprintln(out, "|---|---|---|")
+	for _, r := range rows {
+		fmt.Fprintf(out, "| %s | %s | %s |\n", r.figure, r.measured, r.target)
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "Latencies are p50 / p95 / max from the keystroke that starts `sleep` to herdr answering the rename.")
+	fmt.Fprintln(out, "Pass CPU is the daemon's own CPU time per idle pass (the simulator runs in another process); a local /proc read stands in for each shell's foreground check.")
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+
+// pcts formats p50 / p95 / max.
+func pcts(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "no samples"
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	at := func(p float64) time.Duration { return s[min(len(s)-1, int(p*float64(len(s))))] }
+	return fmt.Sprintf("%s / %s / %s", ms(at(0.5)), ms(at(0.95)), ms(s[len(s)-1]))
+}
+
+// world is the run's sandbox: the built binary, private XDG directories,
+// and every process and server started, for clean-up.
+type world struct {
+	dir, bin, runtimeDir string
+	servers              []*herdrsim.Server
+	procs                []*exec.Cmd
+	ptys                 []*os.File
+}
+
+func newWorld() (*world, error) {
+	dir, err := os.MkdirTemp("", "htr-bench")
+	if err != nil {
+		return nil, err
+	}
+	// short: socket paths must fit in 108 bytes
+	rt, err := os.MkdirTemp("", "rt")
+	if err != nil {
+		return nil, err
+	}
+	w := &world{dir: dir, bin: filepath.Join(dir, "herdrtabrenamer"), runtimeDir: rt}
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go env GOMOD: %w", err)
+	}
+	build := exec.Command("go", "build", "-o", w.bin, ".")
+	build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
+	if b, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build: %w\n%s", err, b)
+	}
+	for _, d := range []string{"home", "state"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+func (w *world) env(extra ...string) []string {
+	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(w.dir, "home"),
+		"XDG_RUNTIME_DIR=" + w.runtimeDir, "XDG_STATE_HOME=" + filepath.Join(w.dir, "state"),
+		"XDG_CONFIG_HOME=" + filepath.Join(w.dir, "config"), "LANG=C.UTF-8"}, extra...)
+}
+
+func (w *world) close() {
+	for _, c := range w.procs {
+		if c.Process != nil {
+			_ = c.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	for _, c := range w.procs {
+		done := make(chan struct{})
+		go func() { _ = c.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = c.Process.Kill()
+			<-done
+		}
+	}
+	for _, f := range w.ptys {
+		f.Close()
+	}
+	for _, s := range w.servers {
+		s.Close()
+	}
+	os.RemoveAll(w.dir)
+	os.RemoveAll(w.runtimeDir)
+}
+
+// shellServer starts a simulator whose panes are real shells in ptys, so
+// process_info and the daemon's local /proc checks see real processes.
+// shells[i] is the argv of pane i's shell; env entries are added.
+func (w *world) shellServer(shells [][]string, env func(pane, sock string) []string) (*herdrsim.Server, []string, []*os.File, error) {
+	srv, err := herdrsim.New(herdrsim.WithTick(10 * time.Millisecond))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	w.servers = append(w.servers, srv)
+	var panes []string
+	var ttys []*os.File
+	var ws string
+	for i, argv := range shells {
+		cwd := filepath.Join(w.dir, "home", fmt.Sprintf("dir%d", i))
+		if err := os.MkdirAll(cwd, 0o700); err != nil {
+			return nil, nil, nil, err
+		}
+		var pane string
+		if i == 0 {
+			ws, _, pane = srv.NewWorkspace("bench", cwd)
+		} else {
+			_, pane = srv.NewTab(ws, cwd)
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = cwd
+		cmd.Env = w.env(env(pane, srv.SocketPath())...)
+		f, err := pty.Start(cmd)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("start %v in a pty: %w", argv, err)
+		}
+		w.procs = append(w.procs, cmd)
+		w.ptys = append(w.ptys, f)
+		// A shell blocks when nobody reads its terminal.
+		go func() { _, _ = io.Copy(io.Discard, f) }()
+		srv.AttachProcess(pane, cmd.Process.Pid)
+		panes = append(panes, pane)
+		ttys = append(ttys, f)
+	}
+	return srv, panes, ttys, nil
+}
+
+func plainShells(n int) [][]string {
+	out := make([][]string, n)
+	for i := range out {
+		out[i] = []string{"sh", "-i"}
+	}
+	return out
+}
+
+func noEnv(string, string) []string { return nil }
+
+// startDaemon runs `herdrtabrenamer run --apply` against srv and waits for
+// every tab to carry its directory's name.
+func (w *world) startDaemon(srv *herdrsim.Server, stateName string, args ...string) (*exec.Cmd, error) {
+	full := append([]string{"run", "--apply", "--socket", srv.SocketPath(),
+		"--state", filepath.Join(w.dir, stateName), "--log-level", "warn"}, args...)
+	cmd := exec.Command(w.bin, full...)
+	cmd.Env = w.env()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	w.procs = append(w.procs, cmd)
+	ok := waitFor(15*time.Second, func() bool {
+		for _, t := range srv.Snapshot().Tabs {
+			if !strings.HasPrefix(t.Label, "dir") {
+				return false
+			}
+		}
+		return true
+	})
+	if !ok {
+		return nil, errors.New("daemon did not name the tabs within 15 s")
+	}
+	return cmd, nil
+}
+
+func stopProc(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+}
+
+func waitFor(timeout time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return true
+}
+
+// idlePass counts socket connections and process_info calls per pass of a
+// settled daemon polling every 100 ms over 4 real shells.
+func (w *world) idlePass() (conns, procCalls float64, passes int, err error) {
+	srv, _, _, err := w.shellServer(plainShells(4), noEnv)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	d, err := w.startDaemon(srv, "idle-pass.json", "--poll", "100ms")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer stopProc(d)
+	time.Sleep(500 * time.Millisecond) // let the event stream settle
+	srv.ResetCounters()
+	time.Sleep(3 * time.Second)
+	passes = srv.Calls("session.snapshot")
+	if passes == 0 {
+		return 0, 0, 0, errors.New("no pass in 3 s at --poll 100ms")
+	}
+	return float64(srv.Connections()) / float64(passes), float64(srv.Calls("pane.process_info")) / float64(passes), passes, nil
+}
+
+// latency times `sleep` starting in a pane until herdr answers the rename:
+// in a zsh with the hooks installed, and in a plain sh (polling only).
+func (w *world) latency(hookTrials, pollTrials int) (hooks, polled []time.Duration, err error) {
+	hook, err := exec.Command(w.bin, "init", "zsh", "--cmd", w.bin).Output()
+	if err != nil {
+		return nil, nil, fmt.Errorf("init zsh: %w", err)
+	}
+	rc := filepath.Join(w.dir, "hook.zsh")
+	if err := os.WriteFile(rc, hook, 0o600); err != nil {
+		return nil, nil, err
+	}
+	shells := [][]string{{"zsh", "-f", "-i"}, {"sh", "-i"}}
+	srv, panes, ttys, err := w.shellServer(shells, func(pane, sock string) []string {
+		return []string{"HERDR_PANE_ID=" + pane, "HERDR_SOCKET_PATH=" + sock, "PS1=$ "}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := io.WriteString(ttys[0], "source "+rc+"\n"); err != nil {
+		return nil, nil, err
+	}
+	d, err := w.startDaemon(srv, "latency.json") // default --poll 3s
+	if err != nil {
+		return nil, nil, err
+	}
+	defer stopProc(d)
+	time.Sleep(300 * time.Millisecond)
+	sock := nudge.SocketPath(srv.SocketPath())
+	tabOf := func(pane string) string {
+		p, _ := srv.Pane(pane)
+		return p.TabID
+	}
+	trial := func(i int, nudgeBack bool) (time.Duration, error) {
+		tab := tabOf(panes[i])
+		before := len(srv.Renames())
+		start := time.Now()
+		if _, err := io.WriteString(ttys[i], "sleep 30\n"); err != nil {
+			return 0, err
+		}
+		var at time.Time
+		if !waitFor(15*time.Second, func() bool {
+			for _, r := range srv.Renames()[before:] {
+				if r.TabID == tab && r.Label == "sleep" {
+					at = r.At
+					return true
+				}
+			}
+			return false
+		}) {
+			return 0, fmt.Errorf("pane %s: no rename to sleep within 15 s", panes[i])
+		}
+		// Back to the prompt, and wait for the directory name again.
+		if _, err := io.WriteString(ttys[i], "\x03"); err != nil {
+			return 0, err
+		}
+		if nudgeBack {
+			time.Sleep(20 * time.Millisecond)
+			_ = nudge.Send(sock, panes[i], nudge.WhenPrecmd)
+		}
+		if !waitFor(15*time.Second, func() bool {
+			t, _ := srv.Tab(tab)
+			return strings.HasPrefix(t.Label, "dir")
+		}) {
+			return 0, fmt.Errorf("pane %s: tab did not get its directory name back", panes[i])
+		}
+		time.Sleep(50 * time.Millisecond)
+		return at.Sub(start), nil
+	}
+	for range hookTrials {
+		d, err := trial(0, false)
+		if err != nil {
+			return nil, nil, fmt.Errorf("with hooks: %w", err)
+		}
+		hooks = append(hooks, d)
+	}
+	for range pollTrials {
+		d, err := trial(1, true)
+		if err != nil {
+			return nil, nil, fmt.Errorf("polling only: %w", err)
+		}
+		polled = append(polled, d)
+	}
+	return hooks, polled, nil
+}
+
+// nudgeWall times runs of the built `nudge` command against a listening
+// daemon, interleaved with /bin/true so both see the same load.
+func (w *world) nudgeWall(runs int) (nudgeMed, trueMed time.Duration, err error) {
+	srv, panes, _, err := w.shellServer(plainShells(1), noEnv)
+	if err != nil {
+		return 0, 0, err
+	}
+	d, err := w.startDaemon(srv, "nudge.json")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer stopProc(d)
+	env := w.env()
+	var nd, td []time.Duration
+	for range runs {
+		for _, argv := range [][]string{{w.bin, "nudge", "--socket", srv.SocketPath(), panes[0]}, {"/bin/true"}} {
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Env = env
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				return 0, 0, fmt.Errorf("%v: %w", argv, err)
+			}
+			if argv[0] == w.bin {
+				nd = append(nd, time.Since(start))
+			} else {
+				td = append(td, time.Since(start))
+			}
+		}
+	}
+	slices.Sort(nd)
+	slices.Sort(td)
+	return nd[len(nd)/2], td[len(td)/2], nil
+}
+
+// idleDaemon is a daemon left alone at the default 3 s poll.
+type idleDaemon struct {
+	cmd   *exec.Cmd
+	since time.Time
+	ticks uint64 // utime+stime at since, clock ticks
+}
+
+func (w *world) startIdle() (*idleDaemon, error) {
+	srv, _, _, err := w.shellServer(plainShells(4), noEnv)
+	if err != nil {
+		return nil, err
+	}
+	cmd, err := w.startDaemon(srv, "idle.json")
+	if err != nil {
+		return nil, err
+	}
+	time.Sleep(time.Second) // past the start-up pass and subscribe
+	ticks, err := cpuTicks(cmd.Process.Pid)
+	if err != nil {
+		return nil, err
+	}
+	return &idleDaemon{cmd: cmd, since: time.Now(), ticks: ticks}, nil
+}
+
+// read returns CPU use since start as a percentage of one core, VmRSS
+// in bytes and the span measured.
+func (d *idleDaemon) read() (pct float64, rss int64, span time.Duration, err error) {
+	ticks, err := cpuTicks(d.cmd.Process.Pid)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	span = time.Since(d.since)
+	// USER_HZ is 100 on every Linux this runs on (sysconf is not in the
+	// standard library).
+	used := time.Duration(ticks-d.ticks) * 10 * time.Millisecond
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", d.cmd.Process.Pid))
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			rss = kb << 10
+		}
+	}
+	return 100 * float64(used) / float64(span), rss, span, nil
+}
+
+// cpuTicks reads utime+stime of pid from /proc/<pid>/stat.
+func cpuTicks(pid int) (uint64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which may hold spaces: state is 3,
+	// utime 14, stime 15.
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields after the name", pid, len(f))
+	}
+	u, err1 := strconv.ParseUint(f[11], 10, 64)
+	s, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return u + s, nil
+}
+
+// serveSim is the child process: a simulator of n panes (tabs of two,
+// half running a program), its socket path printed on stdout, until
+// stdin closes.
+func serveSim(arg string) error {
+	n, err := strconv.Atoi(arg)
+	if err != nil || n < 2 {
+		return fmt.Errorf("%s %q: want a pane count of at least 2", serveArg, arg)
+	}
+	srv, err := herdrsim.New()
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	var ws string
+	for i, made := 0, 0; made < n; i++ {
+		dir := fmt.Sprintf("/home/u/projects/p%d", i)
+		var pane string
+		if i%10 == 0 {
+			ws, _, pane = srv.NewWorkspace(fmt.Sprintf("ws%d", i/10), dir)
+		} else {
+			_, pane = srv.NewTab(ws, dir)
+		}
+		made++
+		if i%2 == 0 {
+			srv.SetForeground(pane, herdrsim.Proc{Argv: []string{"nvim", "main.go"}})
+		}
+		if made < n {
+			srv.Split(pane, dir)
+			made++
+		}
+	}
+	fmt.Println(srv.SocketPath())
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return nil
+}
+
+// pidTable answers foreground checks for simulated shells from a table,
+// after a real /proc read of this process so each check costs what a
+// real one does.
+type pidTable map[int]int
+
+func (p pidTable) ForegroundPGID(pid int) (int, error) {
+	// This process may have no terminal (tpgid -1 is an error): the
+	// read is what costs, not its answer.
+	_, _ = procinfo.Local().ForegroundPGID(os.Getpid())
+	if pg, ok := p[pid]; ok {
+		return pg, nil
+	}
+	return 0, os.ErrNotExist
+}
+func (pidTable) Process(int) (procinfo.Proc, error) { return procinfo.Proc{}, os.ErrNotExist }
+func (pidTable) Children(int) ([]int, error)        { return nil, os.ErrNotExist }
+
+// passCPU runs idle passes of an in-process daemon over a simulator of n
+// panes in a child process and returns CPU time and wall time per pass.
+func passCPU(n int) (cpu, wall time.Duration, err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return 0, 0, err
+	}
+	child := exec.Command(self, serveArg, strconv.Itoa(n))
+	child.Stderr = os.Stderr
+	stdin, err := child.StdinPipe()
+	if err != nil {
+		return 0, 0, err
+	}
+	stdout, err := child.StdoutPipe()
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := child.Start(); err != nil {
+		return 0, 0, err
+	}
+	defer func() { stdin.Close(); _ = child.Wait() }()
+	line := make([]byte, 0, 256)
+	buf := make([]byte, 1)
+	for {
+		if _, err := stdout.Read(buf); err != nil {
+			return 0, 0, fmt.Errorf("simulator socket path: %w", err)
+		}
+		if buf[0] == '\n' {
+			break
+		}
+		line = append(line, buf[0])
+	}
+	sock := string(line)
+	ctx := context.Background()
+	client := herdr.New(sock, herdr.WithTimeout(30*time.Second))
+	snap, err := client.Snapshot(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	table := pidTable{}
+	for _, p := range snap.Panes {
+		pi, err := client.ProcessInfo(ctx, p.ID)
+		if err != nil {
+			return 0, 0, err
+		}
+		table[pi.ShellPID] = pi.ForegroundPGID
+	}
+	nm, err := namer.New(namer.Config{Format: "{proc|dir}", MaxLen: 24, Home: "/home/u"})
+	if err != nil {
+		return 0, 0, err
+	}
+	procs, err := procinfo.New(procinfo.Options{}, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	stateDir, err := os.MkdirTemp("", "htr-bench-state")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer os.RemoveAll(stateDir)
+	d, err := daemon.New(daemon.Options{Socket: sock, Namer: nm, Procs: procs, Inspector: table, Apply: true,
+		StatePath: filepath.Join(stateDir, "state.json"), Timeout: 30 * time.Second,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return 0, 0, err
+	}
+	for range 3 { // name every tab, fill the caches, warm up
+		if _, err := d.Once(ctx); err != nil {
+			return 0, 0, err
+		}
+	}
+	passes := max(10, 20000/n)
+	before := rusage()
+	start := time.Now()
+	for range passes {
+		st, err := d.PassStats(ctx)
+		if err != nil {
+			return 0, 0, err
+		}
+		if st.ProcessInfoCalls != 0 || st.Renames != 0 {
+			return 0, 0, fmt.Errorf("pass was not idle: %+v", st)
+		}
+	}
+	wall = time.Since(start) / time.Duration(passes)
+	cpu = (rusage() - before) / time.Duration(passes)
+	return cpu, wall, nil
+}
+
+// rusage is this process's user+system CPU time so far.
+func rusage() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
