@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
@@ -38,4 +40,51 @@ func (c *NudgeCmd) send(g *Globals) error {
 		return withExit(2, fmt.Errorf("nudge: %w", err))
 	}
 	return nudge.Send(nudge.SocketPath(sock), c.PaneID, nudge.When(c.When))
+}
+
+// hookNudge recognises the argument shapes the shell hooks send
+// (`nudge [--quiet] [--when preexec|precmd] PANE_ID`). Anything else, or
+// anything odd, goes through kong as usual.
+func hookNudge(args []string) (*NudgeCmd, bool) {
+	if len(args) < 2 || args[0] != "nudge" {
+		return nil, false
+	}
+	c := &NudgeCmd{}
+	for i := 1; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--quiet":
+			c.Quiet = true
+		case a == "--when" && i+1 < len(args):
+			i++
+			c.When = args[i]
+		case strings.HasPrefix(a, "--when="):
+			c.When = strings.TrimPrefix(a, "--when=")
+		case strings.HasPrefix(a, "-") || c.PaneID != "":
+			return nil, false
+		default:
+			c.PaneID = a
+		}
+	}
+	if c.PaneID == "" {
+		return nil, false
+	}
+	if _, err := nudge.ParseWhen(c.When); err != nil {
+		return nil, false
+	}
+	return c, true
+}
+
+// runFast is Run without kong: the same checks, messages and exit codes.
+func (c *NudgeCmd) runFast(stderr io.Writer) int {
+	err := c.Run(&Globals{}, &runEnv{stderr: stderr})
+	if err == nil {
+		return 0
+	}
+	code := 1
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	fmt.Fprintf(stderr, "herdrtabrenamer: %v\n", err)
+	return code
 }
