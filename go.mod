@@ -7,6 +7,7 @@ require (
 	github.com/alecthomas/kong v1.17.0
 	github.com/creack/pty v1.1.24
 	github.com/gobwas/glob v1.1.0
+	github.com/goccy/go-json v0.12.0
 	github.com/google/renameio/v2 v2.0.2
 	github.com/rivo/uniseg v0.4.7
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	fastjson "github.com/goccy/go-json"
 	"io"
 	"log/slog"
 	"net"
@@ -220,7 +221,7 @@ func (c *Client) exchange(ctx context.Context, method string, params any) ([]byt
 	if _, err := conn.Write(line); err != nil {
 		return nil, c.transportErr(ctx, method, deadline, fmt.Errorf("write request: %w", err))
 	}
-	br := bufio.NewReaderSize(conn, 8<<10)
+	br := bufio.NewReaderSize(conn, 64<<10)
 	reply, err := readLine(br, MaxReply)
 	if err != nil {
 		return nil, c.transportErr(ctx, method, deadline, err)
@@ -276,7 +277,7 @@ func decodeReply[T any](method, path string, line []byte) (*T, error) {
 		return nil, &TransportError{Op: method, Path: path, Err: errors.New("empty reply line")}
 	}
 	var r reply[T]
-	if err := json.Unmarshal(line, &r); err != nil {
+	if err := fastjson.Unmarshal(line, &r); err != nil {
 		return nil, &TransportError{Op: method, Path: path, Err: fmt.Errorf("reply is not a JSON reply object (%v): %s", err, snippet(line))}
 	}
 	if r.Error != nil {
