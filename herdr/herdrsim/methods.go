@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -347,8 +348,10 @@ func (s *Server) paneRename(pr *params) (any, error) {
 }
 
 var (
-	sourcePattern   = regexp.MustCompile(`^[A-Za-z0-9:._-]{1,80}$`)
-	tokenKeyPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
+	// Compiled on first use: "{1,80}" expands to a large program, and the
+	// demo binary should not pay for it at every start (`nudge` included).
+	sourcePattern   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9:._-]{1,80}$`) })
+	tokenKeyPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`) })
 )
 
 const (
@@ -391,10 +394,10 @@ func (s *Server) paneReportMetadata(pr *params) (any, error) {
 		return nil, err
 	}
 	source = strings.TrimSpace(source)
-	if !sourcePattern.MatchString(source) {
+	if !sourcePattern().MatchString(source) {
 		return nil, errf("invalid_metadata_source", "metadata source %q must be 1-80 characters of A-Z a-z 0-9 : . _ -", source)
 	}
-	if hasApplies && !sourcePattern.MatchString(strings.TrimSpace(applies)) {
+	if hasApplies && !sourcePattern().MatchString(strings.TrimSpace(applies)) {
 		return nil, errf("invalid_metadata_source", "applies_to_source %q must be 1-80 characters of A-Z a-z 0-9 : . _ -", applies)
 	}
 	if hasTTL && (ttl < 1 || ttl > maxTTLMillis) {
@@ -404,7 +407,7 @@ func (s *Server) paneReportMetadata(pr *params) (any, error) {
 		return nil, errf("metadata_token_limit", "at most %d tokens per report", maxTokensPerReport)
 	}
 	for k := range tokens {
-		if !tokenKeyPattern.MatchString(k) {
+		if !tokenKeyPattern().MatchString(k) {
 			return nil, errf("invalid_metadata_token", "metadata token key %q must be 1-32 characters of A-Z a-z 0-9 _ -", k)
 		}
 	}
