@@ -42,41 +42,46 @@ func (c *NudgeCmd) send(g *Globals) error {
 	return nudge.Send(nudge.SocketPath(sock), c.PaneID, nudge.When(c.When))
 }
 
-// hookNudge recognises the argument shapes the shell hooks send
-// (`nudge [--quiet] [--when preexec|precmd] PANE_ID`). Anything else, or
-// anything odd, goes through kong as usual.
-func hookNudge(args []string) (*NudgeCmd, bool) {
+// hookNudge recognises the argument shapes the shell hooks and scripts
+// send (`nudge [--quiet] [--when preexec|precmd] [--socket PATH] PANE_ID`).
+// Anything else, or anything odd, goes through kong as usual.
+func hookNudge(args []string) (*NudgeCmd, *Globals, bool) {
 	if len(args) < 2 || args[0] != "nudge" {
-		return nil, false
+		return nil, nil, false
 	}
-	c := &NudgeCmd{}
+	c, g := &NudgeCmd{}, &Globals{}
 	for i := 1; i < len(args); i++ {
 		switch a := args[i]; {
 		case a == "--quiet":
 			c.Quiet = true
+		case a == "--socket" && i+1 < len(args):
+			i++
+			g.Socket = args[i]
+		case strings.HasPrefix(a, "--socket="):
+			g.Socket = strings.TrimPrefix(a, "--socket=")
 		case a == "--when" && i+1 < len(args):
 			i++
 			c.When = args[i]
 		case strings.HasPrefix(a, "--when="):
 			c.When = strings.TrimPrefix(a, "--when=")
 		case strings.HasPrefix(a, "-") || c.PaneID != "":
-			return nil, false
+			return nil, nil, false
 		default:
 			c.PaneID = a
 		}
 	}
 	if c.PaneID == "" {
-		return nil, false
+		return nil, nil, false
 	}
 	if _, err := nudge.ParseWhen(c.When); err != nil {
-		return nil, false
+		return nil, nil, false
 	}
-	return c, true
+	return c, g, true
 }
 
 // runFast is Run without kong: the same checks, messages and exit codes.
-func (c *NudgeCmd) runFast(stderr io.Writer) int {
-	err := c.Run(&Globals{}, &runEnv{stderr: stderr})
+func (c *NudgeCmd) runFast(g *Globals, stderr io.Writer) int {
+	err := c.Run(g, &runEnv{stderr: stderr})
 	if err == nil {
 		return 0
 	}

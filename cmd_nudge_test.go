@@ -21,14 +21,17 @@ func TestHookNudgeFastPathMatchesKong(t *testing.T) {
 		{[]string{"nudge", "bogus"}, true, 2},
 		{[]string{"nudge", "--quiet", "bogus"}, true, 0},
 		{[]string{"nudge", "--when", "later", "w1:p3"}, false, 2},
-		{[]string{"nudge", "--socket", "/x", "w1:p3"}, false, 3},
+		{[]string{"nudge", "--socket", "/x", "w1:p3"}, true, 3},
+		{[]string{"nudge", "--socket=/x", "--quiet", "w1:p3"}, true, 0},
+		{[]string{"nudge", "--socket", "", "w1:p3"}, true, 3},
+		{[]string{"nudge", "--log-level", "debug", "w1:p3"}, false, 3},
 		{[]string{"nudge", "w1:p3", "w1:p4"}, false, 2},
 		{[]string{"nudge"}, false, 2},
 		{[]string{"once"}, false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			n, ok := hookNudge(tt.args)
+			n, g, ok := hookNudge(tt.args)
 			if ok != tt.fast {
 				t.Fatalf("fast path taken = %v, want %v", ok, tt.fast)
 			}
@@ -44,7 +47,7 @@ func TestHookNudgeFastPathMatchesKong(t *testing.T) {
 				return
 			}
 			var fast bytes.Buffer
-			if got := n.runFast(&fast); got != want || fast.String() != slow.String() {
+			if got := n.runFast(g, &fast); got != want || fast.String() != slow.String() {
 				t.Fatalf("fast path: exit %d %q; kong path: exit %d %q", got, fast.String(), want, slow.String())
 			}
 		})

@@ -8,8 +8,8 @@ import (
 func main() {
 	// Shell hooks run `nudge` on every prompt: skip building the kong
 	// grammar for the exact form they use.
-	if n, ok := hookNudge(os.Args[1:]); ok {
-		os.Exit(n.runFast(os.Stderr))
+	if n, g, ok := hookNudge(os.Args[1:]); ok {
+		os.Exit(n.runFast(g, os.Stderr))
 	}
 	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 }

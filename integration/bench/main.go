@@ -441,10 +441,11 @@ func (w *world) nudgeWall(runs int) (nudgeMed, trueMed time.Duration, err error)
 		return 0, 0, err
 	}
 	defer stopProc(d)
-	env := w.env()
+	// Exactly what the shell hooks run inside a herdr pane.
+	env := append(w.env(), "HERDR_SOCKET_PATH="+srv.SocketPath())
 	var nd, td []time.Duration
 	for range runs {
-		for _, argv := range [][]string{{w.bin, "nudge", "--socket", srv.SocketPath(), panes[0]}, {"/bin/true"}} {
+		for _, argv := range [][]string{{w.bin, "nudge", "--quiet", "--when", "precmd", panes[0]}, {"/bin/true"}} {
 			cmd := exec.Command(argv[0], argv[1:]...)
 			cmd.Env = env
 			start := time.Now()
