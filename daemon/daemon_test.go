@@ -477,3 +477,26 @@ func TestLostRenameReplyStaysOurs(t *testing.T) {
 		t.Fatalf("state after the rename: %+v", m)
 	}
 }
+
+func TestOwnRenameEchoCostsNoPass(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{proc|dir}", nil)
+	f.d.opt.Inspector = fakeInspector{f.srv}
+	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.d.Run(ctx, nil) }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	// Let the replayed backlog drain (it is all old news too).
+	time.Sleep(300 * time.Millisecond)
+	f.srv.ResetCounters()
+	f.srv.NewTab(ws, home+"/b")
+	waitFor(t, "new tab named", func() bool { return len(f.labels()) == 2 && f.labels()[1] == "b" })
+	// The echo of our rename arrives within a few ticks; it must not
+	// cause another pass.
+	time.Sleep(200 * time.Millisecond)
+	if n := f.srv.Calls("session.snapshot"); n != 1 {
+		t.Fatalf("%d snapshots for one new tab, want 1 (our own rename echo caused a pass)", n)
+	}
+}

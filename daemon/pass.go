@@ -206,6 +206,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		}
 		stats.Renames++
 		rep.Action = ActionRenamed
+		d.noteLabel(rep.TabID, rep.Want)
 		id, label := rep.TabID, rep.Want
 		muts = append(muts, func(tabs map[string]TabMemory) {
 			m := tabs[id]
@@ -388,6 +389,20 @@ func applyAll(muts []func(map[string]TabMemory)) func(map[string]TabMemory) {
 	return func(tabs map[string]TabMemory) {
 		for _, m := range muts {
 			m(tabs)
+		}
+	}
+}
+
+// noteLabel updates the last snapshot after our own rename, so the
+// tab.renamed echo herdr sends back reads as old news and costs no pass.
+func (d *Daemon) noteLabel(tabID, label string) {
+	if d.last == nil {
+		return
+	}
+	for i := range d.last.Tabs {
+		if d.last.Tabs[i].ID == tabID {
+			d.last.Tabs[i].Label = label
+			return
 		}
 	}
 }
