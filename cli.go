@@ -179,9 +179,34 @@ func legacyArgs(args []string, app *kong.Application) []string {
 	}
 	switch {
 	case once:
-		return append([]string{"once"}, out...)
+		return append([]string{"once"}, dropDaemonFlags(out)...)
 	case legacy && !hasCommand && !help:
 		return append([]string{"run"}, out...)
+	}
+	return out
+}
+
+// daemonOnly are the daemon's flags that the original tool also accepted
+// with -once, where they mean nothing.
+var daemonOnly = map[string]bool{"--poll": true, "--debounce": true}
+
+// dropDaemonFlags removes daemonOnly flags (and their values) so that
+// `-once -poll 3s` runs once instead of failing.
+func dropDaemonFlags(args []string) []string {
+	out := args[:0:0]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		name, _, hasValue := strings.Cut(a, "=")
+		if daemonOnly[name] {
+			if !hasValue {
+				i++ // the value that follows
+			}
+			continue
+		}
+		out = append(out, a)
 	}
 	return out
 }

@@ -34,6 +34,8 @@ func TestLegacySingleDashFlags(t *testing.T) {
 		{[]string{"-poll", "5s", "-max-len", "10"}, "run",
 			func(c *CLI) bool { return c.Run.Poll == 5*time.Second && c.Run.MaxLen == 10 }},
 		{[]string{"--once"}, "once", nil},
+		// The original accepted the daemon's flags with -once.
+		{[]string{"-once", "-poll", "3s", "-debounce=1s", "-apply"}, "once", func(c *CLI) bool { return c.Once.Apply }},
 		{[]string{"once", "--apply"}, "once", func(c *CLI) bool { return c.Once.Apply }},
 		// After --, nothing is rewritten.
 		{[]string{"nudge", "--", "w1:p3"}, "nudge <PANE_ID>", func(c *CLI) bool { return c.Nudge.PaneID == "w1:p3" }},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -50,15 +51,16 @@ func hookNudge(args []string) (*NudgeCmd, *Globals, bool) {
 		return nil, nil, false
 	}
 	c, g := &NudgeCmd{}, &Globals{}
+	socketFlag := false
 	for i := 1; i < len(args); i++ {
 		switch a := args[i]; {
 		case a == "--quiet":
 			c.Quiet = true
 		case a == "--socket" && i+1 < len(args):
 			i++
-			g.Socket = args[i]
+			g.Socket, socketFlag = args[i], true
 		case strings.HasPrefix(a, "--socket="):
-			g.Socket = strings.TrimPrefix(a, "--socket=")
+			g.Socket, socketFlag = strings.TrimPrefix(a, "--socket="), true
 		case a == "--when" && i+1 < len(args):
 			i++
 			c.When = args[i]
@@ -72,6 +74,14 @@ func hookNudge(args []string) (*NudgeCmd, *Globals, bool) {
 	}
 	if c.PaneID == "" {
 		return nil, nil, false
+	}
+	// kong reads the socket from the environment too (flag > env); so
+	// must the fast path, or it nudges a socket no daemon listens on.
+	if !socketFlag {
+		g.Socket = os.Getenv("HERDRTABRENAMER_SOCKET")
+		if g.Socket == "" && configSetsSocket() {
+			return nil, nil, false // the config file names it: let kong read it
+		}
 	}
 	if _, err := nudge.ParseWhen(c.When); err != nil {
 		return nil, nil, false
@@ -92,4 +102,14 @@ func (c *NudgeCmd) runFast(g *Globals, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "herdrtabrenamer: %v\n", err)
 	return code
+}
+
+var socketKey = regexp.MustCompile(`(?m)^[ \t]*"?socket"?[ \t]*=`)
+
+// configSetsSocket is a cheap look at the config file for a socket key,
+// so the fast path never disagrees with kong about where the daemon is.
+func configSetsSocket() bool {
+	path, _ := configPathFromArgs(nil)
+	b, err := os.ReadFile(path)
+	return err == nil && socketKey.Match(b)
 }

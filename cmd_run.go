@@ -147,7 +147,14 @@ func (c *RunCmd) Run(g *Globals, env *runEnv) error {
 	defer signal.Stop(hup)
 	reload := make(chan daemon.Options, 1)
 	go func() {
-		for range hup {
+		for {
+			// hup is never closed: without ctx this goroutine would
+			// outlive Run.
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+			}
 			cli, cf, err := env.reparse()
 			if err != nil {
 				opt.Log.Error("reload failed; keeping the old configuration", "err", err)

@@ -165,13 +165,26 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 	defer func() { stopEvents(); <-evDone }()
 
 	var poll <-chan time.Time
-	if d.opt.Poll > 0 {
-		t := time.NewTicker(d.opt.Poll)
-		defer t.Stop()
-		poll = t.C
+	var ticker *time.Ticker
+	// setPoll (re)starts the poll ticker: a reload may change --poll.
+	setPoll := func(every time.Duration) {
+		if ticker != nil {
+			ticker.Stop()
+			ticker, poll = nil, nil
+		}
+		if every > 0 {
+			ticker = time.NewTicker(every)
+			poll = ticker.C
+		}
 	}
+	setPoll(d.opt.Poll)
+	defer setPoll(0)
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
+	// The debounce window opens at the first news and is not pushed back
+	// by later news: a pane whose title changes faster than --debounce
+	// would otherwise hold every pass off for as long as it keeps going.
+	debouncing := false
 	nudgeTimer := time.NewTimer(time.Hour)
 	nudgeTimer.Stop()
 	forced := map[string]bool{}
@@ -196,13 +209,32 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 		d.printDryRun(reps)
 		if ag := d.agentPanes(); !sameStrings(ag, curAgents) {
 			curAgents = ag
+			// Replace an update the watcher has not taken yet. Only this
+			// goroutine sends, so after the drain the send cannot block;
+			// a blocking receive here would hang the loop if the watcher
+			// took the old value in between.
 			select {
-			case agentPanes <- ag:
+			case <-agentPanes:
 			default:
-				<-agentPanes
-				agentPanes <- ag
 			}
+			agentPanes <- ag
 		}
+	}
+
+	// nudged runs a pass for a nudged pane at once, unless the last
+	// nudge pass was under nudgeGap ago: then one pass at the end of the
+	// gap serves every pane nudged meanwhile. Every nudge-driven pass,
+	// preexec re-checks included, goes through here, so a flood of nudges
+	// costs at most 1/nudgeGap passes a second.
+	nudged := func(pane string) {
+		forced[pane] = true
+		if wait := nudgeGap - time.Since(lastNudgePass); wait > 0 {
+			nudgeTimer.Reset(wait)
+			return
+		}
+		lastNudgePass = time.Now()
+		run(passInput{forced: forced})
+		forced = map[string]bool{}
 	}
 
 	run(passInput{})
@@ -211,17 +243,23 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 		case <-ctx.Done():
 			return nil
 		case opt := <-reload:
+			oldPoll := d.opt.Poll
 			d.reconfigure(opt)
+			if d.opt.Poll != oldPoll {
+				setPoll(d.opt.Poll)
+			}
 			run(passInput{})
 		case <-poll:
 			run(passInput{})
 		case <-subscribed:
 			run(passInput{})
 		case ev := <-events:
-			if d.newsworthy(ev) {
+			if !debouncing && d.newsworthy(ev) {
+				debouncing = true
 				debounce.Reset(d.opt.Debounce)
 			}
 		case <-debounce.C:
+			debouncing = false
 			run(passInput{})
 		case m := <-nudges:
 			if m.When == nudge.WhenPreexec {
@@ -232,20 +270,10 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 				}
 				continue
 			}
-			forced[m.PaneID] = true
-			if wait := nudgeGap - time.Since(lastNudgePass); wait > 0 {
-				nudgeTimer.Reset(wait)
-				continue
-			}
-			lastNudgePass = time.Now()
-			run(passInput{forced: forced})
-			forced = map[string]bool{}
+			nudged(m.PaneID)
 		case pane := <-preexecDone:
 			delete(watching, pane)
-			forced[pane] = true
-			lastNudgePass = time.Now()
-			run(passInput{forced: forced})
-			forced = map[string]bool{}
+			nudged(pane)
 		case <-nudgeTimer.C:
 			if len(forced) > 0 {
 				lastNudgePass = time.Now()
@@ -316,6 +344,17 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 		if err != nil {
 			cancel()
 			d.log.Debug("subscribe failed", "err", err)
+			var apiErr *herdr.APIError
+			if errors.As(err, &apiErr) {
+				// herdr is up but refused the request, most likely
+				// because a per-pane entry names a pane that is gone.
+				// Ask the loop for a pass: it sends the current agent
+				// panes, which the next attempt picks up.
+				select {
+				case subscribed <- struct{}{}:
+				default:
+				}
+			}
 			sleep := backoff/2 + rand.N(backoff/2+1)
 			backoff = min(backoff*2, backoffMax)
 			select {
@@ -518,6 +557,8 @@ func (d *Daemon) reconfigure(opt Options) {
 	}
 	d.opt = opt
 	d.printed = map[string]string{}
+	// Cached programs were named with the old aliases and rewrites.
+	d.procs = map[string]*paneProc{}
 	d.log.Info("configuration reloaded")
 }
 

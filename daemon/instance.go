@@ -24,7 +24,10 @@ type Instance struct {
 // AcquireInstance takes the lock at path without blocking. When another
 // process holds it, the error wraps ErrAlreadyRunning and names the holder.
 func AcquireInstance(path string) (*Instance, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	// O_NOFOLLOW: without $XDG_RUNTIME_DIR the lock sits in the shared
+	// temporary directory at a predictable name; a planted symlink must
+	// not make us truncate its target.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open instance lock %s: %w", path, err)
 	}

@@ -119,7 +119,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 			continue
 		}
 		plan := d.opt.Namer.Plan(tab, workspaces[tab.WorkspaceID], panes)
-		facts, prog := d.facts(ctx, plan, in.forced[plan.Lead.ID] || anyForced(in.forced, panes), &stats)
+		facts, prog, known := d.facts(ctx, plan, in.forced[plan.Lead.ID] || anyForced(in.forced, panes), &stats)
 		dec := d.opt.Namer.Decide(plan, facts)
 		rep := TabReport{
 			TabID: tab.ID, Workspace: tab.WorkspaceID, Label: tab.Label, Want: dec.Want,
@@ -128,6 +128,12 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		}
 		if dec.Rule != nil {
 			rep.Rule = dec.Rule.String()
+		}
+		if !known {
+			// One lost process_info reply must not flip a tab running vim
+			// to its directory and back: decide again next pass.
+			rep.ProgramWhy = "unknown: herdr did not answer pane.process_info"
+			dec.Want, rep.Want = "", ""
 		}
 		todo = append(todo, pending{tab: tab, plan: plan, decision: dec, report: rep})
 	}
@@ -202,6 +208,14 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 			} else {
 				d.log.Warn("rename failed", "tab", rep.TabID, "want", rep.Want, "err", err)
 			}
+			// herdr answered no: the label was not set, so it is not ours.
+			id := rep.TabID
+			muts = append(muts, func(tabs map[string]TabMemory) {
+				if m, ok := tabs[id]; ok {
+					m.Pending = ""
+					tabs[id] = m
+				}
+			})
 			continue
 		}
 		stats.Renames++
@@ -272,11 +286,12 @@ func anyForced(forced map[string]bool, panes []herdr.Pane) bool {
 
 // facts gathers the values namer cannot compute itself: the lead pane's
 // program (asking herdr only when it may have changed), ssh host, repo.
-func (d *Daemon) facts(ctx context.Context, plan namer.Plan, forced bool, stats *PassStats) (namer.Facts, procinfo.Program) {
+func (d *Daemon) facts(ctx context.Context, plan namer.Plan, forced bool, stats *PassStats) (namer.Facts, procinfo.Program, bool) {
 	var f namer.Facts
 	var prog procinfo.Program
+	known := true
 	if plan.NeedsProc || plan.NeedsHost {
-		prog = d.program(ctx, plan.Lead, forced, stats)
+		prog, known = d.program(ctx, plan.Lead, forced, stats)
 		f.Proc = prog.Name
 		if plan.NeedsHost && d.opt.SSH != nil {
 			if dest := procinfo.SSHDestination(prog.Argv); dest != "" {
@@ -289,17 +304,20 @@ func (d *Daemon) facts(ctx context.Context, plan namer.Plan, forced bool, stats 
 			f.Repo, f.Branch = info.Repo, info.Branch
 		}
 	}
-	return f, prog
+	return f, prog, known
 }
 
 // program returns the lead pane's foreground program. herdr is asked only
 // when nothing is cached, the pane was nudged, or our local look at the
 // shell's foreground process group says it changed.
-func (d *Daemon) program(ctx context.Context, pane herdr.Pane, forced bool, stats *PassStats) procinfo.Program {
+//
+// ok is false when the program is unknown (herdr did not answer and
+// nothing is cached): the caller must not take that for an idle shell.
+func (d *Daemon) program(ctx context.Context, pane herdr.Pane, forced bool, stats *PassStats) (prog procinfo.Program, ok bool) {
 	c := d.procs[pane.ID]
 	if c != nil && !forced && c.localOK {
 		if pg, err := d.opt.Inspector.ForegroundPGID(c.shellPID); err == nil && pg == c.pgid {
-			return c.prog
+			return c.prog, true
 		}
 	}
 	stats.ProcessInfoCalls++
@@ -307,15 +325,15 @@ func (d *Daemon) program(ctx context.Context, pane herdr.Pane, forced bool, stat
 	if err != nil {
 		d.log.Debug("process_info failed", "pane", pane.ID, "err", err)
 		if c != nil {
-			return c.prog
+			return c.prog, true
 		}
-		return procinfo.Program{}
+		return procinfo.Program{}, false
 	}
-	prog := d.opt.Procs.Program(pi)
+	prog = d.opt.Procs.Program(pi)
 	if pi.ShellPID == 0 && pi.ForegroundPGID == 0 {
 		// Never cache an empty answer as a fact.
 		delete(d.procs, pane.ID)
-		return prog
+		return prog, true
 	}
 	nc := &paneProc{shellPID: pi.ShellPID, pgid: pi.ForegroundPGID, prog: prog}
 	if d.opt.Inspector != nil && pi.ShellPID > 0 {
@@ -324,7 +342,7 @@ func (d *Daemon) program(ctx context.Context, pane herdr.Pane, forced bool, stat
 		}
 	}
 	d.procs[pane.ID] = nc
-	return prog
+	return prog, true
 }
 
 func whyLine(r TabReport) string {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -81,7 +82,7 @@ func LoadState(path, server string) (*State, error) {
 // reload replaces Tabs with the file's content.
 func (s *State) reload() error {
 	s.Tabs = map[string]TabMemory{}
-	b, err := os.ReadFile(s.Path)
+	fh, err := os.Open(s.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		s.stamp = fileStamp{}
 		return nil
@@ -89,8 +90,16 @@ func (s *State) reload() error {
 	if err != nil {
 		return fmt.Errorf("read state %s: %w (starting with empty state)", s.Path, err)
 	}
-	if fi, err := os.Stat(s.Path); err == nil {
+	defer fh.Close()
+	// Stamp the file we read, not whatever the path names a moment later:
+	// a writer replacing it in between (renameio, a new inode) must make
+	// ChangedOnDisk true, or our next Update would write over its change.
+	if fi, err := fh.Stat(); err == nil {
 		s.stamp = stampOf(fi)
+	}
+	b, err := io.ReadAll(fh)
+	if err != nil {
+		return fmt.Errorf("read state %s: %w (starting with empty state)", s.Path, err)
 	}
 	var f stateFile
 	if err := json.Unmarshal(b, &f); err != nil {

@@ -1,0 +1,276 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+)
+
+// runDaemon starts f.d.Run and stops it at the end of the test.
+func runDaemon(t *testing.T, f *fixture, reload chan Options) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.d.Run(ctx, reload) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("Run did not stop")
+		}
+	})
+}
+
+// A pane whose title keeps changing (a build printing progress into the
+// title) sends pane.updated faster than the debounce. The debounce must
+// still fire: with --poll 0 the events are the only trigger, and a name
+// that never updates while one pane is busy is a dead daemon.
+func TestReviewDebounceIsNotStarvedByAnEventStream(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{dir}", func(o *Options) {
+		o.Poll = 0
+		o.Debounce = 100 * time.Millisecond
+	})
+	ws, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	runDaemon(t, f, nil)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	// Let the pass that follows the subscription and the replayed backlog
+	// go by: the new tab below must be found through the debounce.
+	time.Sleep(300 * time.Millisecond)
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			f.srv.SetTitle(p1, fmt.Sprintf("make [%d%%]", i))
+		}
+	}()
+	defer func() { close(stop); wg.Wait() }()
+
+	// A new tab is news; it must be named while the title churns.
+	f.srv.NewTab(ws, home+"/b")
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if l := f.labels(); len(l) == 2 && l[1] == "b" {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("new tab not named within 5s while another pane's title changes every 20ms (debounce 100ms): labels %q", f.labels())
+}
+
+// SIGHUP reloads every flag; --poll is one of them.
+func TestReviewReloadAppliesPoll(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 })
+	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	reload := make(chan Options, 1)
+	runDaemon(t, f, reload)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+
+	opt := f.d.opt
+	opt.Poll = 20 * time.Millisecond
+	f.srv.ResetCounters()
+	reload <- opt
+	waitFor(t, "reload pass", func() bool { return f.srv.Calls("session.snapshot") >= 1 })
+	time.Sleep(100 * time.Millisecond)
+	// cwd changes are silent in herdr: only a poll pass can see this one.
+	f.srv.SetCwd(p1, home+"/b")
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		if f.labels()[0] == "b" {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("after a reload to --poll 20ms, a silent cwd change was not seen in 3s (label %q)", f.labels()[0])
+}
+
+// SIGHUP reloads --alias and [[rewrites]]; a program already running must
+// show under its new name, not the one cached under the old rules.
+func TestReviewReloadAppliesAliasesToRunningPrograms(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{proc|dir}", nil)
+	f.d.opt.Inspector = fakeInspector{f.srv}
+	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"vim"}})
+	reload := make(chan Options, 1)
+	runDaemon(t, f, reload)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "vim" })
+
+	aliases, err := procinfo.ParseAliases("vim=editor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs, err := procinfo.New(procinfo.Options{Aliases: aliases}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := f.d.opt
+	opt.Procs = procs
+	reload <- opt
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		if f.labels()[0] == "editor" {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("after reloading alias vim=editor the tab is still %q", f.labels()[0])
+}
+
+// The per-pane agent subscriptions name panes from the last snapshot. If
+// such a pane is gone when the stream is re-opened (herdr restarted
+// without it), herdr refuses the whole subscription. The daemon must not
+// retry the same refused request forever: with --poll 0 it would never
+// see another event.
+func TestReviewResubscribeSurvivesAGoneAgentPane(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Poll = 0 })
+	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
+	_, p2 := f.srv.NewTab(ws, home+"/agent")
+	f.srv.SetAgent(p2, "claude", herdr.StatusWorking)
+	runDaemon(t, f, nil)
+	waitFor(t, "first pass", func() bool { l := f.labels(); return len(l) == 2 && l[0] == "a" })
+	// Give the watcher time to resubscribe with the agent pane.
+	waitFor(t, "agent subscription", func() bool {
+		return f.srv.Calls("events.subscribe") >= 2 || strings.Contains(f.log.String(), "agent")
+	})
+	time.Sleep(200 * time.Millisecond)
+
+	if err := f.srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.ClosePane(p2) // herdr comes back without the agent pane
+	if err := f.srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.NewTab(ws, home+"/c")
+	deadline := time.Now().Add(8 * time.Second)
+	for time.Now().Before(deadline) {
+		if l := f.labels(); len(l) == 2 && l[1] == "c" {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("daemon deaf after herdr came back without an agent pane: labels %q\n%s", f.labels(), lastLines(f.log.String(), 8))
+}
+
+func lastLines(s string, n int) string {
+	l := strings.Split(strings.TrimSpace(s), "\n")
+	if len(l) > n {
+		l = l[len(l)-n:]
+	}
+	return strings.Join(l, "\n")
+}
+
+// `lock` and `release` run as separate processes: each loads the state,
+// then updates it under the file lock. Whatever another writer saved in
+// between must survive; a flag a user set must never be lost.
+func TestReviewConcurrentLockReleaseLoseNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	const n = 100
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*n)
+	for _, who := range []string{"a", "b"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range n {
+				st, _ := LoadState(path, "sock")
+				id := fmt.Sprintf("w1:t%s%d", who, i)
+				if err := st.Update(func(tabs map[string]TabMemory) {
+					m := tabs[id]
+					m.Locked = true
+					tabs[id] = m
+				}); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	st, warn := LoadState(path, "sock")
+	if warn != nil {
+		t.Fatal(warn)
+	}
+	var lost []string
+	for _, who := range []string{"a", "b"} {
+		for i := range n {
+			id := fmt.Sprintf("w1:t%s%d", who, i)
+			if !st.Tabs[id].Locked {
+				lost = append(lost, id)
+			}
+		}
+	}
+	if len(lost) > 0 {
+		t.Fatalf("%d of %d locks lost by concurrent writers, e.g. %v", len(lost), 2*n, lost[:min(5, len(lost))])
+	}
+}
+
+// Without $XDG_RUNTIME_DIR the instance lock lives under the shared
+// temporary directory, at a predictable name. Another user who plants a
+// symlink there must not get the daemon to truncate a file of ours.
+func TestReviewInstanceLockFollowsNoSymlink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "precious")
+	if err := os.WriteFile(victim, []byte("keep me\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(dir, "key.lock")
+	if err := os.Symlink(victim, lock); err != nil {
+		t.Fatal(err)
+	}
+	inst, err := AcquireInstance(lock)
+	if err == nil {
+		defer inst.Release()
+	}
+	b, rerr := os.ReadFile(victim)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if string(b) != "keep me\n" {
+		t.Fatalf("instance lock followed a symlink and overwrote its target: now %q", b)
+	}
+}
+
+// A failed pane.process_info is no fact (DESIGN.md: "never cache an empty
+// or failed answer as a fact"), and it must not be acted on either: one
+// dropped reply should not rename a tab running vim to its directory and
+// back again on the next pass.
+func TestReviewFailedProcessInfoCausesNoFlicker(t *testing.T) {
+	f := newFixture(t, "{proc|dir}", nil)
+	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"vim"}})
+	f.srv.InjectFault("pane.process_info", herdrtest.FaultCloseNoAnswer, 1)
+	f.once()
+	f.once()
+	var got []string
+	for _, r := range f.srv.Renames() {
+		got = append(got, r.Label)
+	}
+	if strings.Join(got, "|") != "vim" {
+		t.Fatalf("renames = %q, want just [vim]: a failed process_info was taken for an idle shell", got)
+	}
+}
