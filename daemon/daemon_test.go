@@ -488,7 +488,10 @@ func TestOwnRenameEchoCostsNoPass(t *testing.T) {
 	go func() { done <- f.d.Run(ctx, nil) }()
 	defer func() { cancel(); <-done }()
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
-	// Let the replayed backlog drain (it is all old news too).
+	// The pass after subscribing must be done, and the replayed backlog
+	// drained (it is all old news too), before counting.
+	waitFor(t, "subscription", func() bool { return f.srv.Calls("events.subscribe") > 0 })
+	waitFor(t, "pass after subscribing", func() bool { return f.srv.Calls("session.snapshot") >= 2 })
 	time.Sleep(300 * time.Millisecond)
 	f.srv.ResetCounters()
 	f.srv.NewTab(ws, home+"/b")
