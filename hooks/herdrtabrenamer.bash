@@ -8,16 +8,54 @@
 if [[ $- == *i* && -n "${HERDR_PANE_ID-}" ]]; then
   __herdrtabrenamer_bin='@HERDRTABRENAMER_BIN@'
 
-  __herdrtabrenamer_nudge() {
-    [[ -n "${HERDR_PANE_ID-}" ]] || return 0
-    # The subshell keeps the job out of this shell's job table: no
-    # "[1] 1234", no "Done". Output goes to /dev/null; nothing waits for it.
-    ( \command "$__herdrtabrenamer_bin" nudge --quiet --when "$1" "$HERDR_PANE_ID" </dev/null >/dev/null 2>&1 & )
+  # One fork per nudge where it can be done safely, two where it cannot:
+  # at every prompt of a busy shell each fork is a few milliseconds.
+
+  # __herdrtabrenamer_spawn starts the nudge in the background and returns:
+  # one fork. Output goes to /dev/null; nothing waits for it. Called bare only
+  # inside PS0's $(...), a subshell that shows no job notice and whose $! is
+  # thrown away.
+  __herdrtabrenamer_spawn() {
+    \command "$__herdrtabrenamer_bin" nudge --quiet --when "$1" "$HERDR_PANE_ID" </dev/null >/dev/null 2>&1 &
   }
 
+  __herdrtabrenamer_nudge() {
+    [[ -n "${HERDR_PANE_ID-}" ]] || return 0
+    if [[ "${!-}" == "${__herdrtabrenamer_pid-}" ]]; then
+      # $! is unset or our last nudge, so the user cannot lose a background
+      # job's PID: start it from this shell, one fork. 2>/dev/null around
+      # the group hides the "[1] 1234"; disown takes the job out of the
+      # table, so no "Done" follows, and a `set -b` notice that would race
+      # the disown goes to /dev/null too. disown "$!", not the current job:
+      # if the fork failed, that cannot be a job of the user's.
+      { __herdrtabrenamer_spawn "$1" && \builtin disown "$!"; } 2>/dev/null
+      __herdrtabrenamer_pid=${!-}
+    else
+      # $! is the user's last background job (`sleep 60 &`, then
+      # `kill $!` at the next prompt): a subshell starts the nudge so $!
+      # stays theirs. One fork more, and no job in this shell's table.
+      (__herdrtabrenamer_spawn "$1")
+    fi
+  }
+
+  # "\#", the prompt's command number, counts the command lines this shell
+  # ran; an empty Enter or a Ctrl-C at the prompt leaves it alone, and then
+  # nothing changed in this pane and no nudge is needed. Empty until the
+  # first prompt, so that one nudges. It needs ${var@P} (bash 4.4+); older
+  # bash nudges at every prompt.
+  __herdrtabrenamer_seen=
+
   __herdrtabrenamer_precmd() {
-    \builtin local ret=$?
-    __herdrtabrenamer_nudge precmd
+    \builtin local ret=$? n='\#'
+    if ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))); then
+      n=${n@P}
+      if [[ "$n" != "$__herdrtabrenamer_seen" ]]; then
+        __herdrtabrenamer_seen=$n
+        __herdrtabrenamer_nudge precmd
+      fi
+    else
+      __herdrtabrenamer_nudge precmd
+    fi
     # Later PROMPT_COMMAND entries (and prompts showing $?) see the status of
     # the user's command, not ours.
     \builtin return "$ret"
@@ -53,12 +91,15 @@ if [[ $- == *i* && -n "${HERDR_PANE_ID-}" ]]; then
       preexec_functions+=(__herdrtabrenamer_preexec)
     fi
   elif ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))); then
-    # PS0 is expanded after a command line is read and before it runs. Its
-    # $(...) waits for its pipe to close, so the background nudge must not
-    # hold it: all of its output goes to /dev/null.
-    if [[ "${PS0-}" != *__herdrtabrenamer_nudge* ]]; then
+    # PS0 is expanded after a command line is read and before it runs (not
+    # for an empty line). Its $(...) is the only way it can run anything: a
+    # fork for the subshell, one for the nudge. It waits for its pipe to
+    # close, so the background nudge must not hold it: all of its output
+    # goes to /dev/null. The test matches any of our names, so a PS0 left
+    # by an older version of this hook is not doubled either.
+    if [[ "${PS0-}" != *__herdrtabrenamer_* ]]; then
       # shellcheck disable=SC2016 # expanded by bash at each command, not now
-      PS0="${PS0-}"'$(__herdrtabrenamer_nudge preexec >/dev/null 2>&1)'
+      PS0="${PS0-}"'$([[ -z "${HERDR_PANE_ID-}" ]] || __herdrtabrenamer_spawn preexec >/dev/null 2>&1)'
     fi
   fi
   # <<< preexec

@@ -665,3 +665,70 @@ func TestCoexist(t *testing.T) {
 		}
 	})
 }
+
+// TestEmptyEnterNoNudge: an empty Enter runs no command, so nothing in the
+// pane changed and no nudge is sent; the next real command still gets its
+// nudges. Without preexec, zsh cannot tell an empty Enter from a command and
+// nudges at every prompt; bash reads its command number, and fish_postexec
+// does not fire for an empty line.
+func TestEmptyEnterNoNudge(t *testing.T) {
+	for _, preexec := range []bool{true, false} {
+		flags := ""
+		if !preexec {
+			flags = " --no-preexec"
+		}
+		t.Run(fmt.Sprintf("preexec=%v", preexec), func(t *testing.T) {
+			forShells(t, func(t *testing.T, sh shellSpec) {
+				const empties = 3
+				emptyNudges := 0
+				if !preexec && sh.name == "zsh" {
+					emptyNudges = empties
+				}
+				w := newWorld(t)
+				s := startSession(t, sh, w, sh.rc(binPath, "", 1, flags), true)
+				w.daemon.settle(t, sh.startupNudges)
+				for range empties {
+					s.run("")
+				}
+				want := expected(sh, 0, preexec)
+				for range emptyNudges {
+					want = append(want, nudge.WhenPrecmd)
+				}
+				wantNudges(t, w.daemon.settle(t, len(want)), want...)
+
+				s.run("true")
+				if preexec {
+					want = append(want, nudge.WhenPreexec)
+				}
+				want = append(want, nudge.WhenPrecmd)
+				wantNudgeCounts(t, w.daemon.settle(t, len(want)), want)
+				s.exit()
+			})
+		})
+	}
+}
+
+// TestBackgroundPIDKept: the hooks start their nudge from the shell itself
+// only while $! (fish: $last_pid) holds no job of the user's. After
+// `sleep 30 &` it must still name that job at later prompts, and the nudges
+// must keep coming.
+func TestBackgroundPIDKept(t *testing.T) {
+	lines := map[string][]string{
+		"zsh":  {`sleep 30 & p=$!`, `true`, `[[ $! == "$p" ]] && printf 'BG%sKEPT\n' ok; kill $p`},
+		"bash": {`sleep 30 & p=$!`, `true`, `[[ $! == "$p" ]] && printf 'BG%sKEPT\n' ok; kill $p`},
+		"fish": {`sleep 30 &`, `set p $last_pid`, `test "$last_pid" = "$p"; and printf 'BG%sKEPT\n' ok; kill $p`},
+	}
+	forShells(t, func(t *testing.T, sh shellSpec) {
+		w := newWorld(t)
+		s := startSession(t, sh, w, sh.rc(binPath, "", 1, ""), true)
+		// One command first, so that $! already names one of our nudges.
+		s.run("true")
+		for _, line := range lines[sh.name] {
+			s.run(line)
+		}
+		s.waitFor("BGokKEPT", 1)
+		want := expected(sh, 1+len(lines[sh.name]), true)
+		wantNudgeCounts(t, w.daemon.settle(t, len(want)), want)
+		s.exit()
+	})
+}
