@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 // A raw Unix-socket server for transport tests: each test decides byte by
@@ -161,23 +163,7 @@ func countWrites(c *Client) *atomic.Int64 {
 	return n
 }
 
-// logBuffer collects slog output for assertions on warnings.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
+type logBuffer = testutil.Buffer
 
 func newLogger() (*slog.Logger, *logBuffer) {
 	b := &logBuffer{}

@@ -1,7 +1,6 @@
 package sshhosts
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 func TestDisplayBasic(t *testing.T) {
@@ -135,27 +136,7 @@ func TestSplitLine(t *testing.T) {
 	}
 }
 
-// logBuffer collects warnings; safe for the concurrent test.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) lines() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := strings.TrimSpace(l.buf.String())
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
-}
+type logBuffer = testutil.Buffer
 
 // newEager returns Aliases that stat on every call, so a test sees each
 // change at once.
@@ -217,7 +198,7 @@ func TestReloadOnChange(t *testing.T) {
 	}
 	check("file removed", "10.0.0.5", "10.0.0.5")
 
-	if l := logs.lines(); len(l) != 0 {
+	if l := logs.Lines(); len(l) != 0 {
 		t.Fatalf("no warning expected for missing or good files, got %q", l)
 	}
 }
@@ -244,7 +225,7 @@ func TestBrokenFileKeepsLastGood(t *testing.T) {
 				t.Fatalf("%s: Display = %q, want the last good alias nas", b.name, got)
 			}
 		}
-		l := logs.lines()
+		l := logs.Lines()
 		if len(l) != i+1 {
 			t.Fatalf("%s: %d warnings, want %d: %q", b.name, len(l), i+1, l)
 		}
@@ -265,7 +246,7 @@ func TestIncludeLoop(t *testing.T) {
 	if got := a.Display("before.example.com"); got != "before.example.com" {
 		t.Fatalf("Display = %q, want the host as typed", got)
 	}
-	l := logs.lines()
+	l := logs.Lines()
 	if len(l) != 1 || !strings.Contains(l[0], "nested deeper than 8") {
 		t.Fatalf("warnings = %q, want one about nesting", l)
 	}
@@ -288,7 +269,7 @@ func TestConfigBecomesDirectory(t *testing.T) {
 			t.Fatalf("Display = %q, want the last good alias nas", got)
 		}
 	}
-	if l := logs.lines(); len(l) != 1 || !strings.Contains(l[0], "is a directory") {
+	if l := logs.Lines(); len(l) != 1 || !strings.Contains(l[0], "is a directory") {
 		t.Fatalf("warnings = %q, want one saying it is a directory", l)
 	}
 }
@@ -314,7 +295,7 @@ func TestUnreadableFile(t *testing.T) {
 	if got := a.Display("10.0.0.5"); got != "nas" {
 		t.Fatalf("Display = %q, want the last good alias nas", got)
 	}
-	if l := logs.lines(); len(l) != 1 || !strings.Contains(l[0], "permission denied") {
+	if l := logs.Lines(); len(l) != 1 || !strings.Contains(l[0], "permission denied") {
 		t.Fatalf("warnings = %q, want one saying permission denied", l)
 	}
 }

@@ -1,0 +1,40 @@
+// Package testutil holds the small helpers that tests in several packages
+// need alike.
+package testutil
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+)
+
+// Buffer is a bytes.Buffer that a process or logger may write while a test
+// reads it.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String is everything written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// Lines is everything written so far, one element per line, without
+// surrounding blank lines.
+func (b *Buffer) Lines() []string {
+	s := strings.TrimSpace(b.String())
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
