@@ -47,6 +47,9 @@ type Client struct {
 	version    atomic.Pointer[string]
 	warned     atomic.Int64 // last protocol number we warned about
 	noSnapshot atomic.Bool  // server lacks session.snapshot: use the lists
+	// largest is the longest reply line seen: a snapshot is read into a
+	// buffer of that size at once instead of growing to it by copies.
+	largest atomic.Int64
 }
 
 // Option configures a Client.
@@ -222,9 +225,12 @@ func (c *Client) exchange(ctx context.Context, method string, params any) ([]byt
 		return nil, c.transportErr(ctx, method, deadline, fmt.Errorf("write request: %w", err))
 	}
 	br := bufio.NewReaderSize(conn, 64<<10)
-	reply, err := readLine(br, MaxReply)
+	reply, err := readLineSized(br, MaxReply, int(c.largest.Load()))
 	if err != nil {
 		return nil, c.transportErr(ctx, method, deadline, err)
+	}
+	if n := int64(len(reply)); n > c.largest.Load() {
+		c.largest.Store(n)
 	}
 	return reply, nil
 }
@@ -238,7 +244,15 @@ var (
 // and surrounding whitespace excluded). EOF before any byte, EOF mid-line
 // and resets are distinct errors so that logs say which one happened.
 func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	return readLineSized(br, max, 0)
+}
+
+// readLineSized is readLine with a capacity hint for long lines.
+func readLineSized(br *bufio.Reader, max, hint int) ([]byte, error) {
 	var buf []byte
+	if hint > 64<<10 {
+		buf = make([]byte, 0, min(hint+hint/8, max+2))
+	}
 	for {
 		frag, err := br.ReadSlice('\n')
 		if len(buf)+len(frag) > max+2 { // +2: "\r\n" is not content

@@ -144,7 +144,7 @@ func printTable(out io.Writer, rows []row, took time.Duration) {
 	}
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Latencies are p50 / p95 / max from the keystroke that starts `sleep` to herdr answering the rename.")
-	fmt.Fprintln(out, "Pass CPU is the daemon's own CPU time per idle pass (the simulator runs in another process); a local /proc read stands in for each shell's foreground check.")
+	fmt.Fprintln(out, "Pass CPU is the daemon's own CPU time per idle pass (the simulator runs in another process); a /proc read of a single-threaded `sleep` stands in for each shell's foreground check.")
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
@@ -570,15 +570,19 @@ func serveSim(arg string) error {
 }
 
 // pidTable answers foreground checks for simulated shells from a table,
-// after a real /proc read of this process so each check costs what a
-// real one does.
-type pidTable map[int]int
+// after a real /proc read of a stand-in process so each check costs what a
+// real one does. The stand-in is a single-threaded `sleep`, like a shell:
+// /proc/<pid>/stat of a many-threaded process (this one) costs more.
+type pidTable struct {
+	fg      map[int]int
+	standIn int
+}
 
 func (p pidTable) ForegroundPGID(pid int) (int, error) {
-	// This process may have no terminal (tpgid -1 is an error): the
-	// read is what costs, not its answer.
-	_, _ = procinfo.Local().ForegroundPGID(os.Getpid())
-	if pg, ok := p[pid]; ok {
+	// The stand-in has no terminal (tpgid -1 is an error): the read is
+	// what costs, not its answer.
+	_, _ = procinfo.Local().ForegroundPGID(p.standIn)
+	if pg, ok := p.fg[pid]; ok {
 		return pg, nil
 	}
 	return 0, os.ErrNotExist
@@ -625,13 +629,18 @@ func passCPU(n int) (cpu, wall time.Duration, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	table := pidTable{}
+	sleeper := exec.Command("sleep", "600")
+	if err := sleeper.Start(); err != nil {
+		return 0, 0, err
+	}
+	defer func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() }()
+	table := pidTable{fg: map[int]int{}, standIn: sleeper.Process.Pid}
 	for _, p := range snap.Panes {
 		pi, err := client.ProcessInfo(ctx, p.ID)
 		if err != nil {
 			return 0, 0, err
 		}
-		table[pi.ShellPID] = pi.ForegroundPGID
+		table.fg[pi.ShellPID] = pi.ForegroundPGID
 	}
 	nm, err := namer.New(namer.Config{Format: "{proc|dir}", MaxLen: 24, Home: "/home/u"})
 	if err != nil {
