@@ -58,7 +58,7 @@ func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(*dae
 	if warn != nil {
 		fmt.Fprintf(env.stderr, "herdrtabrenamer: warning: %v\n", warn)
 	}
-	if err := st.Update(func(tabs map[string]daemon.TabMemory) {
+	if err := st.Edit(func(tabs map[string]daemon.TabMemory) {
 		m := tabs[tabID]
 		set(&m)
 		tabs[tabID] = m

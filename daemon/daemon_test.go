@@ -486,3 +486,28 @@ func TestOwnRenameEchoCostsNoPass(t *testing.T) {
 		t.Fatalf("%d snapshots for one new tab, want 1 (our own rename echo caused a pass)", n)
 	}
 }
+
+func TestEditKeepsNothingStale(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	cli, err := LoadState(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The daemon names the tab after the CLI read the (empty) file.
+	daemonSide, _ := LoadState(path, "")
+	if err := daemonSide.Update(func(tabs map[string]TabMemory) { tabs["w1:t1"] = TabMemory{Label: "vim"} }); err != nil {
+		t.Fatal(err)
+	}
+	cli.Tabs["w1:t1"] = TabMemory{Label: "stale"}
+	if err := cli.Edit(func(tabs map[string]TabMemory) {
+		m := tabs["w1:t1"]
+		m.Locked = true
+		tabs["w1:t1"] = m
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := LoadState(path, "")
+	if m := got.Tabs["w1:t1"]; m.Label != "vim" || !m.Locked {
+		t.Fatalf("after lock: %+v, want the daemon's label vim, locked", m)
+	}
+}

@@ -163,6 +163,29 @@ func (s *State) Update(fn func(tabs map[string]TabMemory)) error {
 	return s.write()
 }
 
+// Edit runs fn on what the file holds right now, under the file lock, and
+// saves the result. It is for `lock` and `release`: unlike Update it keeps
+// nothing from memory, so a copy read a moment earlier can never write a
+// stale label over the daemon's newer one.
+func (s *State) Edit(fn func(tabs map[string]TabMemory)) error {
+	if s.Path == "" {
+		fn(s.Tabs)
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
+		return fmt.Errorf("state dir for %s: %w", s.Path, err)
+	}
+	unlock, err := flockFile(s.Path+".lock", true)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	removeTempLitter(s.Path)
+	_ = s.reload() // a corrupt file was already reported by LoadState
+	fn(s.Tabs)
+	return s.write()
+}
+
 // Save writes the state under the file lock, merging the user's flags from
 // disk first.
 func (s *State) Save() error { return s.Update(func(map[string]TabMemory) {}) }
