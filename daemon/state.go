@@ -132,6 +132,24 @@ func (s *State) ChangedOnDisk() bool {
 // in-memory Label (the daemon is the authority on what it set) while the
 // Locked/Released flags come from disk (the user is the authority there).
 func (s *State) Update(fn func(tabs map[string]TabMemory)) error {
+	return s.locked(fn, func() {
+		if !s.ChangedOnDisk() {
+			return
+		}
+		mine := s.Tabs
+		_ = s.reload() // corrupt on disk: our memory wins below
+		for id, m := range mine {
+			if d, ok := s.Tabs[id]; ok {
+				m.Locked, m.Released = d.Locked, d.Released
+			}
+			s.Tabs[id] = m
+		}
+	})
+}
+
+// locked runs prepare and then fn on s.Tabs under the file lock and writes
+// the result atomically; renameio litter of a killed writer goes first.
+func (s *State) locked(fn func(tabs map[string]TabMemory), prepare func()) error {
 	if s.Path == "" {
 		fn(s.Tabs)
 		return nil
@@ -145,20 +163,7 @@ func (s *State) Update(fn func(tabs map[string]TabMemory)) error {
 	}
 	defer unlock()
 	removeTempLitter(s.Path)
-	mine := s.Tabs
-	changed := s.ChangedOnDisk()
-	if changed {
-		_ = s.reload() // corrupt on disk: our memory wins below
-		for id, m := range mine {
-			d, ok := s.Tabs[id]
-			if !ok {
-				s.Tabs[id] = m
-				continue
-			}
-			m.Locked, m.Released = d.Locked, d.Released
-			s.Tabs[id] = m
-		}
-	}
+	prepare()
 	fn(s.Tabs)
 	return s.write()
 }
@@ -168,22 +173,9 @@ func (s *State) Update(fn func(tabs map[string]TabMemory)) error {
 // nothing from memory, so a copy read a moment earlier can never write a
 // stale label over the daemon's newer one.
 func (s *State) Edit(fn func(tabs map[string]TabMemory)) error {
-	if s.Path == "" {
-		fn(s.Tabs)
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
-		return fmt.Errorf("state dir for %s: %w", s.Path, err)
-	}
-	unlock, err := flockFile(s.Path+".lock", true)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	removeTempLitter(s.Path)
-	_ = s.reload() // a corrupt file was already reported by LoadState
-	fn(s.Tabs)
-	return s.write()
+	return s.locked(fn, func() {
+		_ = s.reload() // a corrupt file was already reported by LoadState
+	})
 }
 
 // Save writes the state under the file lock, merging the user's flags from
