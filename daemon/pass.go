@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
@@ -119,7 +118,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 			continue
 		}
 		plan := d.opt.Namer.Plan(tab, workspaces[tab.WorkspaceID], panes)
-		facts, prog, known := d.facts(ctx, plan, in.forced[plan.Lead.ID] || anyForced(in.forced, panes), &stats)
+		facts, prog, known := d.facts(ctx, plan, anyForced(in.forced, panes), &stats)
 		dec := d.opt.Namer.Decide(plan, facts)
 		rep := TabReport{
 			TabID: tab.ID, Workspace: tab.WorkspaceID, Label: tab.Label, Want: dec.Want,
@@ -242,9 +241,7 @@ func (d *Daemon) saveState(muts []func(map[string]TabMemory), present map[string
 	now := d.now()
 	pruned := false
 	if present != nil && d.opt.Workspace == "" {
-		// Prune decides on a copy-free check first so an idle pass
-		// never touches the disk.
-		pruned = d.wouldPrune(present, now)
+		pruned = needsPrune(d.state.Tabs, present, now)
 	}
 	if len(muts) == 0 && !pruned {
 		return
@@ -252,24 +249,12 @@ func (d *Daemon) saveState(muts []func(map[string]TabMemory), present map[string
 	err := d.state.Update(func(tabs map[string]TabMemory) {
 		applyAll(muts)(tabs)
 		if pruned {
-			(&State{Tabs: tabs}).Prune(present, now)
+			prune(tabs, present, now)
 		}
 	})
 	if err != nil {
 		d.log.Warn("could not save state; keeping it in memory", "err", err)
 	}
-}
-
-func (d *Daemon) wouldPrune(present map[string]bool, now time.Time) bool {
-	for id, m := range d.state.Tabs {
-		if present[id] != (m.MissingSince == nil) {
-			return true
-		}
-		if m.MissingSince != nil && now.Sub(*m.MissingSince) >= pruneAfter {
-			return true
-		}
-	}
-	return false
 }
 
 func anyForced(forced map[string]bool, panes []herdr.Pane) bool {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -223,42 +222,52 @@ func (s *State) write() error {
 	return nil
 }
 
-// Prune marks tabs missing from a full pass and drops those missing for
-// longer than pruneAfter. It reports whether anything changed.
-func (s *State) Prune(present map[string]bool, now time.Time) bool {
+// pruneStep is the one rule for forgetting tabs: a tab missing from a full
+// pass is marked, one seen again is unmarked, and one missing for
+// pruneAfter is dropped (keep false).
+func pruneStep(m TabMemory, present bool, now time.Time) (next TabMemory, keep, changed bool) {
+	switch {
+	case present && m.MissingSince != nil:
+		m.MissingSince = nil
+		return m, true, true
+	case present:
+		return m, true, false
+	case m.MissingSince == nil:
+		t := now.UTC()
+		m.MissingSince = &t
+		return m, true, true
+	case now.Sub(*m.MissingSince) >= pruneAfter:
+		return m, false, true
+	}
+	return m, true, false
+}
+
+// prune applies pruneStep to every tab and reports whether anything
+// changed.
+func prune(tabs map[string]TabMemory, present map[string]bool, now time.Time) bool {
 	changed := false
-	for id, m := range s.Tabs {
-		if present[id] {
-			if m.MissingSince != nil {
-				m.MissingSince = nil
-				s.Tabs[id] = m
-				changed = true
-			}
-			continue
+	for id, m := range tabs {
+		next, keep, c := pruneStep(m, present[id], now)
+		switch {
+		case !keep:
+			delete(tabs, id)
+		case c:
+			tabs[id] = next
 		}
-		if m.MissingSince == nil {
-			t := now.UTC()
-			m.MissingSince = &t
-			s.Tabs[id] = m
-			changed = true
-			continue
-		}
-		if now.Sub(*m.MissingSince) >= pruneAfter {
-			delete(s.Tabs, id)
-			changed = true
-		}
+		changed = changed || c
 	}
 	return changed
 }
 
-// TabIDs lists remembered tabs in a stable order.
-func (s *State) TabIDs() []string {
-	ids := make([]string, 0, len(s.Tabs))
-	for id := range s.Tabs {
-		ids = append(ids, id)
+// needsPrune reports whether prune would change anything, without
+// changing it: an idle pass must not touch the disk.
+func needsPrune(tabs map[string]TabMemory, present map[string]bool, now time.Time) bool {
+	for id, m := range tabs {
+		if _, _, c := pruneStep(m, present[id], now); c {
+			return true
+		}
 	}
-	sort.Strings(ids)
-	return ids
+	return false
 }
 
 // removeTempLitter deletes renameio temp files ("." + base + digits) left

@@ -166,6 +166,21 @@ func (c *Client) deadline(ctx context.Context) time.Time {
 	return d
 }
 
+// open encodes the request line and dials for it; the caller writes the
+// line, once, and owns the connection.
+func (c *Client) open(ctx context.Context, method string, params any) ([]byte, net.Conn, time.Time, error) {
+	line, _, err := c.encodeRequest(method, params)
+	if err != nil {
+		return nil, nil, time.Time{}, err
+	}
+	deadline := c.deadline(ctx)
+	conn, err := c.connect(ctx, method, deadline)
+	if err != nil {
+		return nil, nil, time.Time{}, err
+	}
+	return line, conn, deadline, nil
+}
+
 // connect dials with the call deadline and classifies "nobody home".
 func (c *Client) connect(ctx context.Context, method string, deadline time.Time) (net.Conn, error) {
 	dctx, cancel := context.WithDeadline(ctx, deadline)
@@ -206,12 +221,7 @@ func (c *Client) transportErr(ctx context.Context, op string, deadline time.Time
 // reply line. The connection is closed on return; ctx cancellation
 // unblocks it by moving the deadline, never by writing.
 func (c *Client) exchange(ctx context.Context, method string, params any) ([]byte, error) {
-	line, _, err := c.encodeRequest(method, params)
-	if err != nil {
-		return nil, err
-	}
-	deadline := c.deadline(ctx)
-	conn, err := c.connect(ctx, method, deadline)
+	line, conn, deadline, err := c.open(ctx, method, params)
 	if err != nil {
 		return nil, err
 	}

@@ -117,14 +117,9 @@ func (c *Client) Subscribe(ctx context.Context, subs []Subscription) (*Stream, e
 	if subs == nil {
 		subs = []Subscription{} // herdr requires the array; null is a parse error
 	}
-	line, _, err := c.encodeRequest(method, struct {
+	line, conn, deadline, err := c.open(ctx, method, struct {
 		Subscriptions []Subscription `json:"subscriptions"`
 	}{subs})
-	if err != nil {
-		return nil, err
-	}
-	deadline := c.deadline(ctx)
-	conn, err := c.connect(ctx, method, deadline)
 	if err != nil {
 		return nil, err
 	}

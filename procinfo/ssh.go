@@ -1,7 +1,5 @@
 package procinfo
 
-import "strings"
-
 // Options of the remote-shell clients that take a value (ssh(1), mosh(1),
 // Eternal Terminal's et), so the destination is found after them.
 var (
@@ -15,11 +13,11 @@ var (
 		"--terminal-path", "--serverfifo", "--logdir", "--username"}}
 )
 
-// SSHDestination returns the host an ssh, autossh, mosh or et command line
-// connects to, for the {host} token: the destination operand without a
-// user@ prefix, an ssh:// scheme or a port ("deploy@web1" -> "web1",
-// "ssh://u@db:2222" -> "db"). "" when argv is not such a client or names no
-// host. Launchers are not looked through here: pass Program.Argv.
+// SSHDestination returns the destination operand of an ssh, autossh, mosh
+// or et command line, as typed ("deploy@web1", "ssh://u@db:2222"), for the
+// {host} token; sshhosts.HostOf reduces it to the host. "" when argv is not
+// such a client or names no host. Launchers are not looked through here:
+// pass Program.Argv.
 func SSHDestination(argv []string) string {
 	if len(argv) == 0 {
 		return ""
@@ -43,26 +41,5 @@ func SSHDestination(argv []string) string {
 	if i >= len(args) {
 		return ""
 	}
-	dest := args[i]
-	uri := false
-	if rest, ok := strings.CutPrefix(dest, "ssh://"); ok {
-		dest, uri = rest, true
-		dest, _, _ = strings.Cut(dest, "/")
-	}
-	if at := strings.LastIndexByte(dest, '@'); at >= 0 {
-		dest = dest[at+1:]
-	}
-	if strings.HasPrefix(dest, "[") {
-		// An IPv6 literal, maybe with a port: [::1]:2222.
-		if end := strings.IndexByte(dest, ']'); end > 0 {
-			return dest[1:end]
-		}
-	}
-	if uri || name == "et" {
-		// ssh proper takes no host:port; a URI and et do.
-		if c := strings.LastIndexByte(dest, ':'); c > 0 && strings.Count(dest, ":") == 1 {
-			dest = dest[:c]
-		}
-	}
-	return dest
+	return args[i]
 }

@@ -1,6 +1,13 @@
 package procinfo
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
+)
+
+// host is what {host} shows without an ssh config alias.
+func host(argv []string) string { return sshhosts.HostOf(SSHDestination(argv)) }
 
 func TestSSHDestination(t *testing.T) {
 	tests := []struct {
@@ -30,14 +37,14 @@ func TestSSHDestination(t *testing.T) {
 		{nil, ""},
 	}
 	for _, tt := range tests {
-		if got := SSHDestination(tt.argv); got != tt.want {
+		if got := host(tt.argv); got != tt.want {
 			t.Errorf("SSHDestination(%q) = %q, want %q", tt.argv, got, tt.want)
 		}
 	}
 	// With Program: the destination survives looking through sudo.
 	r := mustNew(t, Options{}, nil)
 	p := r.Program(loadProcessInfo(t, "ssh"))
-	if got := SSHDestination(p.Argv); got != "web1" {
+	if got := host(p.Argv); got != "web1" {
 		t.Errorf("SSHDestination(Program(ssh fixture).Argv) = %q, want web1", got)
 	}
 }
