@@ -285,26 +285,25 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 }
 
 // foregroundProbe captures, on the loop goroutine, what the preexec watcher
-// needs to notice a program start without touching loop state. It returns
-// nil when nothing is cached (the pass will ask herdr anyway) and the
+// needs to notice a program start without touching loop state, and its
 // polling interval: local /proc looks are cheap, socket calls are not.
+//
+// After preexec the shell itself is in front until the program starts, so
+// the probe waits for anything but the shell in front. Comparing with the
+// cached group instead would fire at once when the cache is stale (a
+// program ended without a precmd nudge) and miss the program.
 func (d *Daemon) foregroundProbe(paneID string) (func(ctx context.Context) bool, time.Duration) {
-	c := d.procs[paneID]
-	if c == nil {
-		return nil, 0
-	}
-	shell, pgid := c.shellPID, c.pgid
-	if c.localOK {
-		insp := d.opt.Inspector
+	if c := d.procs[paneID]; c != nil && c.localOK {
+		insp, shell := d.opt.Inspector, c.shellPID
 		return func(context.Context) bool {
 			pg, err := insp.ForegroundPGID(shell)
-			return err != nil || pg != pgid
+			return err != nil || pg != shell
 		}, preexecInterval
 	}
 	client := d.client
 	return func(ctx context.Context) bool {
 		pi, err := client.ProcessInfo(ctx, paneID)
-		return err != nil || pi.ForegroundPGID != pgid
+		return err != nil || pi.ShellPID == 0 || pi.ForegroundPGID != pi.ShellPID
 	}, 5 * preexecInterval
 }
 
@@ -312,14 +311,12 @@ func (d *Daemon) foregroundProbe(paneID string) (func(ctx context.Context) bool,
 // after a preexec nudge, then asks the loop for a pass: the nudge arrives
 // before the new program exists.
 func awaitForeground(ctx context.Context, pane string, changed func(context.Context) bool, interval time.Duration, done chan<- string) {
-	if changed != nil {
-		deadline := time.Now().Add(preexecWindow)
-		for time.Now().Before(deadline) && !changed(ctx) {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(interval):
-			}
+	deadline := time.Now().Add(preexecWindow)
+	for time.Now().Before(deadline) && !changed(ctx) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
 		}
 	}
 	select {

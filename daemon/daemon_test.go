@@ -511,3 +511,29 @@ func TestEditKeepsNothingStale(t *testing.T) {
 		t.Fatalf("after lock: %+v, want the daemon's label vim, locked", m)
 	}
 }
+
+func TestPreexecAfterSilentExitWaitsForTheNewProgram(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{proc|dir}", nil)
+	f.d.opt.Inspector = fakeInspector{f.srv}
+	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"vim"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.d.Run(ctx, nil) }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "vim" })
+	waitFor(t, "pass after subscribing", func() bool {
+		return f.srv.Calls("events.subscribe") > 0 && f.srv.Calls("session.snapshot") >= 2
+	})
+
+	// vim exits with no precmd nudge (hooks installed later, say): the
+	// cached group is stale. The next command must still be caught.
+	f.srv.SetForeground(p1)
+	if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenPreexec); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"make"}})
+	waitFor(t, "rename to the new program", func() bool { return f.labels()[0] == "make" })
+}
