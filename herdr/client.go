@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -27,12 +26,6 @@ const DefaultTimeout = 5 * time.Second
 // 2 MiB; anything past this is a broken peer, not data.
 const MaxReply = 16 << 20
 
-// Protocols this client was written against (PROTOCOL.md §0).
-const (
-	OldestKnownProtocol = 17
-	NewestKnownProtocol = 20
-)
-
 // Client talks to one herdr server. It holds no connection: herdr answers
 // one request per connection and closes, so every call dials afresh. A
 // Client is safe for concurrent use.
@@ -45,7 +38,7 @@ type Client struct {
 	seq        atomic.Uint64
 	protocol   atomic.Int64
 	version    atomic.Pointer[string]
-	warned     atomic.Int64 // last protocol number we warned about
+	warned     atomic.Bool // the one unknown-protocol warning is out
 	noSnapshot atomic.Bool  // server lacks session.snapshot: use the lists
 	// largest is the longest reply line seen: a snapshot is read into a
 	// buffer of that size at once instead of growing to it by copies.
@@ -78,7 +71,6 @@ func WithLogger(l *slog.Logger) Option {
 // connect; the first call does.
 func New(socketPath string, opts ...Option) *Client {
 	c := &Client{path: socketPath, timeout: DefaultTimeout, log: slog.Default()}
-	c.warned.Store(-1)
 	c.dial = func(ctx context.Context, path string) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", path)
@@ -359,8 +351,8 @@ type pongResult struct {
 }
 
 // Ping asks for the server's version and protocol and remembers the
-// protocol. A protocol outside 17..20 still works; it is logged once per
-// distinct number because field shapes may have moved.
+// protocol. A protocol this client does not know still works; the first
+// such answer is logged once per Client (docs/herdr.md §1).
 func (c *Client) Ping(ctx context.Context) (Pong, error) {
 	r, err := typedCall[pongResult](ctx, c, "ping", nil, "pong")
 	if err != nil {
@@ -369,16 +361,7 @@ func (c *Client) Ping(ctx context.Context) (Pong, error) {
 	p := r.Pong
 	c.protocol.Store(int64(p.Protocol))
 	c.version.Store(&p.Version)
-	if p.Protocol > NewestKnownProtocol || p.Protocol < OldestKnownProtocol {
-		if c.warned.Swap(int64(p.Protocol)) != int64(p.Protocol) {
-			rel := "newer"
-			if p.Protocol < OldestKnownProtocol {
-				rel = "older"
-			}
-			c.log.Warn("herdr protocol is "+rel+" than this client knows; carrying on with the protocol 20 shapes",
-				"protocol", p.Protocol, "version", p.Version, "known", "17, 19, 20", "socket", c.path)
-		}
-	}
+	c.warnProtocol(p)
 	return p, nil
 }
 
@@ -398,24 +381,13 @@ func (c *Client) Snapshot(ctx context.Context) (*Snapshot, error) {
 			return nil, &TransportError{Op: "session.snapshot", Path: c.path, Err: errors.New("result has no snapshot")}
 		case err == nil:
 			return r.Snapshot, nil
-		case !lacksMethod(err):
+		case !IsUnsupported(err):
 			return nil, err
 		}
 		c.noSnapshot.Store(true)
 		c.log.Info("herdr has no session.snapshot; using workspace.list, tab.list and pane.list", "socket", c.path, "reason", err.Error())
 	}
 	return c.listSnapshot(ctx)
-}
-
-// lacksMethod recognises "this server does not know that method": serde's
-// unknown-variant parse error, or herdr's fallback arm.
-func lacksMethod(err error) bool {
-	var ae *APIError
-	if !errors.As(err, &ae) {
-		return false
-	}
-	return ae.Code == "not_implemented" ||
-		(ae.Code == "invalid_request" && strings.Contains(ae.Message, "unknown variant"))
 }
 
 // listSnapshot assembles a Snapshot from the three list calls. The focus

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -430,29 +431,41 @@ func TestDecodeShapes(t *testing.T) {
 
 func TestProtocolWarnings(t *testing.T) {
 	tests := []struct {
-		protocol int
-		warn     string // "" = no warning
+		name      string
+		protocols []int  // one per ping, in order
+		warn      string // "" = no warning
 	}{
-		{17, ""}, {18, ""}, {19, ""}, {20, ""},
-		{21, "newer than this client knows"},
-		{16, "older than this client knows"},
+		{"16", []int{16, 16}, ""},
+		{"17", []int{17, 17}, ""},
+		{"18", []int{18, 18}, ""},
+		{"19", []int{19, 19}, ""},
+		{"20", []int{20, 20}, ""},
+		{"21", []int{21, 21}, ""},
+		{"22", []int{22, 22}, ""},
+		{"newer", []int{23, 23, 23}, "newer than this client knows; carrying on with the protocol 22 shapes"},
+		{"older", []int{15, 15}, "older than this client knows"},
+		// A restarted server of yet another version still gets no second
+		// line: one warning per client.
+		{"newer then newer still", []int{23, 24, 22, 25}, "protocol=23"},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprint(tt.protocol), func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
+			var next atomic.Int64
 			srv := startRaw(t, func(c *rawConn) {
 				req, _ := c.readRequest()
-				c.write(fmt.Sprintf(`{"id":%q,"result":{"type":"pong","version":"0.9.0","protocol":%d,"capabilities":{}}}`+"\n", req.ID, tt.protocol))
+				p := tt.protocols[next.Add(1)-1]
+				c.write(fmt.Sprintf(`{"id":%q,"result":{"type":"pong","version":"0.9.0","protocol":%d,"capabilities":{}}}`+"\n", req.ID, p))
 				c.expectCleanClose()
 			})
 			log, buf := newLogger()
 			c := New(srv.path, WithLogger(log))
-			for range 3 {
+			for _, want := range tt.protocols {
 				p, err := c.Ping(context.Background())
 				if err != nil {
 					t.Fatal(err)
 				}
-				if p.Protocol != tt.protocol || c.Protocol() != tt.protocol {
-					t.Fatalf("protocol %d / %d, want %d", p.Protocol, c.Protocol(), tt.protocol)
+				if p.Protocol != want || c.Protocol() != want {
+					t.Fatalf("protocol %d / %d, want %d", p.Protocol, c.Protocol(), want)
 				}
 			}
 			out := buf.String()
@@ -464,6 +477,30 @@ func TestProtocolWarnings(t *testing.T) {
 				t.Errorf("want exactly one warning containing %q, got %d: %s", tt.warn, n, out)
 			}
 		})
+	}
+}
+
+func TestProtocolReleases(t *testing.T) {
+	tests := []struct {
+		protocol int
+		want     string
+		known    bool
+	}{
+		{15, "", false},
+		{16, "0.7.2-0.7.4", true},
+		{17, "0.7.5", true},
+		{18, "preview builds between 0.7.5 and 0.8.0", true},
+		{19, "0.8.0", true},
+		{20, "0.8.1-0.8.2", true},
+		{21, "an unreleased development branch", true},
+		{22, "0.9.x", true},
+		{23, "", false},
+	}
+	for _, tt := range tests {
+		got, ok := ProtocolReleases(tt.protocol)
+		if got != tt.want || ok != tt.known {
+			t.Errorf("ProtocolReleases(%d) = %q, %v; want %q, %v", tt.protocol, got, ok, tt.want, tt.known)
+		}
 	}
 }
 

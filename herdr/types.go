@@ -16,11 +16,13 @@ const (
 	StatusUnknown AgentStatus = "unknown"
 )
 
-// Pong is the answer to ping.
+// Pong is the answer to ping. Version is herdr's release ("0.8.2", with a
+// channel suffix on non-stable builds); Capabilities is nil when the server
+// sent null or nothing.
 type Pong struct {
-	Version      string          `json:"version"`
-	Protocol     int             `json:"protocol"`
-	Capabilities map[string]bool `json:"capabilities"`
+	Version      string        `json:"version"`
+	Protocol     int           `json:"protocol"`
+	Capabilities *Capabilities `json:"capabilities"`
 }
 
 // Workspace is herdr's WorkspaceInfo. Number is the workspace's position.
