@@ -39,7 +39,7 @@ type Client struct {
 	protocol   atomic.Int64
 	version    atomic.Pointer[string]
 	warned     atomic.Bool // the one unknown-protocol warning is out
-	noSnapshot atomic.Bool  // server lacks session.snapshot: use the lists
+	noSnapshot atomic.Bool // server lacks session.snapshot: use the lists
 	// largest is the longest reply line seen: a snapshot is read into a
 	// buffer of that size at once instead of growing to it by copies.
 	largest atomic.Int64
