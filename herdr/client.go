@@ -71,10 +71,7 @@ func WithLogger(l *slog.Logger) Option {
 // connect; the first call does.
 func New(socketPath string, opts ...Option) *Client {
 	c := &Client{path: socketPath, timeout: DefaultTimeout, log: slog.Default()}
-	c.dial = func(ctx context.Context, path string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "unix", path)
-	}
+	c.dial = dialSocket
 	for _, o := range opts {
 		o(c)
 	}
