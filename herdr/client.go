@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	fastjson "github.com/goccy/go-json"
 	"io"
 	"log/slog"
 	"net"
@@ -15,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	json "github.com/goccy/go-json"
 )
 
 // DefaultTimeout bounds every call that has no sooner context deadline. The
@@ -290,7 +290,7 @@ func decodeReply[T any](method, path string, line []byte) (*T, error) {
 		return nil, &TransportError{Op: method, Path: path, Err: errors.New("empty reply line")}
 	}
 	var r reply[T]
-	if err := fastjson.Unmarshal(line, &r); err != nil {
+	if err := json.Unmarshal(line, &r); err != nil {
 		return nil, &TransportError{Op: method, Path: path, Err: fmt.Errorf("reply is not a JSON reply object (%v): %s", err, snippet(line))}
 	}
 	if r.Error != nil {

@@ -2,9 +2,10 @@ package herdr
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	json "github.com/goccy/go-json"
 )
 
 // Protocol numbers this client knows (docs/herdr.md §1). The number is the

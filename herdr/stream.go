@@ -3,13 +3,14 @@ package herdr
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"strings"
 	"sync"
+
+	json "github.com/goccy/go-json"
 )
 
 // Subscription is one entry of events.subscribe. Type is dotted
