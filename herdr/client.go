@@ -18,7 +18,7 @@ import (
 )
 
 // DefaultTimeout bounds every call that has no sooner context deadline. The
-// server puts no timeout on a busy app loop (PROTOCOL.md §2), so without
+// server puts no timeout on a busy app loop (docs/herdr.md §2), so without
 // ours a wedged herdr would hang us forever.
 const DefaultTimeout = 5 * time.Second
 
@@ -85,7 +85,7 @@ func (c *Client) SocketPath() string { return c.path }
 func (c *Client) Protocol() int { return int(c.protocol.Load()) }
 
 // request is the wire envelope. Params is raw so that it is always an
-// object, never absent or null: herdr rejects both (PROTOCOL.md §2).
+// object, never absent or null: herdr rejects both (docs/herdr.md §3).
 type request struct {
 	ID     string          `json:"id"`
 	Method string          `json:"method"`

@@ -51,7 +51,7 @@ func TestNotRunning(t *testing.T) {
 	}
 }
 
-// TestTransportFaults walks the rows of PROTOCOL.md §2 that a client meets
+// TestTransportFaults walks the cases of docs/herdr.md §2 that a client meets
 // on a plain request, plus the broken replies only a broken peer sends.
 func TestTransportFaults(t *testing.T) {
 	tests := []struct {
@@ -378,7 +378,7 @@ func TestCallDecodesResult(t *testing.T) {
 }
 
 func TestDecodeShapes(t *testing.T) {
-	// Replies copied from PROTOCOL.md §3 and §4.
+	// Reply shapes of docs/herdr.md §3 and §5.
 	srv := startRaw(t, func(c *rawConn) {
 		req, _ := c.readRequest()
 		var line string

@@ -12,7 +12,7 @@ func mapEnv(m map[string]string) Env {
 	}
 }
 
-// TestResolveSocketPath has one row per rule of PROTOCOL.md §1 (our
+// TestResolveSocketPath has one row per rule of docs/herdr.md §2 (our
 // --socket flag stands in for herdr's --session flag at the top).
 func TestResolveSocketPath(t *testing.T) {
 	home := map[string]string{"HOME": "/home/u"}

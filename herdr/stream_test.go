@@ -266,7 +266,7 @@ func TestStreamErrorEnvelopeMidStream(t *testing.T) {
 // TestStreamEndsWithoutWriting proves the two ways we end a stream — ctx
 // cancel and Close — only close the socket: the server reads EOF and not
 // one byte after the request line (any byte would end a herdr
-// subscription, PROTOCOL.md §2).
+// subscription, docs/herdr.md §2).
 func TestStreamEndsWithoutWriting(t *testing.T) {
 	for _, how := range []string{"cancel", "close"} {
 		t.Run(how, func(t *testing.T) {

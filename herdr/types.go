@@ -1,7 +1,7 @@
 package herdr
 
-// Wire types of herdr's JSON socket API (PROTOCOL.md §4). Only the fields a
-// tab namer needs are declared; unknown fields are ignored by encoding/json,
+// Wire types of herdr's JSON socket API (docs/herdr.md §5). Only the fields a
+// tab namer needs are declared; unknown fields are ignored when decoding,
 // which is what lets a newer protocol work unchanged.
 
 // AgentStatus is a pane's or tab's agent status as herdr reports it.
@@ -40,7 +40,7 @@ type Workspace struct {
 
 // Tab is herdr's TabInfo. Number is the stable creation counter encoded in
 // ID; Label is the custom name or, when there is none, the 1-based position
-// as a decimal string (PROTOCOL.md §5).
+// as a decimal string (docs/herdr.md §6).
 type Tab struct {
 	ID          string      `json:"tab_id"`
 	WorkspaceID string      `json:"workspace_id"`
@@ -52,7 +52,7 @@ type Tab struct {
 }
 
 // Pane is herdr's PaneInfo. Revision moves only on stripped-title and token
-// changes (PROTOCOL.md §7), never on program changes.
+// changes (docs/herdr.md §8), never on program changes.
 type Pane struct {
 	ID                    string            `json:"pane_id"`
 	TerminalID            string            `json:"terminal_id"`
