@@ -86,3 +86,18 @@ func TestIsServerGoneOtherErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSubscribeUnknownTypeIsUnsupported: a protocol 17 server does not know
+// workspace.reordered, and says so the serde way; feature detection, not
+// an outage.
+func TestSubscribeUnknownTypeIsUnsupported(t *testing.T) {
+	srv := startRaw(t, func(c *rawConn) {
+		c.readRequest()
+		c.write(`{"id":"","error":{"code":"invalid_request","message":"invalid request: unknown variant ` + "`workspace.reordered`" + `, expected one of ` + "`workspace.created`" + `"}}` + "\n")
+		c.expectCleanClose()
+	})
+	_, err := New(srv.path).Subscribe(context.Background(), []Subscription{{Type: "workspace.reordered"}})
+	if !IsUnsupported(err) || IsServerGone(err) {
+		t.Errorf("err = %v, want IsUnsupported and not IsServerGone", err)
+	}
+}
