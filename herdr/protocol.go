@@ -62,8 +62,10 @@ type Capabilities struct {
 // but Raw, because a ping must not fail over a field the client only reads
 // for information.
 func (c *Capabilities) UnmarshalJSON(b []byte) error {
+	// Own copy first: the decoder may reuse b, and Raw and Other keep
+	// slices of it.
 	*c = Capabilities{Raw: append(json.RawMessage(nil), b...)}
-	b = bytes.TrimSpace(b)
+	b = bytes.TrimSpace(c.Raw)
 	if len(b) == 0 || b[0] != '{' {
 		return nil
 	}
