@@ -349,15 +349,21 @@ type pongResult struct {
 
 // Ping asks for the server's version and protocol and remembers the
 // protocol. A protocol this client does not know still works; the first
-// such answer is logged once per Client (docs/herdr.md §1).
+// such answer is logged once per Client (docs/herdr.md §1). A ping that
+// finds another version than the last one forgets which methods the old
+// server lacked, so features are detected afresh.
 func (c *Client) Ping(ctx context.Context) (Pong, error) {
 	r, err := typedCall[pongResult](ctx, c, "ping", nil, "pong")
 	if err != nil {
 		return Pong{}, err
 	}
 	p := r.Pong
-	c.protocol.Store(int64(p.Protocol))
-	c.version.Store(&p.Version)
+	old := c.version.Swap(&p.Version)
+	if c.protocol.Swap(int64(p.Protocol)) != int64(p.Protocol) || old == nil || *old != p.Version {
+		// Another herdr answers (first ping, upgrade, restart): what
+		// was learnt about the old one's methods no longer holds.
+		c.noSnapshot.Store(false)
+	}
 	c.warnProtocol(p)
 	return p, nil
 }

@@ -1,6 +1,7 @@
 package herdr
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -607,5 +608,66 @@ func TestNotRunningUnwraps(t *testing.T) {
 	var nr *NotRunningError
 	if !errors.As(err, &nr) || nr.Reason != "socket missing" {
 		t.Errorf("err = %#v", err)
+	}
+}
+
+// TestUpgradeRedetectsSnapshot: a 0.7.x herdr without session.snapshot is
+// replaced by a 0.9 one; the ping after the reconnect makes the client ask
+// for the snapshot again instead of keeping the three-call fallback.
+func TestUpgradeRedetectsSnapshot(t *testing.T) {
+	var upgraded atomic.Bool
+	var mu sync.Mutex
+	calls := map[string]int{}
+	old, _ := fallbackServer(t, `{"code":"invalid_request","message":"invalid request: unknown variant `+"`session.snapshot`"+`"}`)
+	srv := startRaw(t, func(c *rawConn) {
+		if !upgraded.Load() {
+			// Relay to the old server, byte for byte.
+			up, err := net.Dial("unix", old.path)
+			if err != nil {
+				c.t.Error(err)
+				return
+			}
+			defer up.Close()
+			_, line := c.readRequest()
+			_, _ = up.Write(line)
+			reply, _ := bufio.NewReader(up).ReadBytes('\n')
+			_, _ = c.Write(reply)
+			c.expectCleanClose()
+			return
+		}
+		req, _ := c.readRequest()
+		mu.Lock()
+		calls[req.Method]++
+		mu.Unlock()
+		switch req.Method {
+		case "ping":
+			c.write(`{"id":"` + req.ID + `","result":{"type":"pong","version":"0.9.0","protocol":22,"capabilities":null}}` + "\n")
+		case "session.snapshot":
+			c.write(`{"id":"` + req.ID + `","result":{"type":"session_snapshot","snapshot":{"version":"0.9.0","protocol":22,"workspaces":[],"tabs":[],"panes":[],"layouts":[],"agents":[]}}}` + "\n")
+		default:
+			c.t.Errorf("server: %s after the upgrade", req.Method)
+		}
+		c.expectCleanClose()
+	})
+	c := New(srv.path)
+	ctx := context.Background()
+	if _, err := c.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := c.Snapshot(ctx); err != nil || s.Protocol != 17 {
+		t.Fatalf("old snapshot = %+v, %v", s, err)
+	}
+	upgraded.Store(true)
+	if _, err := c.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Snapshot(ctx)
+	if err != nil || s.Protocol != 22 || s.Version != "0.9.0" {
+		t.Fatalf("snapshot after the upgrade = %+v, %v", s, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls["session.snapshot"] != 1 {
+		t.Errorf("session.snapshot asked %d times after the upgrade, want 1", calls["session.snapshot"])
 	}
 }
