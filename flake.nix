@@ -28,7 +28,7 @@
           # NAR hash of `go mod vendor`. It changes with go.mod, go.sum and the
           # set of imported packages: recompute with contrib/vendorhash.sh.
           # flake_test.go fails while this value is stale.
-          vendorHash = "sha256-eD5h4zhXzwG/71x2mEFncaamKXOiH1j1YQBdCO4gOLo=";
+          vendorHash = "sha256-9cF4JXektX5YVQRY55k3ee3QKlYj8IK1kQp7asFvVTI=";
           subPackages = [ "." ];
           ldflags = [
             "-s"

@@ -278,22 +278,22 @@ func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(
 func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 func TestNewerProtocolAgainstFake(t *testing.T) {
-	srv := herdrtest.Start(t, herdrtest.WithProtocol(21), herdrtest.WithTick(fastTick))
+	srv := herdrtest.Start(t, herdrtest.WithProtocol(23), herdrtest.WithTick(fastTick))
 	ws, _, _ := srv.NewWorkspace("repo", "/tmp")
 	var buf syncBuf
 	c := herdr.New(srv.SocketPath(), herdr.WithLogger(slog.New(slog.NewTextHandler(&buf, nil))))
 	ctx := context.Background()
 	for range 2 {
 		p, err := c.Ping(ctx)
-		if err != nil || p.Protocol != 21 {
+		if err != nil || p.Protocol != 23 {
 			t.Fatalf("ping = %+v, %v", p, err)
 		}
 	}
 	s, err := c.Snapshot(ctx)
 	if err != nil || len(s.Workspaces) != 1 || s.Workspaces[0].ID != ws {
-		t.Fatalf("snapshot on 21 = %+v, %v", s, err)
+		t.Fatalf("snapshot on 23 = %+v, %v", s, err)
 	}
-	if out := buf.String(); strings.Count(out, "level=WARN") != 1 || !strings.Contains(out, "protocol=21") {
-		t.Errorf("want one warning naming protocol 21, got: %s", out)
+	if out := buf.String(); strings.Count(out, "level=WARN") != 1 || !strings.Contains(out, "protocol=23") {
+		t.Errorf("want one warning naming protocol 23, got: %s", out)
 	}
 }
