@@ -191,3 +191,39 @@ func TestNeedsNewTokens(t *testing.T) {
 		}
 	}
 }
+
+func TestIndexPrefix(t *testing.T) {
+	tests := []struct {
+		label string
+		index int
+		want  string
+	}{
+		{"notes", 2, "2 notes"},
+		{"2 notes", 3, "3 notes"}, // our old prefix replaced after a move
+		{"2 notes", 2, "2 notes"},
+		{"2 notes", 10, "notes"}, // no jump key from 10 on
+		{"notes", 0, "notes"},
+		{"10 things", 1, "1 10 things"}, // not a prefix of ours
+		{"2", 3, "3 2"},
+		{"", 1, ""},
+	}
+	for _, tt := range tests {
+		if got := IndexPrefix(tt.label, tt.index); got != tt.want {
+			t.Errorf("IndexPrefix(%q, %d) = %q, want %q", tt.label, tt.index, got, tt.want)
+		}
+	}
+}
+
+func TestPositions(t *testing.T) {
+	tabs := []herdr.Tab{
+		{ID: "w1:t3", WorkspaceID: "w1"}, {ID: "w1:t1", WorkspaceID: "w1"},
+		{ID: "w2:t1", WorkspaceID: "w2"}, {ID: "w1:tA", WorkspaceID: "w1"},
+	}
+	got := Positions(tabs)
+	want := map[string]int{"w1:t3": 1, "w1:t1": 2, "w2:t1": 1, "w1:tA": 3}
+	for id, p := range want {
+		if got[id] != p {
+			t.Errorf("position of %s = %d, want %d", id, got[id], p)
+		}
+	}
+}
