@@ -218,3 +218,31 @@ func TestIndexDaemonFollowsMoves(t *testing.T) {
 		t.Fatalf("labels %s", got)
 	}
 }
+
+// TestReadmeNewTemplates: the README's examples of the new tokens, on the
+// original README's four tabs, through once --apply.
+func TestReadmeNewTemplates(t *testing.T) {
+	cases := []struct {
+		format string
+		title  string // claude's terminal title
+		want   []string
+	}{
+		{"{icon} {task|proc|dir}", "✳ Fix login redirect", []string{"⚪ pi", "🟡 Fix login redirect", "rmk", "btop"}},
+		{"{icon} {task|proc|dir}", "✳ Claude Code", []string{"⚪ pi", "🟡 nixos", "rmk", "btop"}},
+		{"{index} {proc|dir}", "", []string{"1 pi", "2 nixos", "3 rmk", "4 btop"}},
+		{"{glyph} {proc|dir}", "", []string{"\ueb08 pi", "\ueb08 nixos", "rmk", "\ueacd btop"}},
+	}
+	for _, c := range cases {
+		t.Run(c.format+" "+c.title, func(t *testing.T) {
+			t.Parallel()
+			srv := startServer(t)
+			sb := newSandbox(t)
+			tabs, panes := readmeSession(srv, sb)
+			if c.title != "" {
+				srv.SetTitle(panes[1], c.title)
+			}
+			onceApply(t, sb, srv, "--format", c.format)
+			assertLabels(t, srv, tabs, c.want...)
+		})
+	}
+}
