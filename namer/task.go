@@ -10,6 +10,14 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
 
+// sortLongestFirst orders names so that "claude code" is cut before the
+// label "claude".
+func sortLongestFirst(names []string) {
+	slices.SortStableFunc(names, func(a, b string) int { return len(b) - len(a) })
+}
+
+func init() { sortLongestFirst(agentNames) }
+
 // agentNames are the names agents put into their own titles, lower-cased.
 // The pane's own agent label and display name (docs/herdr.md §9) are added.
 var agentNames = []string{
@@ -36,7 +44,7 @@ var (
 // paths, the directory's name, bare versions and model ids, whichever part
 // of the title they are. "" when nothing useful is left, or p has no agent.
 func Task(p herdr.Pane) string {
-	if p.Agent == "" {
+	if p.Agent == "" || p.Title == "" && p.TerminalTitle == "" && p.TerminalTitleStripped == "" {
 		return ""
 	}
 	var dirs []string
@@ -45,16 +53,22 @@ func Task(p herdr.Pane) string {
 			dirs = append(dirs, strings.ToLower(path.Base(path.Clean(d))))
 		}
 	}
-	names := make([]string, 0, len(agentNames)+2)
+	names := agentNames
 	for _, n := range []string{p.Agent, p.DisplayAgent} {
-		if n = strings.ToLower(Sanitize(n)); n != "" {
+		if n = strings.ToLower(Sanitize(n)); n != "" && !slices.Contains(names, n) {
+			if len(names) == len(agentNames) {
+				names = slices.Clone(agentNames)
+			}
 			names = append(names, n)
 		}
 	}
-	names = append(names, agentNames...)
-	// Longest first, so "claude code" goes before the label "claude".
-	slices.SortStableFunc(names, func(a, b string) int { return len(b) - len(a) })
+	if len(names) != len(agentNames) {
+		sortLongestFirst(names)
+	}
 	for _, title := range []string{p.Title, p.TerminalTitle, p.TerminalTitleStripped} {
+		if title == "" {
+			continue
+		}
 		if t := taskOf(Sanitize(title), names, dirs); t != "" {
 			return t
 		}
