@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -198,6 +200,23 @@ func TestIndexFollowsPositions(t *testing.T) {
 	}
 	if got := label(srv, more[7]); got != "z" {
 		t.Errorf("tenth tab: %q, want z", got)
+	}
+}
+
+// TestIndexWithoutState: a name of ours at an old position is still ours
+// when no state file remembers it.
+func TestIndexWithoutState(t *testing.T) {
+	srv := startServer(t)
+	sb := newSandbox(t)
+	ws, t1, _ := srv.NewWorkspace("work", sb.HomePath("a"))
+	t2, _ := srv.NewTab(ws, sb.HomePath("b"))
+	onceApply(t, sb, srv, "--format", "{index} {dir}", "--state", "")
+	assertLabels(t, srv, []string{t1, t2}, "1 a", "2 b")
+	srv.MoveTab(t2, 0)
+	onceApply(t, sb, srv, "--format", "{index} {dir}", "--state", "")
+	assertLabels(t, srv, []string{t1, t2}, "2 a", "1 b")
+	if _, err := os.Stat(sb.StatePath); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("--state \"\" wrote a state file: %v", err)
 	}
 }
 

@@ -324,6 +324,21 @@ func (n *Namer) variants(t *Template, vs values, p Plan, want string) []string {
 		nAgent = 2
 	}
 	var buf [128]byte
+	if t.uses1(kIndex) {
+		// herdr renumbers tabs as others are created, moved and closed:
+		// the same name at any other position (or none, from the tenth
+		// on) was ours too, even when the state file forgot it.
+		at := vs
+		for i := 0; i <= MaxIndex; i++ {
+			at.v[kIndex] = ""
+			if i > 0 {
+				at.v[kIndex] = strconv.Itoa(i)
+			}
+			if v := n.finish(t.render(&at, buf[:0])); v != "" && !contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
 	for si := range nStatus {
 		if nStatus > 1 {
 			st := statuses[si]

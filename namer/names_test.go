@@ -227,3 +227,21 @@ func TestPositions(t *testing.T) {
 		}
 	}
 }
+
+func TestIndexVariantsAreOurs(t *testing.T) {
+	n := mustNew(t, Config{Format: "{index} {proc|dir}", MaxLen: DefaultMaxLen})
+	pane := herdr.Pane{ID: "w1:p1", TabID: "w1:t1", Cwd: "/x/a"}
+	tab := herdr.Tab{ID: "w1:t1", Number: 1, Label: "2 vim", AgentStatus: herdr.StatusUnknown}
+	d := n.Decide(n.Plan(tab, herdr.Workspace{}, []herdr.Pane{pane}), Facts{Proc: "vim", Index: 3})
+	if d.Want != "3 vim" {
+		t.Fatalf("Want = %q", d.Want)
+	}
+	for _, label := range []string{"2 vim", "9 vim", "vim", "3 a"} {
+		if v := d.Judge(label, Memory{}, false); v != Ours {
+			t.Errorf("label %q after a move: %v, want ours", label, v)
+		}
+	}
+	if v := d.Judge("2 emacs", Memory{}, false); v != Human {
+		t.Errorf("label \"2 emacs\": %v, want person's", v)
+	}
+}
