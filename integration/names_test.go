@@ -64,6 +64,7 @@ Host build
 		{"mosh", "zmb", "--", "htop"},
 		{"et", "-c", "sudo journalctl -f", "rzn:2022"},
 		{"sudo", "ssh", "-t", "rzn", "tmux", "attach"},
+		{"mosh-client", "-# build btop |", "10.0.0.5", "60001"}, // mosh once connected
 	}
 	tabs := []string{first}
 	srv.SetForeground(p1, herdrtest.Proc{Argv: argvs[0]})
@@ -73,7 +74,7 @@ Host build
 		tabs = append(tabs, tab)
 	}
 	onceApply(t, sb, srv)
-	assertLabels(t, srv, tabs, "@zmb", "@rzn", "@build", "@zmb:btop", "ssh", "@zmb:htop", "@rzn:journalctl", "@rzn:tmux")
+	assertLabels(t, srv, tabs, "@zmb", "@rzn", "@build", "@zmb:btop", "ssh", "@zmb:htop", "@rzn:journalctl", "@rzn:tmux", "@build:btop")
 
 	// {host} is still the bare alias, and a program rule on "ssh" still
 	// matches a tab {proc} shows as @host.

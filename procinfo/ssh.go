@@ -25,7 +25,7 @@ func remoteSpec(name string) (optSpec, bool) {
 		return sshOpts, true
 	case "autossh":
 		return autosshOpts, true
-	case "mosh":
+	case "mosh", "mosh-client":
 		return moshOpts, true
 	case "et":
 		return etOpts, true
@@ -60,6 +60,19 @@ func remoteCommand(argv []string) (dest string, cmd []string) {
 		return "", nil
 	}
 	args := argv[1:]
+	if name == "mosh-client" {
+		// Once connected, mosh execs mosh-client with its own command
+		// line folded into one argument for ps: "-# zmb btop |" (mosh.pl).
+		if len(args) == 0 {
+			return "", nil
+		}
+		inner, ok := strings.CutPrefix(args[0], "-#")
+		if !ok {
+			return "", nil
+		}
+		args = strings.Fields(strings.TrimSuffix(strings.TrimSpace(inner), "|"))
+		name = "mosh"
+	}
 	var etCmd string
 	visit := func(s byte, l, v string) bool {
 		if name == "et" && (s == 'c' || l == "--command") {

@@ -134,7 +134,7 @@ var builtin = map[string]string{
 	"aws": aws, "gcloud": gcloud, "az": azure, "heroku": heroku,
 	"terraform": infra, "tofu": infra, "ansible": infra, "ansible-playbook": infra, "pulumi": infra,
 	// remote shells and the network
-	"ssh": remote, "mosh": remote, "et": remote, "autossh": remote,
+	"ssh": remote, "mosh": remote, "mosh-client": remote, "et": remote, "autossh": remote,
 	"telnet": plug, "nc": plug, "socat": plug,
 	"curl": globe, "wget": globe, "http": globe, "xh": globe,
 	"ping": tower, "mtr": tower, "traceroute": tower,
