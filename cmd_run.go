@@ -84,6 +84,7 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	nm, err := namer.New(namer.Config{
 		Format: f.Format, MaxLen: f.MaxLen, Icons: f.Icons,
 		Rules: rules, Home: home, Unique: f.Unique, HideDefaultBranch: f.HideDefaultBranch,
+		SameDir: daemon.SameDir,
 	})
 	if err != nil {
 		return o, withExit(2, configErr(env, err))

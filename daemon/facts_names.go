@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/glyphs"
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
@@ -9,6 +10,14 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
+
+// SameDir is namer.Config.SameDir on this machine: whether fgCwd is cwd
+// with its symlinks resolved. It is asked only when herdr's cwd and
+// foreground_cwd differ.
+func SameDir(cwd, fgCwd string) bool {
+	r, err := filepath.EvalSymlinks(cwd)
+	return err == nil && r == fgCwd
+}
 
 // builtinGlyphs serves {glyph} when Options.Glyphs is nil.
 var builtinGlyphs, _ = glyphs.New(nil)

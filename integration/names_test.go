@@ -117,6 +117,35 @@ func TestDirFollowsForegroundCwd(t *testing.T) {
 	assertLabels(t, srv, []string{tab}, "api")
 }
 
+// TestSymlinkedCwdKeepsTheShellsPath: OSC 7 reports ~/work/proj where
+// ~/work is a symlink; foreground_cwd, read from /proc, is the resolved
+// path. The shell's path is kept, so a rule on ~/work still matches.
+func TestSymlinkedCwdKeepsTheShellsPath(t *testing.T) {
+	srv := startServer(t)
+	sb := newSandbox(t)
+	real := sb.HomePath("mnt", "ssd", "work", "proj")
+	if err := os.MkdirAll(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(sb.HomePath("mnt", "ssd", "work"), sb.HomePath("work")); err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := filepath.EvalSymlinks(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tab, pane := srv.NewWorkspace("work", resolved)
+	srv.ReportOSC7(pane, sb.HomePath("work", "proj"))
+	cfg := filepath.Join(sb.ConfigHome, "rules.toml")
+	writeFile(t, cfg, "[[rules]]\ndir = \"~/work/*\"\nformat = \"w:{cwd}\"\n")
+	onceApply(t, sb, srv, "--config", cfg)
+	assertLabels(t, srv, []string{tab}, "w:~/work/proj")
+	// A program elsewhere still wins over the shell's path.
+	srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"make"}, Cwd: sb.HomePath("mnt", "ssd")})
+	onceApply(t, sb, srv, "--config", cfg, "--format", "{dir}")
+	assertLabels(t, srv, []string{tab}, "ssd")
+}
+
 // TestArgsTaskTicketGlyph: {args}, {task}, {ticket}, hide-default-branch
 // and {glyph} with a [glyphs] table, end to end.
 func TestArgsTaskTicketGlyph(t *testing.T) {

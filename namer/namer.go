@@ -26,6 +26,10 @@ type Config struct {
 	// HideDefaultBranch empties {branch} on the repository's default
 	// branch (Facts.DefaultBranch).
 	HideDefaultBranch bool
+	// SameDir reports whether fgCwd is cwd with its symlinks resolved
+	// (nil: never). herdr's cwd is the path a shell reports with OSC 7,
+	// symlinks kept; foreground_cwd is read from /proc, resolved.
+	SameDir func(cwd, fgCwd string) bool
 }
 
 // Namer holds a compiled Config. It is immutable and safe for concurrent use.
@@ -102,7 +106,9 @@ func (n *Namer) Plan(tab herdr.Tab, ws herdr.Workspace, panes []herdr.Pane) Plan
 	// run dev` started in ~/src/api that runs in ~/src/api/frontend is
 	// "frontend". At an idle prompt foreground_cwd is the shell's.
 	cwd := p.Lead.ForegroundCwd
-	if cwd == "" {
+	if cwd == "" || cwd != p.Lead.Cwd && p.Lead.Cwd != "" && n.cfg.SameDir != nil && n.cfg.SameDir(p.Lead.Cwd, cwd) {
+		// The same place, as the shell names it: ~/work/x, not
+		// /mnt/ssd/work/x, so rules on ~/work still match.
 		cwd = p.Lead.Cwd
 	}
 	if cwd != "" {

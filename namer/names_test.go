@@ -35,9 +35,18 @@ func TestForegroundCwdWins(t *testing.T) {
 		{"only foreground_cwd", "", "/srv/x", "{dir}", nil, "x", "/srv/x"},
 		{"rules follow it", home + "/src/api", home + "/work/w", "{dir}", []RuleSpec{{Dir: "~/work/*", Format: "W:{match}"}}, "W:w", home + "/work/w"},
 	}
+	// A symlinked cwd: OSC 7 keeps the link, /proc resolves it.
+	sameDir := func(cwd, fg string) bool { return cwd == home+"/work/w" && fg == "/mnt/ssd/w" }
+	tests = append(tests, struct {
+		name        string
+		cwd, fg     string
+		format      string
+		rules       []RuleSpec
+		want, wantD string
+	}{"symlinked cwd keeps the shell's path", home + "/work/w", "/mnt/ssd/w", "{cwd}", []RuleSpec{{Dir: "~/work/*", Format: "W:{cwd}"}}, "W:~/work/w", home + "/work/w"})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n := mustNew(t, Config{Format: tt.format, Rules: tt.rules})
+			n := mustNew(t, Config{Format: tt.format, Rules: tt.rules, SameDir: sameDir})
 			tab := herdr.Tab{ID: "w1:t1", Number: 1, AgentStatus: herdr.StatusUnknown}
 			p := n.Plan(tab, herdr.Workspace{}, []herdr.Pane{{ID: "w1:p1", Cwd: tt.cwd, ForegroundCwd: tt.fg}})
 			if p.Dir != tt.wantD {
