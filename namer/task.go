@@ -25,7 +25,7 @@ var agentNames = []string{
 	"gemini cli", "kilo code", "mastracode", "opencode", "qodercli", "copilot",
 	"claude", "gemini", "hermes", "cursor", "codex", "droid", "devin", "goose",
 	"aider", "cline", "qoder", "kimi", "kiro", "grok", "kilo", "maki", "amp", "agy",
-	"omp", "pi", "π",
+	"omp", "oc", "pi", "π",
 }
 
 var (

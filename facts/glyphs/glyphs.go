@@ -111,6 +111,8 @@ var builtin = map[string]string{
 	"claude": agent, "codex": agent, "pi": agent, "gemini": agent, "opencode": agent,
 	"aider": agent, "copilot": agent, "cursor-agent": agent, "goose": agent, "amp": agent,
 	"droid": agent, "crush": agent, "cline": agent, "kimi": agent, "kiro": agent, "ollama": agent,
+	"cursor": agent, "devin": agent, "agy": agent, "omp": agent, "mastracode": agent, "grok": agent,
+	"hermes": agent, "kilo": agent, "qodercli": agent, "maki": agent,
 	// languages and their tools
 	"python": python, "python3": python, "ipython": python, "pip": python, "pip3": python,
 	"uv": python, "poetry": python, "pytest": beaker, "jupyter": notebook,
