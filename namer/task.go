@@ -19,7 +19,7 @@ func sortLongestFirst(names []string) {
 func init() { sortLongestFirst(agentNames) }
 
 // agentNames are the names agents put into their own titles, lower-cased.
-// The pane's own agent label and display name (docs/herdr.md §9) are added.
+// The pane's own agent label and display name are added.
 var agentNames = []string{
 	"github copilot", "openai codex", "factory droid", "cursor agent", "claude code",
 	"gemini cli", "kilo code", "mastracode", "opencode", "qodercli", "copilot",
