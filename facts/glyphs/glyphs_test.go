@@ -17,7 +17,7 @@ func TestBuiltinTable(t *testing.T) {
 			t.Errorf("shell %s has glyph %q; shells get none", sh, g)
 		}
 	}
-	// Every agent label herdr detects (pi ... maki, herdr 0.8.2) has a glyph.
+	// Every agent label herdr detects (pi ... maki) has a glyph.
 	for _, a := range strings.Fields("pi claude codex gemini cursor devin agy cline omp mastracode opencode copilot kimi kiro droid amp grok hermes kilo qodercli maki") {
 		if builtin[a] != agent {
 			t.Errorf("agent %s has glyph %q, want the agent glyph", a, builtin[a])
