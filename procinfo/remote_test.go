@@ -2,7 +2,9 @@ package procinfo
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
@@ -96,5 +98,14 @@ func TestProgramRemoteAndArgs(t *testing.T) {
 	r := mustNew(t, Options{}, nil)
 	if p := r.Program(herdr.ProcessInfo{ShellPID: 10, ForegroundPGID: 10}); p.Args != "" || p.Dest != "" {
 		t.Errorf("idle shell: args %q dest %q, want both empty", p.Args, p.Dest)
+	}
+}
+
+func TestArgsAreBounded(t *testing.T) {
+	r := mustNew(t, Options{}, nil)
+	long := strings.Repeat("é", 3000)
+	p := r.Program(fg("echo", long, "more"))
+	if len(p.Args) > maxArgs || !utf8.ValidString(p.Args) || !strings.HasPrefix(p.Args, "echo éé") {
+		t.Errorf("Args of a huge argv: %d bytes, valid %v, %.12q", len(p.Args), utf8.ValidString(p.Args), p.Args)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
@@ -241,12 +242,20 @@ func (r *Resolver) Program(pi herdr.ProcessInfo) Program {
 	return p
 }
 
+// maxArgs bounds {args} in bytes: a tab label shows a few dozen columns,
+// and an argv can be megabytes that every pass would otherwise sanitise.
+const maxArgs = 1024
+
 // joinArgs renders a command line for {args}: first, then argv[1:], each
-// word with blanks quoted so the words stay apart.
+// word with blanks quoted so the words stay apart; cut after maxArgs bytes
+// on a rune boundary.
 func joinArgs(first string, argv []string) string {
 	var b strings.Builder
 	b.WriteString(first)
 	for _, a := range argv[min(1, len(argv)):] {
+		if b.Len() >= maxArgs {
+			break
+		}
 		b.WriteByte(' ')
 		if a == "" || strings.ContainsAny(a, " \t\n'\"") {
 			b.WriteString(strconv.Quote(a))
@@ -254,7 +263,15 @@ func joinArgs(first string, argv []string) string {
 		}
 		b.WriteString(a)
 	}
-	return b.String()
+	s := b.String()
+	if len(s) > maxArgs {
+		cut := maxArgs
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
+	return s
 }
 
 // leaderOf finds the group leader among the foreground processes. When it
