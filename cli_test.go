@@ -112,6 +112,12 @@ func TestConfigFileErrorsNameFileAndLine(t *testing.T) {
 		{"bad duration", "poll = \"soon\"\n", "config.toml:1: poll: want a duration"},
 		{"syntax", "format = \n", "config.toml:1:"},
 		{"unknown rule key", "[[rules]]\ndir = \"/x\"\nnmae = \"y\"\n", "config.toml:3: unknown key \"nmae\" in [[rules]]"},
+		{"glyph not a string", "vim = 1\n[glyphs]\nnvim = \"N\"\nvim = 3\n", "config.toml:4: glyphs: vim: want a string"},
+		{"glyph too wide", "[glyphs]\n\"my-tool\" = \"TOOLONG\"\n", "config.toml:2: glyphs: my-tool: \"TOOLONG\" is 7 columns wide, more than 4"},
+		{"glyph bad key", "[glyphs]\n\"bin/x\" = \"x\"\n", "config.toml:2: glyphs: \"bin/x\" is no program name"},
+		{"glyph control", "[glyphs]\nvim = \"\\u001b[31m\"\n", "config.toml:2: glyphs: vim: \"\\x1b[31m\" has control characters"},
+		{"glyphs not a table", "glyphs = \"x\"\n", "config.toml:1: glyphs: want a table"},
+		{"bool key wrong type", "hide-default-branch = \"yes\"\n", "CFG:1: want true or false"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/glyphs"
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
@@ -32,6 +33,9 @@ type NamingFlags struct {
 	Force     bool   `help:"Rename tabs even when a person named them."`
 	Workspace string `help:"Only name tabs of this workspace, e.g. w1." placeholder:"ID"`
 	State     string `help:"State file; \"auto\" keeps one per herdr server under $XDG_STATE_HOME, \"\" remembers nothing (default: ${default})." default:"auto" placeholder:"PATH"`
+
+	HideDefaultBranch bool `help:"Show no {branch} on the repository's default branch."`
+	IndexPrefixAll    bool `help:"Put the tab position in front of names people chose too."`
 }
 
 // RunCmd is the daemon.
@@ -79,7 +83,8 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	}
 	nm, err := namer.New(namer.Config{
 		Format: f.Format, MaxLen: f.MaxLen, Icons: f.Icons,
-		Rules: rules, Home: home, Unique: f.Unique,
+		Rules: rules, Home: home, Unique: f.Unique, HideDefaultBranch: f.HideDefaultBranch,
+		SameDir: daemon.SameDir,
 	})
 	if err != nil {
 		return o, withExit(2, configErr(env, err))
@@ -97,9 +102,17 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	if err != nil {
 		return o, withExit(2, err)
 	}
+	var glyphMap map[string]string
+	if env.config != nil {
+		glyphMap = env.config.Glyphs
+	}
+	glyphTable, err := glyphs.New(glyphMap) // checked with file:line on load
+	if err != nil {
+		return o, withExit(2, err)
+	}
 	return daemon.Options{
 		Socket: sock, Namer: nm, Procs: procs, Inspector: insp,
-		Git: gitinfo.New(), SSH: sshhosts.New(""),
+		Git: gitinfo.New(), SSH: sshhosts.New(""), Glyphs: glyphTable, IndexPrefixAll: f.IndexPrefixAll,
 		Force: f.Force, Unique: f.Unique, MaxLen: f.MaxLen, Workspace: f.Workspace,
 		StatePath: state, Out: env.stdout, Log: g.logger(env.stderr),
 	}, nil

@@ -15,12 +15,14 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/alecthomas/kong"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/glyphs"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
 
 // configFile is the TOML file: every long flag name is a key (`max-len =
-// 24`), plus the per-directory [[rules]] and program-name [[rewrites]].
+// 24`), plus the per-directory [[rules]], program-name [[rewrites]] and
+// the [glyphs] table.
 // Precedence is flags > HERDRTABRENAMER_* env > file > defaults; kong gives
 // env priority over resolvers, and a resolver only fills unset flags.
 type configFile struct {
@@ -29,6 +31,7 @@ type configFile struct {
 	lines    []string
 	Rules    []namer.RuleSpec
 	Rewrites []procinfo.RewriteSpec
+	Glyphs   map[string]string // [glyphs]: program = "glyph"
 }
 
 // defaultConfigPath is $XDG_CONFIG_HOME/herdrtabrenamer/config.toml.
@@ -77,13 +80,66 @@ func loadConfigFile(path string, named bool) (*configFile, error) {
 		}
 	}
 	cf.Rules, cf.Rewrites = tables.Rules, tables.Rewrites
+	if g, ok := raw["glyphs"]; ok {
+		if cf.Glyphs, err = cf.glyphTable(g); err != nil {
+			return nil, err
+		}
+	}
 	for k, v := range raw {
-		if k == "rules" || k == "rewrites" {
+		if k == "rules" || k == "rewrites" || k == "glyphs" {
 			continue
 		}
 		cf.values[k] = v
 	}
 	return cf, nil
+}
+
+// glyphTable checks the [glyphs] table: program names to glyphs, each
+// error naming the line.
+func (cf *configFile) glyphTable(v any) (map[string]string, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: glyphs: want a table of program = \"glyph\", got %v", cf.where("glyphs"), v)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(map[string]string, len(m))
+	for _, k := range keys {
+		g, ok := m[k].(string)
+		if !ok {
+			return nil, fmt.Errorf("%s: glyphs: %s: want a string (\"\" removes the glyph), got %v", cf.whereIn("glyphs", k), k, m[k])
+		}
+		err := glyphs.CheckKey(k)
+		if err == nil {
+			err = glyphs.CheckValue(k, g)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", cf.whereIn("glyphs", k), err)
+		}
+		out[k] = g
+	}
+	return out, nil
+}
+
+// whereIn finds the line that sets key inside [table], for file:line
+// errors; it falls back to where.
+func (cf *configFile) whereIn(table, key string) string {
+	re := regexp.MustCompile(`^\s*("` + regexp.QuoteMeta(key) + `"|'` + regexp.QuoteMeta(key) + `'|` + regexp.QuoteMeta(key) + `)\s*=`)
+	in := false
+	for i, l := range cf.lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "[") {
+			in = t == "["+table+"]"
+			continue
+		}
+		if in && re.MatchString(l) {
+			return fmt.Sprintf("%s:%d", cf.Path, i+1)
+		}
+	}
+	return cf.where(table)
 }
 
 func tableKeys(table string) string {
@@ -130,7 +186,7 @@ func (cf *configFile) Validate(app *kong.Application) error {
 	for _, k := range keys {
 		f, ok := flags[k]
 		if !ok || configExcluded[k] {
-			return fmt.Errorf("%s: unknown key %q (keys are long flag names, e.g. format, max-len, plus [[rules]] and [[rewrites]])", cf.where(k), k)
+			return fmt.Errorf("%s: unknown key %q (keys are long flag names, e.g. format, max-len, plus [[rules]], [[rewrites]] and [glyphs])", cf.where(k), k)
 		}
 		if err := checkType(f, cf.values[k]); err != nil {
 			return fmt.Errorf("%s: %s: %w", cf.where(k), k, err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/glyphs"
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
@@ -28,6 +29,9 @@ type Options struct {
 	Inspector procinfo.Inspector // nil: always ask herdr
 	Git       *gitinfo.Cache
 	SSH       *sshhosts.Aliases
+	Glyphs    *glyphs.Table // nil: the built-in table
+	// IndexPrefixAll puts the tab position in front of people's labels too.
+	IndexPrefixAll bool
 
 	Apply     bool
 	Force     bool

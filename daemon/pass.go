@@ -104,6 +104,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		report   TabReport
 	}
 	var todo []pending
+	positions := namer.Positions(snap.Tabs)
 	present := make(map[string]bool, len(snap.Tabs))
 	for _, tab := range snap.Tabs {
 		present[tab.ID] = true
@@ -119,6 +120,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		}
 		plan := d.opt.Namer.Plan(tab, workspaces[tab.WorkspaceID], panes)
 		facts, prog, known := d.facts(ctx, plan, anyForced(in.forced, panes), &stats)
+		facts.Index = positions[tab.ID]
 		dec := d.opt.Namer.Decide(plan, facts)
 		rep := TabReport{
 			TabID: tab.ID, Workspace: tab.WorkspaceID, Label: tab.Label, Want: dec.Want,
@@ -151,7 +153,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 
 	var muts []func(map[string]TabMemory)
 	reports := make([]TabReport, 0, len(todo))
-	var renames []int // indexes into reports
+	var renames, prefixes []int // indexes into reports
 	for _, t := range todo {
 		mem := d.state.Tabs[t.tab.ID]
 		if mem.Pending != "" && mem.Pending == t.tab.Label {
@@ -171,6 +173,11 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 			rep.Action = ActionWouldRename
 			if d.opt.Apply && !in.plan {
 				renames = append(renames, len(reports))
+			}
+		} else if want, ok := d.personPrefix(t.tab, verdict, positions); ok {
+			rep.Want, rep.Action = want, ActionWouldRename
+			if d.opt.Apply && !in.plan {
+				prefixes = append(prefixes, len(reports))
 			}
 		}
 		reports = append(reports, rep)
@@ -229,10 +236,11 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		d.log.Info("renamed", "tab", rep.TabID, "old", rep.Label, "new", rep.Want,
 			"lead", rep.Lead, "why", whyLine(*rep))
 	}
+	err = d.prefixPeople(ctx, reports, prefixes, &stats)
 	if !in.plan {
 		d.saveState(muts, present)
 	}
-	return reports, stats, nil
+	return reports, stats, err
 }
 
 // saveState applies the pass's changes and prunes tabs that left the
@@ -277,16 +285,11 @@ func (d *Daemon) facts(ctx context.Context, plan namer.Plan, forced bool, stats 
 	known := true
 	if plan.NeedsProc || plan.NeedsHost {
 		prog, known = d.program(ctx, plan.Lead, forced, stats)
-		f.Proc = prog.Name
-		if plan.NeedsHost && d.opt.SSH != nil {
-			if dest := procinfo.SSHDestination(prog.Argv); dest != "" {
-				f.Host = d.opt.SSH.Display(dest)
-			}
-		}
 	}
+	d.programFacts(&f, plan, prog)
 	if (plan.NeedsRepo || plan.NeedsBranch) && d.opt.Git != nil && plan.Dir != "" {
 		if info, ok := d.opt.Git.Lookup(plan.Dir); ok {
-			f.Repo, f.Branch = info.Repo, info.Branch
+			f.Repo, f.Branch, f.DefaultBranch = info.Repo, info.Branch, info.DefaultBranch
 		}
 	}
 	return f, prog, known

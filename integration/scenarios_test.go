@@ -130,7 +130,12 @@ func TestLifecycleRenamesInOrder(t *testing.T) {
 		d.Nudge(t, "precmd", pane)
 	})
 	step("cd (shell cwd)", "api", func() { srv.SetCwd(pane, sb.HomePath("src", "api")) })
-	step("cd (OSC 7)", "nixos", func() { srv.ReportOSC7(pane, sb.HomePath("opt", "nixos")) })
+	step("cd (OSC 7)", "nixos", func() {
+		// A shell that reports OSC 7 has moved too; foreground_cwd wins
+		// over a report alone (issue 15).
+		srv.SetCwd(pane, sb.HomePath("opt", "nixos"))
+		srv.ReportOSC7(pane, sb.HomePath("opt", "nixos"))
+	})
 	step("claude appears, working", "🟡 nixos", func() {
 		srv.SetAgent(pane, "claude", herdr.StatusWorking)
 		srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"claude"}})

@@ -13,7 +13,7 @@ import (
 // RuleSpec is one [[rules]] table of the config file.
 type RuleSpec struct {
 	Dir     string `toml:"dir"`     // glob on the cwd or an ancestor ("~/projects/*")
-	Program string `toml:"program"` // glob on {proc} ("ssh", "{n,}vim")
+	Program string `toml:"program"` // glob on {proc} or the program's own name ("ssh" for "@zmb", "{n,}vim")
 	Format  string `toml:"format"`  // template for matching tabs
 	Name    string `toml:"name"`    // fixed name for matching tabs
 	Skip    bool   `toml:"skip"`    // never rename matching tabs
@@ -174,9 +174,11 @@ func (r *rule) matchDir(cwd string) (matched string, ok bool) {
 	}
 }
 
-// match applies the whole rule; proc "" never matches a program glob.
-func (r *rule) match(cwd, proc string) (*RuleMatch, bool) {
-	if r.program != nil && (proc == "" || !r.program.Match(proc)) {
+// match applies the whole rule; proc "" never matches a program glob. The
+// glob may also match exe, the program's own name when {proc} shows
+// something else ("ssh" for "@zmb").
+func (r *rule) match(cwd, proc, exe string) (*RuleMatch, bool) {
+	if r.program != nil && (proc == "" || !r.program.Match(proc) && (exe == "" || !r.program.Match(exe))) {
 		return nil, false
 	}
 	p, ok := r.matchDir(cwd)
