@@ -90,7 +90,14 @@ func TestPluginInstall(t *testing.T) {
 	runPlugin(t, sb, root, "startup", m.Startup[0].Command, append(env, "HERDR_PLUGIN_EVENT=startup"))
 	waitLabel(t, srv, tab, "proj")
 
+	// Let the passes that our own rename's event causes finish, so that a
+	// rename from here on can only come from the hook.
+	settle(t, srv)
 	srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"btop"}})
+	time.Sleep(300 * time.Millisecond)
+	if got := label(srv, tab); got != "proj" {
+		t.Fatalf("the daemon renamed the tab to %q before any nudge: the test proves nothing", got)
+	}
 	for _, e := range m.Events {
 		if e.On == "pane.agent_status_changed" {
 			runPlugin(t, sb, root, "event hook", e.Command, append(env, "HERDR_PLUGIN_EVENT="+e.On, "HERDR_PANE_ID="+pane, "HERDR_TAB_ID="+tab))
@@ -108,6 +115,20 @@ func TestPluginInstall(t *testing.T) {
 	waitLabel(t, srv, tab, "1")
 	if pid == 0 || !poll(waitTimeout, func() bool { return syscall.Kill(pid, 0) != nil }) {
 		t.Errorf("the restore action did not stop the daemon (pid %d)", pid)
+	}
+}
+
+// settle waits until the daemon has made no pass for a while.
+func settle(t *testing.T, srv *herdrtest.Server) {
+	t.Helper()
+	last, since := srv.Calls("session.snapshot"), time.Now()
+	if !poll(waitTimeout, func() bool {
+		if n := srv.Calls("session.snapshot"); n != last {
+			last, since = n, time.Now()
+		}
+		return time.Since(since) > 300*time.Millisecond
+	}) {
+		t.Fatal("the daemon never went quiet")
 	}
 }
 
