@@ -2,5 +2,6 @@
 
 package nudge
 
-// platformErr: Unix has datagram sockets, so nudges work.
-func platformErr() error { return nil }
+// Available is nil where nudges work, else it says why not. Unix has
+// datagram sockets.
+func Available() error { return nil }
