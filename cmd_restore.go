@@ -30,7 +30,7 @@ const stopWait = 5 * time.Second
 // Run stops the daemon (it would name the tabs again at once), renames
 // each of our tabs to its position number and forgets it. herdr cannot
 // clear a custom label (tab.rename "" stores an empty one, docs/herdr.md
-// §6), and the position is what herdr shows for an unnamed tab (§5).
+// §6), and the position is what herdr shows for an unnamed tab (§6).
 // Exit 1 when a rename failed or the daemon would not stop.
 func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
 	opt, err := c.options(g, env)
