@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 )
 
 // TestRestore: `restore` gives every tab we named its position number back
@@ -99,5 +101,36 @@ func matchLines(t *testing.T, out string, patterns []string) {
 		if !slices.ContainsFunc(lines, re.MatchString) {
 			t.Errorf("no line matches %q in:\n%s", p, out)
 		}
+	}
+}
+
+// TestRestoreRenameFails: a tab herdr did not rename keeps its memory (its
+// label is still ours, a later restore must find it), the others are
+// restored, and the exit status says something failed.
+func TestRestoreRenameFails(t *testing.T) {
+	srv := startServer(t)
+	sb := newSandbox(t)
+	tabs, _ := readmeSession(srv, sb)
+	d := startDaemonIn(t, sb, srv)
+	waitLabels(t, srv, "pi", "nixos", "rmk", "btop")
+	if code := d.Stop(); code != 0 {
+		t.Fatalf("daemon exit %d\n%s", code, d.Log())
+	}
+	srv.InjectFault("tab.rename", herdrtest.FaultCloseNoAnswer, 1)
+	out, errOut, code := runCLI(t, sb, "restore", "--apply", "--socket", srv.SocketPath(), "--state", sb.StatePath)
+	if code != 1 || !strings.Contains(errOut, "restore "+tabs[0]+` to "1"`) || !strings.Contains(errOut, "1 rename(s) failed") {
+		t.Fatalf("exit %d, want 1 naming the failed rename of %s\nstdout:\n%s\nstderr:\n%s", code, tabs[0], out, errOut)
+	}
+	if got, want := labels(srv), []string{"pi", "2", "3", "4"}; !slices.Equal(got, want) {
+		t.Fatalf("labels = %q, want %q", got, want)
+	}
+	st := readState(t, sb.StatePath)
+	if len(st.Tabs) != 1 || st.Tabs[tabs[0]].Label != "pi" {
+		t.Fatalf("state = %+v, want only %s (label pi) remembered", st.Tabs, tabs[0])
+	}
+	// The next restore finds it.
+	out, _, code = runCLI(t, sb, "restore", "--apply", "--socket", srv.SocketPath(), "--state", sb.StatePath)
+	if code != 0 || label(srv, tabs[0]) != "1" || len(readState(t, sb.StatePath).Tabs) != 0 {
+		t.Fatalf("second restore: exit %d, label %q, state %+v\n%s", code, label(srv, tabs[0]), readState(t, sb.StatePath).Tabs, out)
 	}
 }
