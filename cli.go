@@ -27,6 +27,7 @@ type CLI struct {
 	Explain    ExplainCmd    `cmd:"" help:"Show why each tab has or would get its name."`
 	Lock       LockCmd       `cmd:"" help:"Keep a tab's current name: the daemon will not change it."`
 	Release    ReleaseCmd    `cmd:"" help:"Name a tab automatically again, even after a person renamed it."`
+	Restore    RestoreCmd    `cmd:"" help:"Undo: give every tab we named herdr's number back, stop the daemon (dry run unless --apply)."`
 	Init       InitCmd       `cmd:"" help:"Print a shell hook (zsh, bash, fish) or a service unit (systemd, launchd); write the herdr plugin."`
 	Demo       DemoCmd       `cmd:"" help:"Watch it work on a built-in herdr simulator (no herdr needed)."`
 	Ver        VerCmd        `cmd:"" name:"version" help:"Print the version."`

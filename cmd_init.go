@@ -8,6 +8,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/contrib"
 	"github.com/herdrtabrenamer/herdrtabrenamer/hooks"
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 )
 
 // InitCmd prints a shell hook to eval from an rc file, the way zoxide,
@@ -43,6 +44,9 @@ func (c *InitCmd) Run(env *runEnv) error {
 		return c.printService(env, bin)
 	}
 	if isShell {
+		if err := nudge.Available(); err != nil {
+			return withExit(2, fmt.Errorf("init %s: no shell hooks on this system: %w", c.Target, err))
+		}
 		if c.Dir != "" {
 			return withExit(2, fmt.Errorf("init %s: unexpected argument %q (DIR is for %s only)", c.Target, c.Dir, pluginTarget))
 		}

@@ -14,23 +14,30 @@ func TestHookNudgeFastPathMatchesKong(t *testing.T) {
 		args []string
 		fast bool
 		code int
+		pane string // $HERDR_PANE_ID
 	}{
-		{[]string{"nudge", "--quiet", "--when", "precmd", "w1:p3"}, true, 0},
-		{[]string{"nudge", "--quiet", "--when=preexec", "w1:p3"}, true, 0},
-		{[]string{"nudge", "w1:p3"}, true, 3},
-		{[]string{"nudge", "bogus"}, true, 2},
-		{[]string{"nudge", "--quiet", "bogus"}, true, 0},
-		{[]string{"nudge", "--when", "later", "w1:p3"}, false, 2},
-		{[]string{"nudge", "--socket", "/x", "w1:p3"}, true, 3},
-		{[]string{"nudge", "--socket=/x", "--quiet", "w1:p3"}, true, 0},
-		{[]string{"nudge", "--socket", "", "w1:p3"}, true, 3},
-		{[]string{"nudge", "--log-level", "debug", "w1:p3"}, false, 3},
-		{[]string{"nudge", "w1:p3", "w1:p4"}, false, 2},
-		{[]string{"nudge"}, false, 2},
-		{[]string{"once"}, false, 0},
+		{[]string{"nudge", "--quiet", "--when", "precmd", "w1:p3"}, true, 0, ""},
+		{[]string{"nudge", "--quiet", "--when=preexec", "w1:p3"}, true, 0, ""},
+		{[]string{"nudge", "w1:p3"}, true, 3, ""},
+		{[]string{"nudge", "bogus"}, true, 2, ""},
+		{[]string{"nudge", "--quiet", "bogus"}, true, 0, ""},
+		{[]string{"nudge", "--when", "later", "w1:p3"}, false, 2, ""},
+		{[]string{"nudge", "--socket", "/x", "w1:p3"}, true, 3, ""},
+		{[]string{"nudge", "--socket=/x", "--quiet", "w1:p3"}, true, 0, ""},
+		{[]string{"nudge", "--socket", "", "w1:p3"}, true, 3, ""},
+		{[]string{"nudge", "--log-level", "debug", "w1:p3"}, false, 3, ""},
+		{[]string{"nudge", "w1:p3", "w1:p4"}, false, 2, ""},
+		{[]string{"nudge"}, false, 2, ""},
+		// herdr's plugin event hook: the pane comes from the environment.
+		{[]string{"nudge", "--quiet"}, true, 0, "w1:p3"},
+		{[]string{"nudge"}, true, 3, "w1:p3"},
+		{[]string{"nudge"}, true, 2, "bogus"},
+		{[]string{"nudge", "w1:p4"}, true, 3, "bogus"},
+		{[]string{"once"}, false, 0, ""},
 	}
 	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+		t.Run(strings.Join(tt.args, " ")+" pane="+tt.pane, func(t *testing.T) {
+			t.Setenv("HERDR_PANE_ID", tt.pane)
 			n, g, ok := hookNudge(tt.args)
 			if ok != tt.fast {
 				t.Fatalf("fast path taken = %v, want %v", ok, tt.fast)

@@ -58,6 +58,7 @@ type ExplainCmd struct {
 	NamingFlags `embed:""`
 	TabID       string `arg:"" optional:"" name:"TAB_ID" help:"Only this tab, e.g. w1:t2."`
 	JSON        bool   `help:"Print JSON instead of a table." env:"-"`
+	Notify      bool   `help:"Show one tab's decision as a herdr notification (the plugin's \"Why this name?\"; TAB_ID defaults to $HERDR_TAB_ID)." env:"-"`
 }
 
 // options builds the daemon's options from flags and the config file.
@@ -242,6 +243,9 @@ func (c *OnceCmd) Run(g *Globals, env *runEnv) error {
 
 // Run prints every tab's decision.
 func (c *ExplainCmd) Run(g *Globals, env *runEnv) error {
+	if c.Notify {
+		return c.notify(g, env)
+	}
 	if c.TabID != "" {
 		if _, _, err := herdr.ParseTabID(c.TabID); err != nil {
 			return withExit(2, err)

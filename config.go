@@ -199,7 +199,7 @@ func (cf *configFile) Validate(app *kong.Application) error {
 var configExcluded = map[string]bool{
 	"help": true, "version": true, "config": true,
 	// per-invocation switches, not settings
-	"when": true, "quiet": true, "json": true, "cmd": true, "no-preexec": true, "pause": true, "if-not-running": true,
+	"when": true, "quiet": true, "json": true, "cmd": true, "no-preexec": true, "pause": true, "if-not-running": true, "notify": true,
 }
 
 var durationType = reflect.TypeOf(time.Duration(0))

@@ -139,12 +139,11 @@ const (
 // socket, and runs passes on events, poll ticks and nudges until ctx ends.
 // reload is called on SIGHUP-like requests sent on the reload channel.
 func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
-	key := nudge.ServerKey(d.opt.Socket)
 	dir := nudge.RuntimeDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("runtime dir %s: %w", dir, err)
 	}
-	inst, err := AcquireInstance(dir + "/" + key + ".lock")
+	inst, err := AcquireInstance(InstanceLockPath(d.opt.Socket))
 	if err != nil {
 		return err
 	}

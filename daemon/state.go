@@ -8,10 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
-
-	"github.com/google/renameio/v2"
 )
 
 // stateVersion is the file format version; other versions read as empty.
@@ -61,9 +58,7 @@ type fileStamp struct {
 
 func stampOf(fi os.FileInfo) fileStamp {
 	s := fileStamp{size: fi.Size(), mtime: fi.ModTime()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.ino = st.Ino
-	}
+	s.ino = inode(fi)
 	return s
 }
 
@@ -213,7 +208,7 @@ func (s *State) write() error {
 		return fmt.Errorf("encode state: %w", err)
 	}
 	b = append(b, '\n')
-	if err := renameio.WriteFile(s.Path, b, 0o600); err != nil {
+	if err := writeFileAtomic(s.Path, b, 0o600); err != nil {
 		return fmt.Errorf("write state %s: %w", s.Path, err)
 	}
 	if fi, err := os.Stat(s.Path); err == nil {

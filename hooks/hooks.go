@@ -1,6 +1,7 @@
 // Package hooks holds the shell snippets (zsh, bash, fish) that nudge the
 // daemon on every command and prompt, and the herdr plugin manifest that
-// starts it. They are real files beside this one, so they can be read and
+// starts it (a template, rendered for the repository root and for `init`).
+// They are real files beside this one, so they can be read and
 // shellchecked, and are embedded here for `herdrtabrenamer init`.
 package hooks
 
@@ -8,11 +9,17 @@ import (
 	"embed"
 	"fmt"
 	"strings"
+	"text/template"
 	"unicode/utf8"
 )
 
-//go:embed herdrtabrenamer.zsh herdrtabrenamer.bash herdrtabrenamer.fish herdr-plugin.toml
+//go:embed herdrtabrenamer.zsh herdrtabrenamer.bash herdrtabrenamer.fish herdr-plugin.toml.tmpl
 var files embed.FS
+
+// RepoBinary is where the repository's manifest builds and runs the binary:
+// herdr resolves a relative program path with a "/" against the plugin root
+// (docs/herdr.md §10).
+const RepoBinary = "bin/herdrtabrenamer"
 
 // placeholder stands for the binary's path in every embedded file. In the
 // snippets it sits inside single quotes, so the files stay valid scripts.
@@ -54,7 +61,8 @@ func Snippet(shell, bin string, preexec bool) (string, error) {
 	return fill(name, text, "'"+placeholder+"'", quoted)
 }
 
-// PluginManifest returns herdr-plugin.toml with bin in every command.
+// PluginManifest returns herdr-plugin.toml with bin in every command, for
+// `init herdr-plugin DIR`: the binary is already built, so no [[build]].
 func PluginManifest(bin string) (string, error) {
 	if bin == "" {
 		return "", fmt.Errorf("herdr plugin manifest: empty binary path")
@@ -63,12 +71,30 @@ func PluginManifest(bin string) (string, error) {
 		// TOML files are UTF-8; such a path cannot be written into one.
 		return "", fmt.Errorf("herdr plugin manifest: binary path %q is not valid UTF-8", bin)
 	}
-	const name = "herdr-plugin.toml"
-	b, err := files.ReadFile(name)
+	return renderManifest(bin, false)
+}
+
+// RepoPluginManifest is the herdr-plugin.toml at the repository root, which
+// `herdr plugin install` reads: [[build]] compiles RepoBinary in herdr's
+// checkout and every command runs it.
+func RepoPluginManifest() (string, error) { return renderManifest(RepoBinary, true) }
+
+// renderManifest fills the one manifest template both manifests come from.
+func renderManifest(bin string, build bool) (string, error) {
+	const name = "herdr-plugin.toml.tmpl"
+	tmpl, err := template.New(name).Option("missingkey=error").ParseFS(files, name)
 	if err != nil {
-		return "", fmt.Errorf("read embedded %s: %w", name, err)
+		return "", fmt.Errorf("parse embedded %s: %w", name, err)
 	}
-	return fill(name, string(b), `"`+placeholder+`"`, quoteTOML(bin))
+	var out strings.Builder
+	data := struct {
+		Bin   string
+		Build bool
+	}{quoteTOML(bin), build}
+	if err := tmpl.Execute(&out, data); err != nil {
+		return "", fmt.Errorf("render embedded %s: %w", name, err)
+	}
+	return out.String(), nil
 }
 
 // fill replaces the quoted placeholder, and fails if any placeholder is left
