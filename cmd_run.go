@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -24,22 +26,22 @@ import (
 
 // NamingFlags decide names; run, once and explain share them.
 type NamingFlags struct {
-	Format    string `help:"Name template (default: ${default})." default:"{proc|dir}" placeholder:"TEMPLATE"`
-	MaxLen    int    `help:"Longest name in display columns, 0 for no limit (default: ${default})." default:"24"`
+	Format    string `help:"Name template." default:"{proc|dir}"`
+	MaxLen    int    `help:"Longest name in display columns, 0 for no limit." default:"24"`
 	Icons     string `help:"Status icons, e.g. \"blocked=🟥,idle=\" (default: 🔴 blocked, 🟡 working, 🟢 done, ⚪ idle)." placeholder:"SPEC"`
 	Alias     string `help:"Program name rewrites, e.g. \"nvim=vim,python3=py\"." placeholder:"SPEC"`
 	Unique    bool   `help:"Tell apart same-named tabs of a workspace by their parent directory."`
 	Force     bool   `help:"Rename tabs even when a person named them."`
 	Workspace string `help:"Only name tabs of this workspace, e.g. w1." placeholder:"ID"`
-	State     string `help:"State file; \"auto\" keeps one per herdr server under $XDG_STATE_HOME, \"\" remembers nothing (default: ${default})." default:"auto" placeholder:"PATH"`
+	State     string `help:"State file; \"auto\" keeps one per herdr server under $XDG_STATE_HOME, \"\" remembers nothing." default:"auto"`
 }
 
 // RunCmd is the daemon.
 type RunCmd struct {
 	NamingFlags  `embed:""`
 	Apply        bool          `help:"Rename tabs (without it: dry run, print only new decisions)."`
-	Poll         time.Duration `help:"Full pass interval besides events; 0 for events only (default: ${default})." default:"3s"`
-	Debounce     time.Duration `help:"Coalesce events for this long before a pass (default: ${default})." default:"400ms"`
+	Poll         time.Duration `help:"Full pass interval besides events; 0 for events only." default:"3s"`
+	Debounce     time.Duration `help:"Coalesce events for this long before a pass." default:"400ms"`
 	IfNotRunning bool          `help:"Exit 0 quietly when a daemon already serves this herdr (for startup hooks)." env:"-"`
 }
 
@@ -103,6 +105,14 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 		Force: f.Force, Unique: f.Unique, MaxLen: f.MaxLen, Workspace: f.Workspace,
 		StatePath: state, Out: env.stdout, Log: g.logger(env.stderr),
 	}, nil
+}
+
+// noHerdrHint says what to do when no herdr answers on the socket.
+func noHerdrHint(err error) error {
+	if errors.Is(err, herdr.ErrNotRunning) {
+		return fmt.Errorf("%w: start herdr and run this inside one of its panes, or pass --socket PATH (herdrtabrenamer demo shows it without herdr)", err)
+	}
+	return err
 }
 
 // configErr names the config file and line in errors about its rules.
@@ -209,7 +219,7 @@ func (c *OnceCmd) Run(g *Globals, env *runEnv) error {
 	}
 	reps, err := d.Once(context.Background())
 	if err != nil {
-		return withExit(1, err)
+		return withExit(1, noHerdrHint(err))
 	}
 	failed := 0
 	for _, r := range reps {
@@ -244,7 +254,7 @@ func (c *ExplainCmd) Run(g *Globals, env *runEnv) error {
 	}
 	reps, err := d.Explain(context.Background(), c.TabID)
 	if err != nil {
-		return withExit(1, err)
+		return withExit(1, noHerdrHint(err))
 	}
 	if c.JSON {
 		enc := json.NewEncoder(env.stdout)
@@ -283,10 +293,5 @@ func writeExplain(w io.Writer, reps []daemon.TabReport) error {
 }
 
 func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sortStrings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }

@@ -42,7 +42,7 @@ func parseUnit(t *testing.T, text string) unit {
 	return u
 }
 
-// firstWord undoes systemdQuote the way systemd splits ExecStart: a plain
+// firstWord undoes quote.Systemd the way systemd splits ExecStart: a plain
 // word up to a space, or a double-quoted word with C escapes; %% is %.
 func firstWord(t *testing.T, s string) string {
 	t.Helper()

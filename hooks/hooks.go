@@ -7,8 +7,11 @@ package hooks
 import (
 	"embed"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/quote"
 )
 
 //go:embed herdrtabrenamer.zsh herdrtabrenamer.bash herdrtabrenamer.fish herdr-plugin.toml
@@ -33,15 +36,10 @@ func Snippet(shell, bin string, preexec bool) (string, error) {
 	if bin == "" {
 		return "", fmt.Errorf("hook for %s: empty binary path", shell)
 	}
-	var quoted string
-	switch shell {
-	case "zsh", "bash":
-		quoted = quotePOSIX(bin)
-	case "fish":
-		quoted = quoteFish(bin)
-	default:
+	if !slices.Contains(Shells, shell) {
 		return "", fmt.Errorf("unknown shell %q: want %s", shell, strings.Join(Shells, ", "))
 	}
+	quoted := quote.Shell(shell, bin)
 	name := "herdrtabrenamer." + shell
 	b, err := files.ReadFile(name)
 	if err != nil {
@@ -68,7 +66,7 @@ func PluginManifest(bin string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read embedded %s: %w", name, err)
 	}
-	return fill(name, string(b), `"`+placeholder+`"`, quoteTOML(bin))
+	return fill(name, string(b), `"`+placeholder+`"`, quote.TOML(bin))
 }
 
 // fill replaces the quoted placeholder, and fails if any placeholder is left
@@ -114,37 +112,4 @@ func preexecBlocks(text string, keep bool) (string, error) {
 		return "", fmt.Errorf("unterminated %q", preexecBegin)
 	}
 	return out.String(), nil
-}
-
-// quotePOSIX single-quotes s for sh, bash and zsh: inside single quotes
-// nothing is special except the quote itself.
-func quotePOSIX(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// quoteFish single-quotes s for fish, where \ and ' are escapes inside
-// single quotes.
-func quoteFish(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`)
-	return "'" + r.Replace(s) + "'"
-}
-
-// quoteTOML makes a TOML basic string. TOML has no \x escape and forbids raw
-// control characters, so those become \uXXXX.
-func quoteTOML(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
