@@ -123,4 +123,3 @@ func tabBar(s herdr.Snapshot) string {
 	}
 	return strings.TrimRight(b.String(), " ")
 }
-

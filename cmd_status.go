@@ -221,4 +221,3 @@ func mentionsPlugin(v any, id string) bool {
 	}
 	return false
 }
-
