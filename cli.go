@@ -164,17 +164,17 @@ func missingValue(args []string, app *kong.Application) error {
 	if !ok || name == "" || strings.Contains(name, "=") {
 		return nil
 	}
-	var found *kong.Flag
+	takesValue := false
 	_ = kong.Visit(app, func(n kong.Visitable, next kong.Next) error {
 		if f, ok := n.(*kong.Flag); ok && f.Name == name && !f.IsBool() && !f.IsCounter() {
-			found = f
+			takesValue = true
 		}
 		return next(nil)
 	})
-	if found == nil {
+	if !takesValue {
 		return nil
 	}
-	return fmt.Errorf("--%s needs a value: --%s=%s", name, name, found.FormatPlaceHolder())
+	return fmt.Errorf("--%s needs a value: --%s=VALUE (see herdrtabrenamer --help)", name, name)
 }
 
 // helpPrinter is kong's help without the global flags under every

@@ -211,3 +211,102 @@ func TestHelpFitsOneScreen(t *testing.T) {
 		t.Fatalf("--help is %d lines, more than one screen:\n%s", n, out.String())
 	}
 }
+
+func TestBareCommandAndHelpCommandPrintHelp(t *testing.T) {
+	var bare, bareErr bytes.Buffer
+	if code := Main(nil, &bare, &bareErr); code != 0 || bareErr.Len() != 0 {
+		t.Fatalf("bare: exit %d, stderr %q", code, bareErr.String())
+	}
+	var flag bytes.Buffer
+	Main([]string{"--help"}, &flag, &bytes.Buffer{})
+	if bare.String() != flag.String() || !strings.Contains(bare.String(), "Commands:") {
+		t.Fatalf("bare output is not the help:\n%s", bare.String())
+	}
+	for _, cmd := range []string{"once", "init", "status", "doctor"} {
+		var viaHelp, viaFlag bytes.Buffer
+		if code := Main([]string{"help", cmd}, &viaHelp, &bytes.Buffer{}); code != 0 {
+			t.Fatalf("help %s: exit %d", cmd, code)
+		}
+		Main([]string{cmd, "--help"}, &viaFlag, &bytes.Buffer{})
+		if viaHelp.String() != viaFlag.String() {
+			t.Fatalf("help %s differs from %s --help:\n%s\n---\n%s", cmd, cmd, viaHelp.String(), viaFlag.String())
+		}
+	}
+	var errb bytes.Buffer
+	if code := Main([]string{"help", "nosuch"}, &bytes.Buffer{}, &errb); code != 2 || !strings.Contains(errb.String(), "--help") {
+		t.Fatalf("help nosuch: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// Errors are the program's own words, one line, with where to look next.
+func TestUsageErrorsSayWhatToDo(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"once", "--format"}, "--format needs a value"},
+		{[]string{"run", "--poll"}, "--poll needs a value"},
+		{[]string{"frobnicate"}, "see herdrtabrenamer --help"},
+		{[]string{"once", "--nosuch"}, "see herdrtabrenamer once --help"},
+		{[]string{"init", "tcsh"}, "want zsh, bash, fish, herdr-plugin, systemd or launchd"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var errb bytes.Buffer
+			if code := Main(tt.args, &bytes.Buffer{}, &errb); code != 2 {
+				t.Fatalf("exit %d, want 2 (%s)", code, errb.String())
+			}
+			msg := errb.String()
+			if !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") != 1 {
+				t.Fatalf("stderr %q, want one line with %q", msg, tt.want)
+			}
+			for _, leak := range []string{"EOL", "<EOL>", "expected string value"} {
+				if strings.Contains(msg, leak) {
+					t.Fatalf("library wording %q leaks: %q", leak, msg)
+				}
+			}
+		})
+	}
+}
+
+// A command's help lists its own flags; the global ones are named once at
+// the end. A default is shown once, by kong, not again in the help text.
+func TestCommandHelpShowsGlobalsAndDefaultsOnce(t *testing.T) {
+	parser, _, _, err := newParser(nil, &bytes.Buffer{}, &bytes.Buffer{}, func(int) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range parser.Model.Children {
+		var out bytes.Buffer
+		if code := Main([]string{n.Name, "--help"}, &out, &bytes.Buffer{}); code != 0 {
+			t.Fatalf("%s --help: exit %d", n.Name, code)
+		}
+		help := out.String()
+		for _, g := range []string{"--socket=", "--config=", "--log-format=", "--log-level="} {
+			if strings.Contains(help, g) {
+				t.Errorf("%s --help repeats the global flag %s", n.Name, g)
+			}
+		}
+		if !strings.Contains(help, "Global flags: --socket") {
+			t.Errorf("%s --help does not name the global flags", n.Name)
+		}
+		for _, f := range n.Flags {
+			if f.HasDefault && strings.Contains(f.Help, "default") {
+				t.Errorf("%s --%s: default %q shown by kong and again in its help %q", n.Name, f.Name, f.Default, f.Help)
+			}
+		}
+	}
+}
+
+func TestOnceWithoutHerdrSaysWhatToDo(t *testing.T) {
+	t.Setenv("HERDR_SOCKET_PATH", filepath.Join(t.TempDir(), "herdr.sock"))
+	for _, cmd := range []string{"once", "explain"} {
+		var errb bytes.Buffer
+		if code := Main([]string{cmd}, &bytes.Buffer{}, &errb); code != 1 {
+			t.Fatalf("%s: exit %d, stderr %q", cmd, code, errb.String())
+		}
+		if msg := errb.String(); !strings.Contains(msg, "start herdr") || !strings.Contains(msg, "--socket") || strings.Count(msg, "\n") != 1 {
+			t.Fatalf("%s: stderr %q does not say what to do in one line", cmd, msg)
+		}
+	}
+}

@@ -13,7 +13,9 @@ import (
 // InitCmd prints a shell hook to eval from an rc file, the way zoxide,
 // direnv and starship do, or writes the herdr plugin manifest.
 type InitCmd struct {
-	Target    string `arg:"" name:"TARGET" help:"zsh, bash, fish, herdr-plugin, systemd or launchd."`
+	// complete: the words shell completion offers (kong's enum would
+	// answer a typo in its own words; Run does in ours).
+	Target    string `arg:"" name:"TARGET" complete:"zsh,bash,fish,herdr-plugin,systemd,launchd" help:"zsh, bash, fish, herdr-plugin, systemd or launchd."`
 	Dir       string `arg:"" optional:"" name:"DIR" help:"herdr-plugin only: folder to write herdr-plugin.toml into (created if missing)."`
 	Cmd       string `help:"Binary the hooks call (default: the absolute path of this executable). A bare name is looked up in PATH at each call." placeholder:"PATH" env:"-"`
 	NoPreexec bool   `help:"Nudge only at the prompt, not also when a command starts." env:"-"`

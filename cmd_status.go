@@ -24,7 +24,7 @@ import (
 // where the daemon keeps its files is in this one file, so a change to the
 // runtime layout has one place to follow.
 type StatusCmd struct {
-	State string `help:"State file to check; \"auto\" is the daemon's default." default:"auto" placeholder:"PATH"`
+	State string `help:"State file to check; \"auto\" is the one the daemon uses." default:"auto" placeholder:"PATH"`
 }
 
 // check is one line of the report: what was looked at, what was found,
