@@ -48,17 +48,17 @@ func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(*dae
 	if err != nil {
 		return withExit(2, err)
 	}
-	// The mark belongs to a tab of a running herdr: without one it would
-	// land on whatever server next uses this socket.
-	if err := tabExists(sock, tabID); err != nil {
-		return withExit(1, fmt.Errorf("%s not %s: %w", tabID, what, err))
-	}
 	path, err := statePath(stateFlag, sock)
 	if err != nil {
 		return withExit(2, err)
 	}
 	if path == "" {
 		return withExit(2, fmt.Errorf("%s needs a state file, but --state is empty", what))
+	}
+	// The mark belongs to a tab of a running herdr: without one it would
+	// land on whatever server next uses this socket.
+	if err := tabExists(sock, tabID); err != nil {
+		return withExit(1, fmt.Errorf("%s not %s: %w", tabID, what, err))
 	}
 	st, warn := daemon.LoadState(path, sock)
 	if warn != nil {
