@@ -577,4 +577,3 @@ func jsonInts(v any) any {
 	}
 	return v
 }
-

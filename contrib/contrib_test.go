@@ -98,7 +98,7 @@ func TestSystemdUnit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			u := parseUnit(t, SystemdUnit(tt.bin))
 			want := map[string]map[string]string{
-				"Unit":    {"StartLimitIntervalSec": "60", "StartLimitBurst": "4"},
+				"Unit": {"StartLimitIntervalSec": "60", "StartLimitBurst": "4"},
 				"Service": {"ExecStart": tt.execStart, "ExecReload": "/bin/kill -HUP $MAINPID", "Restart": "on-failure", "RestartSec": "1",
 					"NoNewPrivileges": "true", "ProtectSystem": "strict", "ProtectHome": "read-only", "PrivateTmp": "true",
 					"StateDirectory": "herdrtabrenamer", "RuntimeDirectory": "herdrtabrenamer", "RuntimeDirectoryPreserve": "yes"},
