@@ -41,6 +41,10 @@ func (c *InitCmd) Run(env *runEnv) error {
 	if err != nil {
 		return withExit(2, err)
 	}
+	if c.Cmd == "" && isTempBuild(bin) {
+		fmt.Fprintf(env.stderr, "herdrtabrenamer: warning: %s is a temporary build that `go run` deletes when it exits, so this %s would call nothing; "+
+			"install the binary (go install . or go build -o ~/.local/bin/herdrtabrenamer .) and run init with it, or pass --cmd PATH\n", bin, c.Target)
+	}
 	if service {
 		return c.printService(env, bin)
 	}
@@ -91,11 +95,25 @@ func (c *InitCmd) binary() (string, error) {
 		}
 		return abs, nil
 	}
-	exe, err := os.Executable()
+	exe, err := executable()
 	if err != nil {
 		return "", fmt.Errorf("init: find this executable (pass --cmd PATH): %w", err)
 	}
 	return exe, nil
+}
+
+// executable is os.Executable; tests pretend to be other binaries.
+var executable = os.Executable
+
+// isTempBuild says whether bin lives in a go-build work folder, where
+// `go run` and `go test` put binaries they delete afterwards.
+func isTempBuild(bin string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(bin), "/") {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
 }
 
 // printService prints a systemd user unit or a launchd agent that runs the
