@@ -118,7 +118,7 @@ func noHerdrHint(err error) error {
 // configErr names the config file and line in errors about its rules.
 func configErr(env *runEnv, err error) error {
 	if env.config != nil && (len(env.config.Rules) > 0 || len(env.config.Rewrites) > 0) {
-		return env.config.locate(err)
+		return env.config.atTable(err)
 	}
 	return err
 }

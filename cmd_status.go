@@ -132,10 +132,10 @@ func configCheck(cf *configFile) check {
 	}
 	home, _ := os.UserHomeDir()
 	if _, err := namer.New(namer.Config{Format: "{dir}", Rules: cf.Rules, Home: home}); err != nil {
-		return check{name: "config", found: cf.locate(err).Error(), fix: "fix that rule"}
+		return check{name: "config", found: cf.atTable(err).Error(), fix: "fix that rule"}
 	}
 	if _, err := procinfo.New(procinfo.Options{Rewrites: cf.Rewrites}, nil); err != nil {
-		return check{name: "config", found: cf.locate(err).Error(), fix: "fix that rewrite"}
+		return check{name: "config", found: cf.atTable(err).Error(), fix: "fix that rewrite"}
 	}
 	return check{name: "config", ok: true, found: fmt.Sprintf("%s parses (%d rules, %d rewrites)", cf.Path, len(cf.Rules), len(cf.Rewrites))}
 }

@@ -342,9 +342,9 @@ func (cf *configFile) socket() string {
 	return s
 }
 
-// locate puts file and line on an error about the file's rules: the
+// atTable puts file and line on an error about the file's rules: the
 // [[rules]] or [[rewrites]] table it is about, else the file.
-func (cf *configFile) locate(err error) error {
+func (cf *configFile) atTable(err error) error {
 	if cf == nil || cf.Path == "" {
 		return err
 	}
