@@ -6,8 +6,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kong"
 )
@@ -107,6 +110,8 @@ func newParser(args []string, stdout, stderr io.Writer, exit func(int)) (*kong.K
 		kong.Exit(exit),
 		kong.DefaultEnvars("HERDRTABRENAMER"),
 		kong.Resolvers(cf),
+		kong.TypeMapper(reflect.TypeFor[time.Duration](), durationMapper),
+		kong.TypeMapper(reflect.TypeFor[int](), intMapper),
 		kong.Help(helpPrinter),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 	)
@@ -140,6 +145,41 @@ func parse(args []string, stdout, stderr io.Writer, exit func(int)) (*CLI, *kong
 	}
 	ctx, err := parseArgs(parser, args)
 	return cli, ctx, cf, err
+}
+
+// durationMapper and intMapper read flag values and say what is wanted in
+// our words; kong prefixes the flag name.
+var (
+	durationMapper = valueMapper(func(s string) (any, error) {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return nil, fmt.Errorf("want a duration like 3s or 400ms, got %q", s)
+		}
+		return d, nil
+	})
+	intMapper = valueMapper(func(s string) (any, error) {
+		i, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, fmt.Errorf("want a whole number, got %q", s)
+		}
+		return i, nil
+	})
+)
+
+// valueMapper makes a kong mapper from a function of the flag's text.
+func valueMapper(conv func(string) (any, error)) kong.MapperFunc {
+	return func(ctx *kong.DecodeContext, target reflect.Value) error {
+		var s string
+		if err := ctx.Scan.PopValueInto("value", &s); err != nil {
+			return err
+		}
+		v, err := conv(s)
+		if err != nil {
+			return err
+		}
+		target.Set(reflect.ValueOf(v))
+		return nil
+	}
 }
 
 // usageError adds where to read more to kong's parse errors.

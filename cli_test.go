@@ -249,6 +249,11 @@ func TestUsageErrorsSayWhatToDo(t *testing.T) {
 		{[]string{"frobnicate"}, "see herdrtabrenamer --help"},
 		{[]string{"once", "--nosuch"}, "see herdrtabrenamer once --help"},
 		{[]string{"init", "tcsh"}, "want zsh, bash, fish, herdr-plugin, systemd or launchd"},
+		{[]string{"init"}, "init: missing TARGET: want zsh, bash, fish"},
+		{[]string{"completion"}, "completion: missing SHELL: want zsh, bash, fish"},
+		{[]string{"nudge"}, "nudge: missing PANE_ID"},
+		{[]string{"once", "--max-len", "abc"}, `--max-len: want a whole number, got "abc"`},
+		{[]string{"run", "--poll", "soon"}, `--poll: want a duration like 3s or 400ms, got "soon"`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -260,7 +265,7 @@ func TestUsageErrorsSayWhatToDo(t *testing.T) {
 			if !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") != 1 {
 				t.Fatalf("stderr %q, want one line with %q", msg, tt.want)
 			}
-			for _, leak := range []string{"EOL", "<EOL>", "expected string value"} {
+			for _, leak := range []string{"EOL", "expected a valid", "expected duration", `expected "<`, "64 bit", "time: invalid"} {
 				if strings.Contains(msg, leak) {
 					t.Fatalf("library wording %q leaks: %q", leak, msg)
 				}
@@ -295,6 +300,14 @@ func TestCommandHelpShowsGlobalsAndDefaultsOnce(t *testing.T) {
 				t.Errorf("%s --%s: default %q shown by kong and again in its help %q", n.Name, f.Name, f.Default, f.Help)
 			}
 		}
+	}
+}
+
+func TestNudgeWithoutDaemonSaysWhatToDo(t *testing.T) {
+	t.Setenv("HERDR_SOCKET_PATH", filepath.Join(t.TempDir(), "herdr.sock"))
+	var errb bytes.Buffer
+	if code := Main([]string{"nudge", "w1:p1"}, &bytes.Buffer{}, &errb); code != 3 || !strings.Contains(errb.String(), "herdrtabrenamer run --apply") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
 }
 

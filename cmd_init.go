@@ -14,8 +14,9 @@ import (
 // direnv and starship do, or writes the herdr plugin manifest.
 type InitCmd struct {
 	// complete: the words shell completion offers (kong's enum would
-	// answer a typo in its own words; Run does in ours).
-	Target    string `arg:"" name:"TARGET" complete:"zsh,bash,fish,herdr-plugin,systemd,launchd" help:"zsh, bash, fish, herdr-plugin, systemd or launchd."`
+	// answer a typo in its own words; Run does in ours, and optional lets
+	// Run say what is missing too).
+	Target    string `arg:"" optional:"" name:"TARGET" complete:"zsh,bash,fish,herdr-plugin,systemd,launchd" help:"zsh, bash, fish, herdr-plugin, systemd or launchd."`
 	Dir       string `arg:"" optional:"" name:"DIR" help:"herdr-plugin only: folder to write herdr-plugin.toml into (created if missing)."`
 	Cmd       string `help:"Binary the hooks call (default: the absolute path of this executable). A bare name is looked up in PATH at each call." placeholder:"PATH" env:"-"`
 	NoPreexec bool   `help:"Nudge only at the prompt, not also when a command starts." env:"-"`
@@ -35,7 +36,11 @@ func (c *InitCmd) Run(env *runEnv) error {
 	}
 	service := c.Target == systemdTarget || c.Target == launchdTarget
 	if !isShell && !service && c.Target != pluginTarget {
-		return withExit(2, fmt.Errorf("init: unknown target %q: want %s, %s, %s or %s", c.Target, strings.Join(hooks.Shells, ", "), pluginTarget, systemdTarget, launchdTarget))
+		what := fmt.Sprintf("unknown target %q", c.Target)
+		if c.Target == "" {
+			what = "missing TARGET"
+		}
+		return withExit(2, fmt.Errorf("init: %s: want %s, %s, %s or %s", what, strings.Join(hooks.Shells, ", "), pluginTarget, systemdTarget, launchdTarget))
 	}
 	bin, err := c.binary()
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 // NudgeCmd sends one datagram to the daemon. It runs on every shell prompt,
 // so it does no socket call to herdr and never waits for an answer.
 type NudgeCmd struct {
-	PaneID string `arg:"" name:"PANE_ID" help:"Pane to look at, e.g. w1:p3 (shell hooks pass $HERDR_PANE_ID)."`
+	PaneID string `arg:"" optional:"" name:"PANE_ID" help:"Pane to look at, e.g. w1:p3 (shell hooks pass $HERDR_PANE_ID)."`
 	When   string `help:"Hook point: preexec (a program is about to start) or precmd (back at the prompt)." enum:",preexec,precmd" default:"" env:"-"`
 	Quiet  bool   `help:"Print nothing and exit 0 even when no daemon runs (for shell hooks)." env:"-"`
 }
@@ -26,12 +26,15 @@ func (c *NudgeCmd) Run(g *Globals, env *runEnv) error {
 		return nil
 	}
 	if errors.Is(err, nudge.ErrNoDaemon) {
-		return withExit(3, err)
+		return withExit(3, fmt.Errorf("%w; start one with herdrtabrenamer run --apply (herdrtabrenamer status shows what runs)", err))
 	}
 	return err
 }
 
 func (c *NudgeCmd) send(g *Globals) error {
+	if c.PaneID == "" {
+		return withExit(2, errors.New("nudge: missing PANE_ID, e.g. w1:p3 (inside herdr: \"$HERDR_PANE_ID\")"))
+	}
 	if _, _, err := herdr.ParsePaneID(c.PaneID); err != nil {
 		return withExit(2, err)
 	}
