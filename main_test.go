@@ -3,30 +3,52 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"testing"
 )
 
 // TestMain gives the package's tests their own runtime, config and state
 // folders: without XDG_RUNTIME_DIR the daemon's lock and sockets would go
 // to the shared per-user folder under the temp dir, and a developer's own
-// config.toml would change what the tests see.
+// config.toml would change what the tests see. It fails the run if a test
+// left files in that shared folder anyway.
 func TestMain(m *testing.M) {
+	shared := filepath.Join(os.TempDir(), "herdrtabrenamer-"+strconv.Itoa(os.Getuid()))
+	before := entries(shared)
 	dir, err := os.MkdirTemp("", "herdrtabrenamer-main-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	for _, v := range []string{"XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME"} {
-		d := dir + "/" + v
+		d := filepath.Join(dir, v)
 		if err := os.Mkdir(d, 0o700); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		os.Setenv(v, d)
 	}
-	os.Unsetenv("HERDRTABRENAMER_CONFIG")
-	os.Unsetenv("HERDRTABRENAMER_HOOKS")
+	for _, v := range []string{"HERDRTABRENAMER_CONFIG", "HERDRTABRENAMER_HOOKS", "HERDRTABRENAMER_SOCKET", "HERDR_PANE_ID", "HERDR_TAB_ID"} {
+		os.Unsetenv(v)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	for _, e := range entries(shared) {
+		if !slices.Contains(before, e) {
+			fmt.Fprintf(os.Stderr, "a test left %s in the shared runtime folder; give it its own XDG_RUNTIME_DIR\n", filepath.Join(shared, e))
+			code = 1
+		}
+	}
 	os.Exit(code)
+}
+
+func entries(dir string) []string {
+	des, _ := os.ReadDir(dir)
+	var names []string
+	for _, de := range des {
+		names = append(names, de.Name())
+	}
+	return names
 }
