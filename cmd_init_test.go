@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -132,5 +133,43 @@ func TestInitHerdrPlugin(t *testing.T) {
 	stderr.Reset()
 	if code := Main([]string{"init", "herdr-plugin", file}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "create "+file) {
 		t.Errorf("dir is a file: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// The hooks tell `status` they are loaded: each snippet exports
+// HERDRTABRENAMER_HOOKS in an interactive shell inside herdr, for the
+// programs that shell starts.
+func TestInitHooksExportTheirMarker(t *testing.T) {
+	for _, shell := range []string{"zsh", "bash", "fish"} {
+		t.Run(shell, func(t *testing.T) {
+			path, err := exec.LookPath(shell)
+			if err != nil {
+				t.Skipf("%s not installed", shell)
+			}
+			var snippet bytes.Buffer
+			if code := Main([]string{"init", shell, "--cmd", "/bin/true"}, &snippet, &bytes.Buffer{}); code != 0 {
+				t.Fatalf("init %s: exit %d", shell, code)
+			}
+			file := filepath.Join(t.TempDir(), "hook")
+			if err := os.WriteFile(file, snippet.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			script := "source " + file + "; printenv HERDRTABRENAMER_HOOKS"
+			// An empty rc file: zsh would otherwise start its new-user menu.
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, ".zshrc"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(path, "-i", "-c", script)
+			cmd.Env = append(os.Environ(), "HERDR_PANE_ID=w1:p1", "HERDRTABRENAMER_HOOKS=", "HOME="+home, "ZDOTDIR="+home)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s: %v", shell, err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			if got := strings.TrimSpace(lines[len(lines)-1]); got != shell {
+				t.Fatalf("a child of %s sees HERDRTABRENAMER_HOOKS=%q, want %q", shell, got, shell)
+			}
+		})
 	}
 }
