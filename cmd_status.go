@@ -182,8 +182,12 @@ func hooksCheck() check {
 	return check{name: "hooks", found: "not loaded in this shell: renames wait for the next poll", fix: fix}
 }
 
-// pluginCheck looks for our plugin id in herdr's plugin registry,
-// <herdr config dir>/plugins.json.
+// pluginID is the id in our herdr-plugin.toml.
+const pluginID = "herdrtabrenamer"
+
+// pluginCheck looks for our plugin in herdr's registry, a JSON array of
+// installed plugins at <herdr config dir>/plugins.json
+// (src/persist/plugin_registry.rs).
 func pluginCheck() check {
 	dir := os.Getenv("XDG_CONFIG_HOME")
 	if dir == "" {
@@ -191,33 +195,26 @@ func pluginCheck() check {
 		dir = filepath.Join(home, ".config")
 	}
 	reg := filepath.Join(dir, "herdr", "plugins.json")
-	b, err := os.ReadFile(reg)
-	if err == nil {
-		var v any
-		if json.Unmarshal(b, &v) == nil && mentionsPlugin(v, "herdrtabrenamer") {
-			return check{name: "plugin", ok: true, found: "installed in herdr (" + reg + ")"}
+	var plugins []struct {
+		ID      string `json:"plugin_id"`
+		Root    string `json:"plugin_root"`
+		Enabled bool   `json:"enabled"`
+	}
+	if b, err := os.ReadFile(reg); err == nil {
+		if err := json.Unmarshal(b, &plugins); err != nil {
+			return check{name: "plugin", found: fmt.Sprintf("herdr's plugin registry %s: %v", reg, err), fix: "herdr plugin list (herdr rewrites the file)"}
 		}
+	}
+	for _, p := range plugins {
+		if p.ID != pluginID {
+			continue
+		}
+		if !p.Enabled {
+			return check{name: "plugin", found: "installed in herdr but disabled (" + p.Root + ")", fix: "herdr plugin enable " + pluginID}
+		}
+		return check{name: "plugin", ok: true, found: "installed in herdr and enabled (" + p.Root + ")"}
 	}
 	// The plugin is one way to start the daemon; a service or a hand-run
 	// daemon are others, so its absence is information, not a problem.
 	return check{name: "plugin", ok: true, found: "not installed (optional: herdr plugin install herdrtabrenamer/herdrtabrenamer)"}
-}
-
-// mentionsPlugin walks the registry JSON for an "id" (or a key) equal to id.
-func mentionsPlugin(v any, id string) bool {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			if k == id || (k == "id" && x == id) || mentionsPlugin(x, id) {
-				return true
-			}
-		}
-	case []any:
-		for _, x := range v {
-			if mentionsPlugin(x, id) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -134,3 +134,33 @@ func TestStatusNamesEachProblemWithItsFix(t *testing.T) {
 		}
 	})
 }
+
+func TestStatusReadsHerdrPluginRegistry(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	t.Setenv("HERDR_SOCKET_PATH", filepath.Join(dir, "none.sock"))
+	reg := filepath.Join(dir, "herdr", "plugins.json")
+	if err := os.MkdirAll(filepath.Dir(reg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// The shape herdr writes (InstalledPluginInfo in src/api/schema/plugins.rs).
+	const entry = `{"plugin_id":"%s","name":"x","version":"1","manifest_path":"/p/herdr-plugin.toml","plugin_root":"/p","enabled":%v}`
+	tests := []struct {
+		body, want string
+		ok         bool
+	}{
+		{"[" + fmt.Sprintf(entry, "other", true) + "]", "not installed", true},
+		{"[" + fmt.Sprintf(entry, "other", true) + "," + fmt.Sprintf(entry, "herdrtabrenamer", true) + "]", "installed in herdr and enabled", true},
+		{"[" + fmt.Sprintf(entry, "herdrtabrenamer", false) + "]", "herdr plugin enable herdrtabrenamer", false},
+		{"{not json", "herdr plugin list", false},
+	}
+	for _, tt := range tests {
+		if err := os.WriteFile(reg, []byte(tt.body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, l := statusLines(t)
+		if strings.HasPrefix(l["plugin"], "ok") != tt.ok || !strings.Contains(l["plugin"], tt.want) {
+			t.Errorf("registry %s: plugin line %q, want ok=%v with %q", tt.body, l["plugin"], tt.ok, tt.want)
+		}
+	}
+}
