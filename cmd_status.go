@@ -124,6 +124,9 @@ func configCheck(cf *configFile) check {
 	if cf == nil || cf.Path == "" {
 		return check{name: "config", ok: true, found: "none (defaults)"}
 	}
+	if errors.Is(cf.broken, os.ErrNotExist) {
+		return check{name: "config", found: cf.broken.Error(), fix: "create the file, or stop naming it (--config, HERDRTABRENAMER_CONFIG)"}
+	}
 	if cf.broken != nil {
 		return check{name: "config", found: cf.broken.Error(), fix: "fix that line, or start over from README's config example"}
 	}

@@ -164,3 +164,11 @@ func TestStatusReadsHerdrPluginRegistry(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusNamedConfigMissing(t *testing.T) {
+	t.Setenv("HERDR_SOCKET_PATH", filepath.Join(t.TempDir(), "none.sock"))
+	_, l := statusLines(t, "--config", filepath.Join(t.TempDir(), "gone.toml"))
+	if !strings.HasPrefix(l["config"], "FIX") || !strings.Contains(l["config"], "create the file") {
+		t.Fatalf("config line %q", l["config"])
+	}
+}

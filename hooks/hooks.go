@@ -1,7 +1,9 @@
 // Package hooks holds the shell snippets (zsh, bash, fish) that nudge the
 // daemon on every command and prompt, and the herdr plugin manifest that
 // starts it. They are real files beside this one, so they can be read and
-// shellchecked, and are embedded here for `herdrtabrenamer init`.
+// shellchecked, and are embedded here for `herdrtabrenamer init`. Each
+// snippet exports HERDRTABRENAMER_HOOKS=<shell>, which is how
+// `herdrtabrenamer status` tells that a shell has its hooks loaded.
 package hooks
 
 import (
