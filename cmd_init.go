@@ -47,8 +47,12 @@ func (c *InitCmd) Run(env *runEnv) error {
 		return withExit(2, err)
 	}
 	if c.Cmd == "" && isTempBuild(bin) {
+		what := map[string]string{systemdTarget: "unit", launchdTarget: "agent", pluginTarget: "plugin manifest"}[c.Target]
+		if what == "" {
+			what = c.Target + " hook"
+		}
 		fmt.Fprintf(env.stderr, "herdrtabrenamer: warning: %s is a temporary build that `go run` deletes when it exits, so this %s would call nothing; "+
-			"install the binary (go install . or go build -o ~/.local/bin/herdrtabrenamer .) and run init with it, or pass --cmd PATH\n", bin, c.Target)
+			"install the binary (go install . or go build -o ~/.local/bin/herdrtabrenamer .) and run init with it, or pass --cmd PATH\n", bin, what)
 	}
 	if service {
 		return c.printService(env, bin)
