@@ -28,7 +28,7 @@
           # NAR hash of `go mod vendor`. It changes with go.mod, go.sum and the
           # set of imported packages: recompute with contrib/vendorhash.sh.
           # flakecheck/flake_test.go fails while this value is stale.
-          vendorHash = "sha256-8/gIe7BXlrtFS/1O4GWaYnDalDjnheonPPyREBal/CE=";
+          vendorHash = "sha256-/OQyZK7nL/bb3lc9naBLIMYHOCpUuGG1PYiC+ZIWL98=";
           subPackages = [ "." ];
           ldflags = [
             "-s"

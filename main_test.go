@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain gives the package's tests their own runtime, config and state
@@ -14,26 +16,37 @@ import (
 // to the shared per-user folder under the temp dir, and a developer's own
 // config.toml would change what the tests see. It fails the run if a test
 // left files in that shared folder anyway.
+// When a testscript transcript (testdata/script) runs "herdrtabrenamer",
+// the test binary is the program itself.
 func TestMain(m *testing.M) {
+	testscript.Main(isolated{m}, map[string]func(){
+		"herdrtabrenamer": func() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) },
+	})
+}
+
+// isolated runs the tests with their own folders (see TestMain).
+type isolated struct{ m *testing.M }
+
+func (i isolated) Run() int {
 	shared := filepath.Join(os.TempDir(), "herdrtabrenamer-"+strconv.Itoa(os.Getuid()))
 	before := entries(shared)
 	dir, err := os.MkdirTemp("", "herdrtabrenamer-main-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
 	for _, v := range []string{"XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME"} {
 		d := filepath.Join(dir, v)
 		if err := os.Mkdir(d, 0o700); err != nil {
 			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+			return 1
 		}
 		os.Setenv(v, d)
 	}
 	for _, v := range []string{"HERDRTABRENAMER_CONFIG", "HERDRTABRENAMER_HOOKS", "HERDRTABRENAMER_SOCKET", "HERDR_PANE_ID", "HERDR_TAB_ID"} {
 		os.Unsetenv(v)
 	}
-	code := m.Run()
+	code := i.m.Run()
 	os.RemoveAll(dir)
 	for _, e := range entries(shared) {
 		if !slices.Contains(before, e) {
@@ -41,7 +54,7 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 func entries(dir string) []string {
