@@ -30,13 +30,16 @@ type testCLI struct {
 	Run struct {
 		Apply    bool          `help:"Rename tabs."`
 		MaxLen   int           `help:"Longest name." default:"24"`
+		Poll     time.Duration `help:"Full pass interval." default:"3s"`
 		Debounce time.Duration `help:"Coalesce events." default:"400ms"`
 	} `cmd:"" help:"Run the daemon."`
 	Once struct {
 		Apply bool `help:"Rename tabs."`
 	} `cmd:"" help:"Run one pass."`
 	Explain struct {
-		TabID string `arg:"" optional:"" name:"TAB_ID" help:"Only this tab."`
+		Format string `help:"Name template." default:"{proc|dir}"`
+		JSON   bool   `help:"Print JSON."`
+		TabID  string `arg:"" optional:"" name:"TAB_ID" help:"Only this tab."`
 	} `cmd:"" help:"Show why each tab has its name."`
 	Version    struct{} `cmd:"" help:"Print the version."`
 	Completion struct {
@@ -259,6 +262,7 @@ func TestCompletionFish(t *testing.T) {
 		{"herdrtabrenamer run --", []string{"--apply", "--poll", "--log-level"}, []string{"--json"}},
 		{"herdrtabrenamer explain --", []string{"--json", "--format"}, []string{"--apply", "--poll"}},
 		{"herdrtabrenamer completion ", []string{"zsh", "bash", "fish"}, nil},
+		{"herdrtabrenamer init ", []string{"zsh", "herdr-plugin", "systemd", "launchd"}, nil},
 		{"herdrtabrenamer run ", nil, []string{"explain"}},
 	} {
 		out, err := exec.Command(fish, "--no-config", "-c", "source $argv[1]; complete -C $argv[2]", script, c.line).CombinedOutput()
