@@ -189,7 +189,7 @@ func (c *RunCmd) Run(g *Globals, env *runEnv) error {
 		if c.IfNotRunning {
 			return nil
 		}
-		return withExit(1, err)
+		return withExit(1, fmt.Errorf("%w (one daemon serves each herdr; --if-not-running exits 0 instead, herdrtabrenamer status shows it)", err))
 	}
 	return err
 }

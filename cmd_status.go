@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -103,10 +104,24 @@ func daemonCheck(sock string) check {
 	}
 	// A daemon killed with SIGKILL leaves its line behind: believe it only
 	// while that process exists.
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+	if !processAlive(pid) {
 		return notRunning
 	}
 	return check{name: "daemon", ok: true, found: fmt.Sprintf("running, pid %d since %s (lock %s)", pid, since, lock)}
+}
+
+// processAlive asks the kernel with signal 0, which checks without
+// sending. On Windows, finding the process is the check.
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	if runtime.GOOS == "windows" {
+		return true
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, os.ErrPermission)
 }
 
 func nudgeCheck(sock string) check {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -131,6 +132,18 @@ func TestStatusNamesEachProblemWithItsFix(t *testing.T) {
 		code, l := statusLines(t)
 		if code != 1 || !strings.HasPrefix(l["daemon"], "FIX") {
 			t.Fatalf("exit %d, daemon line %q", code, l["daemon"])
+		}
+		// A SIGKILLed daemon leaves its line behind, naming a dead pid.
+		dead := exec.Command("true")
+		if err := dead.Run(); err != nil {
+			t.Fatal(err)
+		}
+		lock := filepath.Join(nudge.RuntimeDir(), nudge.ServerKey(sock)+".lock")
+		if err := os.WriteFile(lock, fmt.Appendf(nil, "pid %d since 2026-01-01T00:00:00Z\n", dead.Process.Pid), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if code, l := statusLines(t); code != 1 || !strings.HasPrefix(l["daemon"], "FIX") {
+			t.Fatalf("stale lock: exit %d, daemon line %q", code, l["daemon"])
 		}
 	})
 }
