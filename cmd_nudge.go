@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -27,7 +26,7 @@ func (c *NudgeCmd) Run(g *Globals, env *runEnv) error {
 		return nil
 	}
 	if errors.Is(err, nudge.ErrNoDaemon) {
-		return withExit(3, err)
+		return withExit(3, fmt.Errorf("%w; start one with herdrtabrenamer run --apply (herdrtabrenamer status shows what runs)", err))
 	}
 	return err
 }
@@ -88,8 +87,12 @@ func hookNudge(args []string) (*NudgeCmd, *Globals, bool) {
 	// must the fast path, or it nudges a socket no daemon listens on.
 	if !socketFlag {
 		g.Socket = os.Getenv("HERDRTABRENAMER_SOCKET")
-		if g.Socket == "" && configSetsSocket() {
-			return nil, nil, false // the config file names it: let kong read it
+		if g.Socket == "" {
+			cf, err := loadConfigFile(configPathFromArgs(nil))
+			if err != nil {
+				return nil, nil, false // let kong report it (or stay quiet)
+			}
+			g.Socket = cf.socket()
 		}
 	}
 	if _, err := nudge.ParseWhen(c.When); err != nil {
@@ -111,14 +114,4 @@ func (c *NudgeCmd) runFast(g *Globals, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "herdrtabrenamer: %v\n", err)
 	return code
-}
-
-var socketKey = regexp.MustCompile(`(?m)^[ \t]*"?socket"?[ \t]*=`)
-
-// configSetsSocket is a cheap look at the config file for a socket key,
-// so the fast path never disagrees with kong about where the daemon is.
-func configSetsSocket() bool {
-	path, _ := configPathFromArgs(nil)
-	b, err := os.ReadFile(path)
-	return err == nil && socketKey.Match(b)
 }

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -25,14 +27,14 @@ import (
 
 // NamingFlags decide names; run, once and explain share them.
 type NamingFlags struct {
-	Format    string `help:"Name template (default: ${default})." default:"{proc|dir}" placeholder:"TEMPLATE"`
-	MaxLen    int    `help:"Longest name in display columns, 0 for no limit (default: ${default})." default:"24"`
+	Format    string `help:"Name template." default:"{proc|dir}"`
+	MaxLen    int    `help:"Longest name in display columns, 0 for no limit." default:"24"`
 	Icons     string `help:"Status icons, e.g. \"blocked=🟥,idle=\" (default: 🔴 blocked, 🟡 working, 🟢 done, ⚪ idle)." placeholder:"SPEC"`
 	Alias     string `help:"Program name rewrites, e.g. \"nvim=vim,python3=py\"." placeholder:"SPEC"`
 	Unique    bool   `help:"Tell apart same-named tabs of a workspace by their parent directory."`
 	Force     bool   `help:"Rename tabs even when a person named them."`
 	Workspace string `help:"Only name tabs of this workspace, e.g. w1." placeholder:"ID"`
-	State     string `help:"State file; \"auto\" keeps one per herdr server under $XDG_STATE_HOME, \"\" remembers nothing (default: ${default})." default:"auto" placeholder:"PATH"`
+	State     string `help:"State file; \"auto\" keeps one per herdr server under $XDG_STATE_HOME, \"\" remembers nothing." default:"auto"`
 
 	HideDefaultBranch bool `help:"Show no {branch} on the repository's default branch."`
 	IndexPrefixAll    bool `help:"Put the tab position in front of names people chose too."`
@@ -42,8 +44,8 @@ type NamingFlags struct {
 type RunCmd struct {
 	NamingFlags  `embed:""`
 	Apply        bool          `help:"Rename tabs (without it: dry run, print only new decisions)."`
-	Poll         time.Duration `help:"Full pass interval besides events; 0 for events only (default: ${default})." default:"3s"`
-	Debounce     time.Duration `help:"Coalesce events for this long before a pass (default: ${default})." default:"400ms"`
+	Poll         time.Duration `help:"Full pass interval besides events; 0 for events only." default:"3s"`
+	Debounce     time.Duration `help:"Coalesce events for this long before a pass." default:"400ms"`
 	IfNotRunning bool          `help:"Exit 0 quietly when a daemon already serves this herdr (for startup hooks)." env:"-"`
 }
 
@@ -119,10 +121,18 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	}, nil
 }
 
+// noHerdrHint says what to do when no herdr answers on the socket.
+func noHerdrHint(err error) error {
+	if errors.Is(err, herdr.ErrNotRunning) {
+		return fmt.Errorf("%w: start herdr and run this inside one of its panes, or pass --socket PATH (herdrtabrenamer demo shows it without herdr)", err)
+	}
+	return err
+}
+
 // configErr names the config file and line in errors about its rules.
 func configErr(env *runEnv, err error) error {
 	if env.config != nil && (len(env.config.Rules) > 0 || len(env.config.Rewrites) > 0) {
-		return env.config.locate(err)
+		return env.config.atTable(err)
 	}
 	return err
 }
@@ -193,7 +203,7 @@ func (c *RunCmd) Run(g *Globals, env *runEnv) error {
 		if c.IfNotRunning {
 			return nil
 		}
-		return withExit(1, err)
+		return withExit(1, fmt.Errorf("%w (one daemon serves each herdr; --if-not-running exits 0 instead, herdrtabrenamer status shows it)", err))
 	}
 	return err
 }
@@ -223,7 +233,7 @@ func (c *OnceCmd) Run(g *Globals, env *runEnv) error {
 	}
 	reps, err := d.Once(context.Background())
 	if err != nil {
-		return withExit(1, err)
+		return withExit(1, noHerdrHint(err))
 	}
 	failed := 0
 	for _, r := range reps {
@@ -261,7 +271,7 @@ func (c *ExplainCmd) Run(g *Globals, env *runEnv) error {
 	}
 	reps, err := d.Explain(context.Background(), c.TabID)
 	if err != nil {
-		return withExit(1, err)
+		return withExit(1, noHerdrHint(err))
 	}
 	if c.JSON {
 		enc := json.NewEncoder(env.stdout)
@@ -300,10 +310,5 @@ func writeExplain(w io.Writer, reps []daemon.TabReport) error {
 }
 
 func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sortStrings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }

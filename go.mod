@@ -10,7 +10,9 @@ require (
 	github.com/gobwas/glob v1.1.0
 	github.com/goccy/go-json v0.12.0
 	github.com/google/renameio/v2 v2.0.2
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/rivo/uniseg v0.4.7
+	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/shirou/gopsutil/v4 v4.26.10
 	go.uber.org/goleak v1.3.0

@@ -2,15 +2,20 @@
 // daemon on every command and prompt, and the herdr plugin manifest that
 // starts it (a template, rendered for the repository root and for `init`).
 // They are real files beside this one, so they can be read and
-// shellchecked, and are embedded here for `herdrtabrenamer init`.
+// shellchecked, and are embedded here for `herdrtabrenamer init`. Each
+// snippet exports HERDRTABRENAMER_HOOKS=<shell>, which is how
+// `herdrtabrenamer status` tells that a shell has its hooks loaded.
 package hooks
 
 import (
 	"embed"
 	"fmt"
+	"slices"
 	"strings"
 	"text/template"
 	"unicode/utf8"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/quote"
 )
 
 //go:embed herdrtabrenamer.zsh herdrtabrenamer.bash herdrtabrenamer.fish herdr-plugin.toml.tmpl
@@ -40,15 +45,10 @@ func Snippet(shell, bin string, preexec bool) (string, error) {
 	if bin == "" {
 		return "", fmt.Errorf("hook for %s: empty binary path", shell)
 	}
-	var quoted string
-	switch shell {
-	case "zsh", "bash":
-		quoted = quotePOSIX(bin)
-	case "fish":
-		quoted = quoteFish(bin)
-	default:
+	if !slices.Contains(Shells, shell) {
 		return "", fmt.Errorf("unknown shell %q: want %s", shell, strings.Join(Shells, ", "))
 	}
+	quoted := quote.Shell(shell, bin)
 	name := "herdrtabrenamer." + shell
 	b, err := files.ReadFile(name)
 	if err != nil {
@@ -90,7 +90,7 @@ func renderManifest(bin string, build bool) (string, error) {
 	data := struct {
 		Bin   string
 		Build bool
-	}{quoteTOML(bin), build}
+	}{quote.TOML(bin), build}
 	if err := tmpl.Execute(&out, data); err != nil {
 		return "", fmt.Errorf("render embedded %s: %w", name, err)
 	}
@@ -140,37 +140,4 @@ func preexecBlocks(text string, keep bool) (string, error) {
 		return "", fmt.Errorf("unterminated %q", preexecBegin)
 	}
 	return out.String(), nil
-}
-
-// quotePOSIX single-quotes s for sh, bash and zsh: inside single quotes
-// nothing is special except the quote itself.
-func quotePOSIX(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// quoteFish single-quotes s for fish, where \ and ' are escapes inside
-// single quotes.
-func quoteFish(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`)
-	return "'" + r.Replace(s) + "'"
-}
-
-// quoteTOML makes a TOML basic string. TOML has no \x escape and forbids raw
-// control characters, so those become \uXXXX.
-func quoteTOML(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

@@ -1,6 +1,7 @@
 package procinfo
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -92,17 +93,28 @@ func New(opts Options, in Inspector) (*Resolver, error) {
 	}
 	for i, spec := range opts.Rewrites {
 		if spec.Match == "" {
-			return nil, fmt.Errorf("rewrite rule %d: empty match", i+1)
+			return nil, &RewriteError{Index: i + 1, Err: errors.New("empty match")}
 		}
 		re, err := regexp.Compile(spec.Match)
 		if err != nil {
-			return nil, fmt.Errorf("rewrite rule %d: bad match %q: %w", i+1, spec.Match, err)
+			return nil, &RewriteError{Index: i + 1, Err: fmt.Errorf("bad match %q: %w", spec.Match, err)}
 		}
 		r.rewrites = append(r.rewrites, rewrite{re: re, replace: spec.Replace,
 			why: "rewrite rule " + strconv.Itoa(i+1) + " (" + spec.Match + ")"})
 	}
 	return r, nil
 }
+
+// RewriteError is a [[rewrites]] rule that does not compile; Index lets the
+// config file point at the rule's own table without parsing this message.
+type RewriteError struct {
+	Index int // 1-based position in Options.Rewrites
+	Err   error
+}
+
+func (e *RewriteError) Error() string { return fmt.Sprintf("rewrite rule %d: %v", e.Index, e.Err) }
+
+func (e *RewriteError) Unwrap() error { return e.Err }
 
 // ParseAliases reads an --alias value: comma-separated from=to pairs,
 // blanks around names ignored. "" is no aliases.
