@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// TestConnectionTable covers every row of PROTOCOL.md §2's table that a
+// TestConnectionTable covers every row of docs/herdr.md §2's table that a
 // server meets on a plain request.
 func TestConnectionTable(t *testing.T) {
 	s := start(t)
@@ -22,7 +22,7 @@ func TestConnectionTable(t *testing.T) {
 		want     string // "" = no reply at all; else a prefix of the single line
 		contains string
 	}{
-		{"valid", `{"id":"a","method":"ping","params":{}}` + "\n", `{"id":"a","result":{"type":"pong","version":"0.8.0","protocol":20,`, ""},
+		{"valid", `{"id":"a","method":"ping","params":{}}` + "\n", `{"id":"a","result":{"type":"pong","version":"0.9.1","protocol":22,`, ""},
 		{"key order free", `{"id":"a","params":{},"method":"ping"}` + "\n", `{"id":"a","result":{"type":"pong"`, ""},
 		{"extra fields ignored", `{"id":"a","method":"ping","params":{"x":1},"y":2}` + "\n", `{"id":"a","result":{"type":"pong"`, ""},
 		{"whitespace trimmed", " \t" + `{"id":"a","method":"ping","params":{}}` + " \r\n", `{"id":"a","result":{"type":"pong"`, ""},
