@@ -178,7 +178,7 @@ type Server struct {
 	hub      hub
 	calls    map[string]int
 	conns    int
-	polls    int // read polls: 100 ms sleeps waiting for a request line
+	polls    int  // read polls: 100 ms sleeps waiting for a request line
 	lost     int  // streams ended with events_lost
 	rounds   int  // stream rounds that sent events (per subscription)
 	held     bool // HoldEvents: stream rounds send nothing
