@@ -73,16 +73,16 @@ func TestRevisionFollowsStrippedTitle(t *testing.T) {
 		title string
 		rev   uint64
 	}{
-		{"⠋ task", 1},         // "task"
-		{"⠙ task", 1},         // spinner frame: same stripped title
-		{"task", 1},           // same
-		{"⠋ ⠙ task", 2},       // "⠙ task": only one glyph goes
-		{"task ⠋ detail", 3},  // inner glyph kept
-		{"task ⠙ detail", 4},  // so an inner spinner moves revision
-		{"✳task", 5},          // glyph glued to the text is text
-		{"✳ task", 6},         // "task"
-		{"  ", 7},             // cleared
-		{"", 7},               // still no stripped title
+		{"⠋ task", 1},        // "task"
+		{"⠙ task", 1},        // spinner frame: same stripped title
+		{"task", 1},          // same
+		{"⠋ ⠙ task", 2},      // "⠙ task": only one glyph goes
+		{"task ⠋ detail", 3}, // inner glyph kept
+		{"task ⠙ detail", 4}, // so an inner spinner moves revision
+		{"✳task", 5},         // glyph glued to the text is text
+		{"✳ task", 6},        // "task"
+		{"  ", 7},            // cleared
+		{"", 7},              // still no stripped title
 	}
 	for _, st := range steps {
 		s.SetTitle(p, st.title)
