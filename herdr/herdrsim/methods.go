@@ -22,7 +22,7 @@ func errf(code, format string, args ...any) *apiError {
 	return &apiError{code: code, msg: fmt.Sprintf(format, args...)}
 }
 
-// Result payloads: "type" first, then declaration order (PROTOCOL.md §3).
+// Result payloads: "type" first, then declaration order (docs/herdr.md §3).
 type (
 	typeOnly struct {
 		Type string `json:"type"`
@@ -405,7 +405,7 @@ func cleanMetadata(v string) string {
 	return v
 }
 
-// paneReportMetadata validates like herdr (codes from PROTOCOL.md §4; the
+// paneReportMetadata validates like herdr (codes from docs/herdr.md §3; the
 // message wording is this fake's) and applies tokens and presentation.
 func (s *Server) paneReportMetadata(pr *params) (any, error) {
 	source, _ := pr.str("source", true)

@@ -90,7 +90,7 @@ func (t *tab) label() string {
 }
 
 // statusRank orders statuses by how much attention they want; herdr's
-// "most attention-worthy" order is not spelled out in PROTOCOL.md, so this
+// "most attention-worthy" order is not spelled out in docs/herdr.md, so this
 // follows the brief: blocked > working > done > idle > unknown.
 func statusRank(s herdr.AgentStatus) int {
 	switch s {
