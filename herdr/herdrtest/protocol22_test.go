@@ -1,6 +1,7 @@
 package herdrtest
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net"
@@ -262,8 +263,6 @@ func TestBurstDelivery(t *testing.T) {
 	}
 }
 
-// readUntilEnd returns every line until the server closes the stream.
-func readUntilEnd(t *testing.T, st *stream) []string { t.Helper(); return st.closed(t) }
 
 func TestEventsLostFault(t *testing.T) {
 	s := start(t)
@@ -272,7 +271,7 @@ func TestEventsLostFault(t *testing.T) {
 	t.Run("injected at subscribe", func(t *testing.T) {
 		s.InjectFault("events.subscribe", FaultEventsLost, 1)
 		st := subscribe(t, s, map[string]any{"type": "tab.renamed"})
-		got := readUntilEnd(t, st)
+		got := st.closed(t)
 		if len(got) != 2 || got[0] != ack || !strings.HasPrefix(got[1], lostPrefix) {
 			t.Fatalf("got %q", got)
 		}
@@ -290,7 +289,7 @@ func TestEventsLostFault(t *testing.T) {
 		before := s.EventsLost()
 		s.LoseEvents()
 		for _, st := range []*stream{a, b} {
-			if got := readUntilEnd(t, st); len(got) != 1 || !strings.HasPrefix(got[0], lostPrefix) {
+			if got := st.closed(t); len(got) != 1 || !strings.HasPrefix(got[0], lostPrefix) {
 				t.Fatalf("got %q", got)
 			}
 		}
@@ -330,16 +329,21 @@ func TestSlowConsumerLosesEvents(t *testing.T) {
 			io.WriteString(c, `{"id":"slow","method":"events.subscribe","params":{"subscriptions":[{"type":"pane.updated"}]}}`+"\n")
 			healthy := subscribe(t, s, map[string]any{"type": "tab.renamed"})
 			healthy.next(t)
-			// phase 1: enough to block the stream's writes; wait until
-			// a round took them
+			// phase 1: 1.3 MB, more than a socket buffer holds, in one
+			// round on 22 (one event on 20); wait until a round took them:
+			// the stream's writer is then stuck
 			before := s.DeliveryRounds()
+			release := s.HoldEvents()
 			for i := range 40 {
 				s.SetTitle(p, fmt.Sprintf("%d %s", i, big))
 			}
+			release()
 			waitFor(t, "a round of the slow stream", func() bool { return s.DeliveryRounds() > before })
-			// phase 2: more than the ring holds, while the writer is stuck
+			// phase 2: more than the ring holds, while the writer is
+			// stuck; small, so that it takes well under herdr's 5 s
+			// write timeout even under -race
 			for i := range 600 {
-				s.SetTitle(p, fmt.Sprintf("b%d %s", i, big))
+				s.SetTitle(p, fmt.Sprintf("b%d", i))
 			}
 			s.HumanRename(tab, "still here")
 			if l := healthy.next(t); !strings.Contains(l, `"still here"`) {
@@ -360,15 +364,32 @@ func TestSlowConsumerLosesEvents(t *testing.T) {
 					t.Fatalf("EventsLost %d", s.EventsLost())
 				}
 			} else {
-				// the stream stays open and goes on with what is left
-				buf := make([]byte, 64<<10)
-				total := 0
-				for total < 700<<10 {
-					n, err := c.Read(buf)
+				// the stream stays open, skips what the ring evicted and
+				// goes on with what is left: the first phase-2 title
+				// seen is a later one than b0
+				r := bufio.NewReader(c)
+				for {
+					l, err := r.ReadString('\n')
 					if err != nil {
-						t.Fatalf("after %d bytes: %v", total, err)
+						t.Fatalf("stream ended: %v", err)
 					}
-					total += n
+					if strings.Contains(l, `"events_lost"`) {
+						t.Fatalf("events_lost on %d: %.120s", tt.protocol, l)
+					}
+					var ev struct {
+						Data struct {
+							Pane struct {
+								TerminalTitle string `json:"terminal_title"`
+							}
+						}
+					}
+					mustJSON(t, l, &ev)
+					if title := ev.Data.Pane.TerminalTitle; strings.HasPrefix(title, "b") {
+						if title == "b0" {
+							t.Fatal("nothing was skipped: the ring evicted b0 before the stream got to it")
+						}
+						break
+					}
 				}
 			}
 			if r := result(t, call(t, s, "ping", map[string]any{})); r["type"] != "pong" {
