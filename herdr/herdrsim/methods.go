@@ -151,6 +151,8 @@ func (s *Server) ping(*params) (any, error) {
 // the process is gone (docs/herdr.md §3); the simulator keeps listening
 // until the test calls Stop or Restart, so that state can be observed.
 // Older releases answer ok from the app and go down; here they just answer.
+// Unlike herdr, which parses a request's params before it refuses it, the
+// simulator refuses a request with bad params as server_unavailable too.
 func (s *Server) serverStop(*params) (any, error) {
 	if s.rel.stopGuard() {
 		s.mu.Lock()
