@@ -32,7 +32,7 @@ type demoStep struct {
 // Run starts the simulator, runs the real pass code after each step and
 // prints the tab bar herdr would show.
 func (c *DemoCmd) Run(env *runEnv) error {
-	srv, err := herdrsim.New()
+	srv, err := herdrsim.New(herdrsim.WithProtocol(herdrsim.NewestProtocol)) // herdr 0.9.x, 100 ms read poll on
 	if err != nil {
 		return fmt.Errorf("demo: start the herdr simulator: %w", err)
 	}

@@ -23,7 +23,7 @@ const fastTick = 5 * time.Millisecond
 var protocols = []struct {
 	protocol int
 	version  string
-}{{17, "0.7.5"}, {19, "0.8.0"}, {20, "0.8.0"}}
+}{{17, "0.7.5"}, {19, "0.8.0"}, {20, "0.8.2"}}
 
 func TestAgainstFake(t *testing.T) {
 	for _, p := range protocols {
@@ -223,7 +223,9 @@ func TestFaultsFromFake(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.fault.String(), func(t *testing.T) {
-			srv := herdrtest.Start(t, herdrtest.WithTick(fastTick))
+			// 20: the client's Ping cannot decode 0.9's integer capability
+			// yet (issue 10, client branch); faults do not depend on it.
+			srv := herdrtest.Start(t, herdrtest.WithProtocol(20), herdrtest.WithTick(fastTick))
 			srv.InjectFault("ping", tt.fault, 1)
 			c := herdr.New(srv.SocketPath())
 			_, err := c.Ping(context.Background())
@@ -249,9 +251,7 @@ func TestFaultsFromFake(t *testing.T) {
 // TestSchemaInvalidReplyIsCaught proves the fake's schema check can fail:
 // a reply the schema rejects is recorded as a violation.
 func TestSchemaInvalidReplyIsCaught(t *testing.T) {
-	if _, ok := herdrtest.SchemaDir(); !ok {
-		t.Skip("no herdr schemas (HERDR_API_SCHEMA_DIR unset)")
-	}
+	herdrtest.SchemaFile(t, herdrtest.NewestProtocol)
 	srv, err := herdrtest.New(herdrtest.WithTick(fastTick))
 	if err != nil {
 		t.Fatal(err)
