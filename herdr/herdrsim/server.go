@@ -443,11 +443,7 @@ func (s *Server) readRequestLine(c *net.UnixConn, stop chan struct{}) (line []by
 		var n int
 		var rerr error
 		if err := rc.Read(func(fd uintptr) bool {
-			flags := syscall.MSG_PEEK
-			if !s.cfg.noReadPoll {
-				flags |= syscall.MSG_DONTWAIT
-			}
-			n, _, rerr = syscall.Recvfrom(int(fd), buf, flags)
+			n, rerr = peek(fd, buf, !s.cfg.noReadPoll)
 			if !s.cfg.noReadPoll {
 				return rerr != syscall.EINTR // EAGAIN is "pending": handled below
 			}
