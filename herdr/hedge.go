@@ -275,9 +275,8 @@ func (c *Client) hedgedExchange(ctx context.Context, method string, line []byte,
 			if firstErr == nil || !r.hedge {
 				firstErr = r.err
 			}
-			// A first request that failed outright is not hedged:
-			// hedging is for latency, not a retry.
-			timer = nil
+			// A first request that failed before the hedge went out
+			// ends the call: hedging is for latency, not a retry.
 			if pending == 0 {
 				return nil, firstErr
 			}

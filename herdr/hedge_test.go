@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -293,8 +296,15 @@ func TestHedgeStalledReadTakesTheSecondAnswer(t *testing.T) {
 }
 
 func TestHedgeFirstAnswerWinsAfterHedgeSent(t *testing.T) {
-	// The hedge goes out, then the first request answers before it: the
-	// first answer is taken and the hedge's connection closed.
+	// The hedge goes out, then the first request answers: its answer is
+	// taken, whether the hedge is still waiting (its connection is then
+	// closed) or has failed.
+	for _, hedgeFails := range []bool{false, true} {
+		t.Run(fmt.Sprint("hedge fails ", hedgeFails), func(t *testing.T) { testFirstAnswerWins(t, hedgeFails) })
+	}
+}
+
+func testFirstAnswerWins(t *testing.T, hedgeFails bool) {
 	leakCheck(t)
 	srv := startStall(t, readAnswer)
 	c := New(srv.path)
@@ -304,7 +314,9 @@ func TestHedgeFirstAnswerWinsAfterHedgeSent(t *testing.T) {
 	srv2 := startRaw(t, func(rc *rawConn) {
 		rc.readRequest()
 		close(hedgeArrived)
-		rc.expectCleanClose() // never answered
+		if !hedgeFails {
+			rc.expectCleanClose() // never answered
+		}
 	})
 	realDial := c.dial
 	var n atomic.Int64
@@ -525,5 +537,56 @@ func TestHedgeWait(t *testing.T) {
 				t.Errorf("plan = %v, %v; want %v, %v", got, ok, tc.want, tc.hedge)
 			}
 		})
+	}
+}
+
+// BenchmarkHedgedSnapshot measures Snapshot latency against a server that,
+// like herdr, sleeps 100 ms before reading a request on a fraction of
+// connections (docs/herdr.md §2), with hedging on and off. Run with a
+// fixed count so both see the same number of calls:
+//
+//	go test -run '^$' -bench HedgedSnapshot -benchtime 400x ./herdr/
+func BenchmarkHedgedSnapshot(b *testing.B) {
+	answer := `{"id":"x","result":` + strings.Replace(readAnswer("session.snapshot", "0.8.2"), `"workspaces":[]`,
+		`"workspaces":[{"workspace_id":"w1","number":1,"label":"repo","focused":true,"pane_count":3,"tab_count":2,"active_tab_id":"w1:t1","agent_status":"idle"}]`, 1) + "}\n"
+	for _, stall := range []float64{0.1, 0.25} {
+		for _, hedge := range []bool{false, true} {
+			b.Run(fmt.Sprintf("stall=%.0f%%/hedge=%v", stall*100, hedge), func(b *testing.B) {
+				var mu sync.Mutex
+				rng := rand.New(rand.NewPCG(1, 2))
+				srv := startRaw(b, func(c *rawConn) {
+					mu.Lock()
+					late := rng.Float64() < stall
+					mu.Unlock()
+					if late {
+						time.Sleep(100 * time.Millisecond) // herdr's CONNECTION_POLL_INTERVAL
+					}
+					if _, err := c.br.ReadBytes('\n'); err != nil {
+						return // a hedge's loser, closed while we slept
+					}
+					_, _ = io.WriteString(c, answer)
+					_, _ = io.Copy(io.Discard, c.br)
+				})
+				c := New(srv.path, WithHedging(hedge))
+				var took []time.Duration
+				for b.Loop() {
+					start := time.Now()
+					if _, err := c.Snapshot(context.Background()); err != nil {
+						b.Fatal(err)
+					}
+					took = append(took, time.Since(start))
+				}
+				slices.Sort(took)
+				ms := func(q float64) float64 {
+					return float64(took[int(q*float64(len(took)-1))]) / float64(time.Millisecond)
+				}
+				st := c.HedgeStats()
+				b.ReportMetric(ms(0.5), "p50-ms")
+				b.ReportMetric(ms(0.95), "p95-ms")
+				b.ReportMetric(ms(0.99), "p99-ms")
+				b.ReportMetric(100*float64(st.Hedged)/float64(len(took)), "hedged-%")
+				b.ReportMetric(100*float64(st.Won)/float64(len(took)), "won-%")
+			})
+		}
 	}
 }
