@@ -95,7 +95,9 @@ func (c *Client) HedgeStats() HedgeStats {
 	return c.hedge.stats
 }
 
-// WithHedging turns hedged reads on (the default) or off.
+// WithHedging turns hedged reads on or off (the default). Off by default
+// because a hedge is timing-driven: a caller that counts connections (an
+// idle pass is one) or runs against a slow fake must choose it knowingly.
 func WithHedging(on bool) Option {
 	return func(c *Client) { c.hedge.off = !on }
 }
@@ -124,6 +126,7 @@ type hedger struct {
 
 func newHedger() *hedger {
 	return &hedger{
+		off:    true,
 		cfg:    defaultHedge,
 		recent: make(map[string][]time.Duration),
 		tokens: defaultHedge.burst,
@@ -154,9 +157,9 @@ func (h *hedger) plan(method string) (wait time.Duration, ok bool) {
 	return wait, true
 }
 
-// waitLocked is twice the median of the method's recent answers, within
-// [floor, ceiling+1), or the prior before enough answers. A median, not a
-// mean: the stalls the hedge exists for would drag a mean up to them.
+// waitLocked is twice the median of the method's recent answers, at
+// least floor, or the prior before enough answers. A median, not a mean:
+// the stalls the hedge exists for would drag a mean up to them.
 func (h *hedger) waitLocked(method string) time.Duration {
 	r := h.recent[method]
 	if len(r) < h.cfg.minSamples {

@@ -249,7 +249,7 @@ func TestHedgeStalledReadTakesTheSecondAnswer(t *testing.T) {
 		t.Run(rd.method, func(t *testing.T) {
 			leakCheck(t)
 			srv := startStall(t, readAnswer)
-			c := New(srv.path)
+			c := New(srv.path, WithHedging(true))
 			timers := useHandTimer(c)
 			opened, closed := trackConns(c)
 
@@ -307,7 +307,7 @@ func TestHedgeFirstAnswerWinsAfterHedgeSent(t *testing.T) {
 func testFirstAnswerWins(t *testing.T, hedgeFails bool) {
 	leakCheck(t)
 	srv := startStall(t, readAnswer)
-	c := New(srv.path)
+	c := New(srv.path, WithHedging(true))
 	timers := useHandTimer(c)
 	opened, closed := trackConns(c)
 	hedgeArrived := make(chan struct{})
@@ -348,7 +348,7 @@ func testFirstAnswerWins(t *testing.T, hedgeFails bool) {
 func TestHedgeNotWhenAnsweredInTime(t *testing.T) {
 	leakCheck(t)
 	srv := startStall(t, readAnswer)
-	c := New(srv.path)
+	c := New(srv.path, WithHedging(true))
 	timers := useHandTimer(c)
 	opened, closed := trackConns(c)
 	for i := range 5 {
@@ -381,7 +381,7 @@ func TestHedgeNotAfterFailure(t *testing.T) {
 	// hedge is for lateness, not a retry.
 	leakCheck(t)
 	srv := startRaw(t, func(rc *rawConn) { rc.readRequest() }) // close unanswered
-	c := New(srv.path)
+	c := New(srv.path, WithHedging(true))
 	timers := useHandTimer(c)
 	_, err := c.Snapshot(context.Background())
 	if te := asTransport(t, err); !errors.Is(te, errNoLine) {
@@ -423,7 +423,7 @@ func TestHedgeNeverMutationsOrPing(t *testing.T) {
 		}},
 	}
 	srv := startStall(t, readAnswer)
-	c := New(srv.path)
+	c := New(srv.path, WithHedging(true))
 	timers := useHandTimer(c)
 	for i, tc := range calls {
 		done := goCall(context.Background(), c, tc.call)
@@ -447,16 +447,16 @@ func TestHedgeNeverMutationsOrPing(t *testing.T) {
 		t.Errorf("server saw %d connections for %d calls", n, len(calls))
 	}
 
-	// Hedging off for the whole client. A server of its own: the stall
-	// server tells first requests by id, and a new client counts ids
-	// from 1 again.
+	// Hedging off for the whole client, as it is by default. A server of
+	// its own: the stall server tells first requests by id, and a new
+	// client counts ids from 1 again.
 	srv = startStall(t, readAnswer)
-	off := New(srv.path, WithHedging(false))
+	off := New(srv.path)
 	timers = useHandTimer(off)
 	done := goCall(context.Background(), off, reads[0].call)
 	h := srv.nextHeld(t)
 	if _, ok := timers.next(); ok {
-		t.Error("WithHedging(false): a hedge timer was armed")
+		t.Error("hedging by default: a hedge timer was armed")
 	}
 	close(h.release)
 	waitCall(t, done)
@@ -468,7 +468,7 @@ func TestHedgeBudgetOnAlwaysStalledServer(t *testing.T) {
 	// budget: the burst plus a tenth of the calls.
 	leakCheck(t)
 	srv := startStall(t, readAnswer)
-	c := New(srv.path)
+	c := New(srv.path, WithHedging(true))
 	timers := useHandTimer(c)
 	opened, closed := trackConns(c)
 	const calls = 60
