@@ -11,8 +11,10 @@ import (
 // when the line has not arrived by its first read, sleeps 100 ms before
 // looking again (docs/herdr.md §2). Which connections lose that race is
 // luck, so a read that is late is sent again on a second connection and
-// the first answer wins. Only reads are sent twice: herdr would apply a
-// rename twice, and a second subscription is a second stream.
+// the first answer wins. Only reads are sent twice: closing the loser does
+// not withdraw its request, herdr still reads the line from the socket
+// buffer when its sleep ends, so a rename sent twice could land 100 ms
+// later over a newer one; a second subscription is a second stream.
 //
 // The second request helps only against that poll. herdr answers requests
 // on one app loop, so a server that is slow for real gets no faster from

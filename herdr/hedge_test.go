@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -540,6 +541,44 @@ func TestHedgeWait(t *testing.T) {
 	}
 }
 
+// BenchmarkHedgedSocket is BenchmarkHedgedSnapshot against the herdr
+// socket named by $HERDR_BENCH_SOCKET (skipped without it): a real herdr,
+// or a replica of its transport. It only reads (session.snapshot).
+func BenchmarkHedgedSocket(b *testing.B) {
+	path := os.Getenv("HERDR_BENCH_SOCKET")
+	if path == "" {
+		b.Skip("HERDR_BENCH_SOCKET is not set")
+	}
+	for _, hedge := range []bool{false, true} {
+		b.Run(fmt.Sprintf("hedge=%v", hedge), func(b *testing.B) {
+			benchSnapshots(b, New(path, WithHedging(hedge)))
+		})
+	}
+}
+
+// benchSnapshots takes Snapshots in a row and reports latency quantiles
+// and how many were hedged.
+func benchSnapshots(b *testing.B, c *Client) {
+	var took []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := c.Snapshot(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	ms := func(q float64) float64 {
+		return float64(took[int(q*float64(len(took)-1))]) / float64(time.Millisecond)
+	}
+	st := c.HedgeStats()
+	b.ReportMetric(ms(0.5), "p50-ms")
+	b.ReportMetric(ms(0.95), "p95-ms")
+	b.ReportMetric(ms(0.99), "p99-ms")
+	b.ReportMetric(100*float64(st.Hedged)/float64(len(took)), "hedged-%")
+	b.ReportMetric(100*float64(st.Won)/float64(len(took)), "won-%")
+}
+
 // BenchmarkHedgedSnapshot measures Snapshot latency against a server that,
 // like herdr, sleeps 100 ms before reading a request on a fraction of
 // connections (docs/herdr.md §2), with hedging on and off. Run with a
@@ -567,25 +606,7 @@ func BenchmarkHedgedSnapshot(b *testing.B) {
 					_, _ = io.WriteString(c, answer)
 					_, _ = io.Copy(io.Discard, c.br)
 				})
-				c := New(srv.path, WithHedging(hedge))
-				var took []time.Duration
-				for b.Loop() {
-					start := time.Now()
-					if _, err := c.Snapshot(context.Background()); err != nil {
-						b.Fatal(err)
-					}
-					took = append(took, time.Since(start))
-				}
-				slices.Sort(took)
-				ms := func(q float64) float64 {
-					return float64(took[int(q*float64(len(took)-1))]) / float64(time.Millisecond)
-				}
-				st := c.HedgeStats()
-				b.ReportMetric(ms(0.5), "p50-ms")
-				b.ReportMetric(ms(0.95), "p95-ms")
-				b.ReportMetric(ms(0.99), "p99-ms")
-				b.ReportMetric(100*float64(st.Hedged)/float64(len(took)), "hedged-%")
-				b.ReportMetric(100*float64(st.Won)/float64(len(took)), "won-%")
+				benchSnapshots(b, New(srv.path, WithHedging(hedge)))
 			})
 		}
 	}
