@@ -43,6 +43,7 @@ type Client struct {
 	// largest is the longest reply line seen: a snapshot is read into a
 	// buffer of that size at once instead of growing to it by copies.
 	largest atomic.Int64
+	hedge   *hedger // when and how often reads go out twice
 }
 
 // Option configures a Client.
@@ -70,7 +71,7 @@ func WithLogger(l *slog.Logger) Option {
 // New returns a client for the herdr API socket at socketPath. It does not
 // connect; the first call does.
 func New(socketPath string, opts ...Option) *Client {
-	c := &Client{path: socketPath, timeout: DefaultTimeout, log: slog.Default()}
+	c := &Client{path: socketPath, timeout: DefaultTimeout, log: slog.Default(), hedge: newHedger()}
 	c.dial = dialSocket
 	for _, o := range opts {
 		o(c)
@@ -206,11 +207,26 @@ func (c *Client) transportErr(ctx context.Context, op string, deadline time.Time
 	return &TransportError{Op: op, Path: c.path, Err: err}
 }
 
-// exchange sends one request on a fresh connection and returns the one
-// reply line. The connection is closed on return; ctx cancellation
-// unblocks it by moving the deadline, never by writing.
+// exchange sends one request and returns the one reply line. Idempotent
+// reads may go out twice, on two connections (hedge.go); everything else
+// goes out once.
 func (c *Client) exchange(ctx context.Context, method string, params any) ([]byte, error) {
-	line, conn, deadline, err := c.open(ctx, method, params)
+	line, _, err := c.encodeRequest(method, params)
+	if err != nil {
+		return nil, err
+	}
+	deadline := c.deadline(ctx)
+	if c.hedge.applies(ctx, method) {
+		return c.hedgedExchange(ctx, method, line, deadline)
+	}
+	return c.roundTrip(ctx, method, line, deadline)
+}
+
+// roundTrip writes line on a fresh connection and reads the one reply
+// line. The connection is closed on return; ctx cancellation unblocks it
+// by moving the deadline, never by writing.
+func (c *Client) roundTrip(ctx context.Context, method string, line []byte, deadline time.Time) ([]byte, error) {
+	conn, err := c.connect(ctx, method, deadline)
 	if err != nil {
 		return nil, err
 	}
