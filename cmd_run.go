@@ -36,8 +36,9 @@ type NamingFlags struct {
 	Workspace string `help:"Only name tabs of this workspace, e.g. w1." placeholder:"ID"`
 	State     string `help:"State file; \"auto\" keeps one per herdr server under $XDG_STATE_HOME, \"\" remembers nothing." default:"auto"`
 
-	HideDefaultBranch bool `help:"Show no {branch} on the repository's default branch."`
-	IndexPrefixAll    bool `help:"Put the tab position in front of names people chose too."`
+	HideDefaultBranch bool   `help:"Show no {branch} on the repository's default branch."`
+	IndexPrefixAll    bool   `help:"Put the tab position in front of names people chose too."`
+	WorkspaceFormat   string `help:"Name workspaces too, with this template ({index} is the sidebar position); empty leaves them alone." placeholder:"TEMPLATE"`
 }
 
 // RunCmd is the daemon.
@@ -92,6 +93,18 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	if err != nil {
 		return o, withExit(2, configErr(env, err))
 	}
+	var wsNamer *namer.Namer
+	if f.WorkspaceFormat != "" {
+		// Override rules are per directory for tabs; a workspace gets the
+		// one template, or a rule's format would name it like a tab.
+		wsNamer, err = namer.New(namer.Config{
+			Format: f.WorkspaceFormat, MaxLen: f.MaxLen, Icons: f.Icons, Home: home,
+			HideDefaultBranch: f.HideDefaultBranch, SameDir: daemon.SameDir,
+		})
+		if err != nil {
+			return o, withExit(2, fmt.Errorf("--workspace-format: %w", err))
+		}
+	}
 	aliases, err := procinfo.ParseAliases(f.Alias)
 	if err != nil {
 		return o, withExit(2, fmt.Errorf("--alias: %w", err))
@@ -116,7 +129,8 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	return daemon.Options{
 		Socket: sock, Namer: nm, Procs: procs, Inspector: insp,
 		Git: gitinfo.New(), SSH: sshhosts.New(""), Glyphs: glyphTable, IndexPrefixAll: f.IndexPrefixAll,
-		Force: f.Force, Unique: f.Unique, MaxLen: f.MaxLen, Workspace: f.Workspace,
+		WorkspaceNamer: wsNamer,
+		Force:          f.Force, Unique: f.Unique, MaxLen: f.MaxLen, Workspace: f.Workspace,
 		StatePath: state, Out: env.stdout, Log: g.logger(env.stderr),
 	}, nil
 }
