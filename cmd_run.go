@@ -97,12 +97,16 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	if f.WorkspaceFormat != "" {
 		// Override rules are per directory for tabs; a workspace gets the
 		// one template, or a rule's format would name it like a tab.
+		if _, err := namer.ParseTemplate(f.WorkspaceFormat); err != nil {
+			return o, withExit(2, env.config.atKey("workspace-format", f.WorkspaceFormat, fmt.Errorf("workspace-format: %w", err)))
+		}
+		// --max-len and --icons were checked with the tab namer above.
 		wsNamer, err = namer.New(namer.Config{
 			Format: f.WorkspaceFormat, MaxLen: f.MaxLen, Icons: f.Icons, Home: home,
 			HideDefaultBranch: f.HideDefaultBranch, SameDir: daemon.SameDir,
 		})
 		if err != nil {
-			return o, withExit(2, fmt.Errorf("--workspace-format: %w", err))
+			return o, withExit(2, err)
 		}
 	}
 	aliases, err := procinfo.ParseAliases(f.Alias)
