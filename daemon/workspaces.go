@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -52,10 +53,17 @@ func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes
 		}
 		facts.Index = ws.Number
 		dec := wn.Decide(plan, facts)
-		mem := d.state.Workspaces[ws.ID]
-		verdict := dec.JudgeWorkspace(ws.Label, namer.Memory{Labels: nonEmpty(mem.Label, mem.Pending)},
-			d.herdrWorkspaceLabels(tabsOf[ws.ID], panes))
-		if !verdict.MayRename() || dec.Want == "" || dec.Want == ws.Label {
+		if dec.Want == "" || dec.Want == ws.Label {
+			delete(d.printed, "workspace "+ws.ID)
+			continue
+		}
+		mem := namer.Memory{Labels: nonEmpty(d.state.Workspaces[ws.ID].Label, d.state.Workspaces[ws.ID].Pending)}
+		verdict := dec.JudgeWorkspace(ws.Label, mem, nil)
+		if verdict == namer.Human && mayBeHerdrs(ws.Label, tabsOf[ws.ID], panes) {
+			// Only now look at the disk for what herdr would call it.
+			verdict = dec.JudgeWorkspace(ws.Label, mem, d.herdrWorkspaceLabels(tabsOf[ws.ID], panes))
+		}
+		if !verdict.MayRename() {
 			delete(d.printed, "workspace "+ws.ID)
 			continue
 		}
@@ -145,6 +153,26 @@ func (d *Daemon) herdrWorkspaceLabels(tabs []herdr.Tab, panes map[string][]herdr
 		}
 	}
 	return out
+}
+
+// mayBeHerdrs is a check without disk access that lets a person's label
+// skip herdrWorkspaceLabels: every label herdr makes is a component of the
+// cwd (the git root is an ancestor), "~", "workspace", or "/".
+func mayBeHerdrs(label string, tabs []herdr.Tab, panes map[string][]herdr.Pane) bool {
+	if label == "~" || label == "workspace" || label == "/" {
+		return true
+	}
+	if len(tabs) == 0 || label == "" || strings.Contains(label, "/") {
+		return false
+	}
+	for _, p := range panes[tabs[0].ID] {
+		for _, part := range strings.Split(p.Cwd, "/") {
+			if part == label {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // updateWorkspaces changes the workspace memory and saves it with the

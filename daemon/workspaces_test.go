@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 )
 
@@ -119,4 +120,18 @@ func TestWorkspaceMemoryPruned(t *testing.T) {
 	if _, ok := f.d.State().Workspaces["w2"]; !ok {
 		t.Fatal("a workspace still open was forgotten")
 	}
+}
+
+// BenchmarkPass2000Workspaces is BenchmarkPass2000 with workspace names
+// on. benchSession's 200 workspaces carry people's labels, the costly
+// case: herdr's automatic labels are looked up on disk every pass.
+func BenchmarkPass2000Workspaces(b *testing.B) {
+	benchmarkPass(b, 2000, func(o *Options) {
+		nm, err := namer.New(namer.Config{Format: "{index} {repo|dir}", MaxLen: 24, Home: home})
+		if err != nil {
+			b.Fatal(err)
+		}
+		o.WorkspaceNamer = nm
+		o.Git = gitinfo.New()
+	})
 }
