@@ -27,10 +27,10 @@ type WorkspaceMemory struct {
 // renders (--workspace-format), after the tab renames of the same pass and
 // from the same snapshot. Only herdr's automatic labels and ours are
 // replaced. Decisions are not tab reports: a dry run prints them, an
-// applied rename is logged.
+// applied rename is logged, explain leaves workspaces out.
 func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes map[string][]herdr.Pane, in passInput, stats *PassStats) error {
 	wn := d.opt.WorkspaceNamer
-	if wn == nil || in.onlyTab != "" {
+	if wn == nil || in.onlyTab != "" || in.plan {
 		return nil
 	}
 	tabsOf := make(map[string][]herdr.Tab, len(snap.Workspaces))
@@ -67,8 +67,8 @@ func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes
 			delete(d.printed, "workspace "+ws.ID)
 			continue
 		}
-		if !d.opt.Apply || in.plan {
-			if !in.plan && d.printed["workspace "+ws.ID] != dec.Want {
+		if !d.opt.Apply {
+			if d.printed["workspace "+ws.ID] != dec.Want {
 				d.printed["workspace "+ws.ID] = dec.Want
 				fmt.Fprintf(d.opt.Out, "would rename workspace %s %q -> %q (label was %s)\n", ws.ID, ws.Label, dec.Want, verdict)
 			}
@@ -78,7 +78,7 @@ func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes
 			return err
 		}
 	}
-	if !in.plan && d.opt.Workspace == "" {
+	if d.opt.Workspace == "" {
 		d.pruneWorkspaces(present)
 	}
 	return nil
