@@ -71,8 +71,18 @@ func compileIgnore(pattern string) (*glob.Pattern, error) {
 	return g, nil
 }
 
+// IgnoreError is a bad pattern in Config.Ignore or Config.ExtendIgnore.
+type IgnoreError struct {
+	Key   string // "ignore" or "extend-ignore"
+	Entry int    // 1-based
+	Err   error
+}
+
+func (e *IgnoreError) Error() string { return fmt.Sprintf("%s: entry %d: %v", e.Key, e.Entry, e.Err) }
+func (e *IgnoreError) Unwrap() error { return e.Err }
+
 // compileQuick builds the list from Config.Ignore (nil: DefaultIgnore) and
-// Config.ExtendIgnore; key names the config key in errors.
+// Config.ExtendIgnore.
 func compileQuick(ignore, extend []string) (quickList, error) {
 	var q quickList
 	for _, set := range []struct {
@@ -82,7 +92,7 @@ func compileQuick(ignore, extend []string) (quickList, error) {
 		for i, p := range set.pats {
 			g, err := compileIgnore(p)
 			if err != nil {
-				return q, fmt.Errorf("%s: entry %d: %w", set.key, i+1, err)
+				return q, &IgnoreError{Key: set.key, Entry: i + 1, Err: err}
 			}
 			if strings.ContainsAny(p, " \t") {
 				q.lines = append(q.lines, g)

@@ -1,0 +1,152 @@
+package integration
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+)
+
+// runInPane plays one command in pane as a shell with hooks would: the
+// program comes to the front with a preexec nudge, stays for two whole
+// daemon passes (each of which asks herdr for the pane's program, so the
+// daemon has seen it), then the prompt comes back with a precmd nudge and
+// two more passes.
+func runInPane(t *testing.T, d *daemonProc, pane string, argv ...string) {
+	t.Helper()
+	srv := d.Srv
+	calls := srv.Calls("pane.process_info")
+	srv.SetForeground(pane, herdrtest.Proc{Argv: argv})
+	d.Nudge(t, "preexec", pane)
+	waitPasses(t, srv, 2)
+	if srv.Calls("pane.process_info") == calls {
+		t.Fatalf("%v: the daemon never asked herdr for the pane's program", argv)
+	}
+	srv.SetForeground(pane)
+	d.Nudge(t, "precmd", pane)
+	waitPasses(t, srv, 2)
+}
+
+// TestQuickCommandsDoNotFlicker: the daemon with --apply, hooks nudging; a
+// pane runs ls, sudo ls, cat and git status and herdr's rename log shows
+// no rename for any of them; vim then names the tab and the prompt names
+// it back. Without the list (--ignore "") the same ls is two renames: the
+// flicker this list exists for.
+func TestQuickCommandsDoNotFlicker(t *testing.T) {
+	cases := []struct {
+		name   string
+		config string // config file contents, "" for none
+		args   []string
+		// quiet run without a rename; shows run and name the tab after
+		// their last word each.
+		quiet [][]string
+		shows [][]string
+	}{
+		{
+			name: "built-in list",
+			quiet: [][]string{
+				{"ls", "-la"}, {"sudo", "ls", "/root"}, {"env", "LC_ALL=C", "cat", "notes.txt"},
+				{"git", "status", "-sb"}, {"clear"},
+			},
+			shows: [][]string{{"vim", "main.go"}, {"git", "log", "--oneline"}},
+		},
+		{
+			name:   "extend-ignore in the config file keeps the built-in list",
+			config: "extend-ignore = [\"make\", \"*sum\"]\n",
+			quiet:  [][]string{{"make", "test"}, {"sha256sum", "go.sum"}, {"ls"}},
+			shows:  [][]string{{"vim"}},
+		},
+		{
+			name:   "ignore in the config file replaces it",
+			config: "ignore = [\n  \"vim\",\n]\n",
+			quiet:  [][]string{{"vim", "x"}},
+			shows:  [][]string{{"ls"}},
+		},
+		{
+			name:  "--ignore \"\" ignores nothing: ls flickers",
+			args:  []string{"--ignore", ""},
+			shows: [][]string{{"ls"}, {"cat", "x"}},
+		},
+		{
+			name:  "--extend-ignore flag",
+			args:  []string{"--extend-ignore", "htop,btop"},
+			quiet: [][]string{{"btop"}, {"cp", "a", "b"}},
+			shows: [][]string{{"top"}},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startServer(t)
+			sb := newSandbox(t)
+			_, tab, pane := srv.NewWorkspace("work", sb.HomePath("proj"))
+			args := c.args
+			if c.config != "" {
+				path := filepath.Join(sb.ConfigHome, "herdrtabrenamer", "config.toml")
+				writeFile(t, path, c.config)
+				args = append(args, "--config", path)
+			}
+			d := startDaemonIn(t, sb, srv, args...)
+			want := []string{tab + "=proj"}
+			waitRenames(t, srv, want...)
+			for _, argv := range c.quiet {
+				runInPane(t, d, pane, argv...)
+				if got := renameLabels(srv); len(got) != len(want) {
+					t.Fatalf("%v renamed the tab: renames %q, want %q", argv, got, want)
+				}
+			}
+			for _, argv := range c.shows {
+				srv.SetForeground(pane, herdrtest.Proc{Argv: argv})
+				d.Nudge(t, "preexec", pane)
+				want = append(want, tab+"="+argv[0])
+				waitRenames(t, srv, want...)
+				srv.SetForeground(pane)
+				d.Nudge(t, "precmd", pane)
+				want = append(want, tab+"=proj")
+				waitRenames(t, srv, want...)
+			}
+			quiet(t, srv, 300*time.Millisecond)
+		})
+	}
+}
+
+// TestIgnoreErrors: a bad glob in ignore or extend-ignore is one line
+// naming the file and the line of the bad entry, or the flag.
+func TestIgnoreErrors(t *testing.T) {
+	cases := []struct {
+		name   string
+		config string
+		args   []string
+		want   []string
+	}{
+		{name: "bad glob in a multi-line list", config: "format = \"{dir}\"\nignore = [\n  \"ls\",\n  \"[ls\",\n]\n",
+			want: []string{".toml:4:", "ignore: entry 2", `bad glob "[ls"`, "column 4"}},
+		{name: "bad glob in extend-ignore", config: "extend-ignore = ['{a,b']\n",
+			want: []string{".toml:1:", "extend-ignore: entry 1", `bad glob "{a,b"`}},
+		{name: "not a list", config: "\nignore = \"ls\"\n", want: []string{".toml:2:", "ignore", "want a list of strings"}},
+		{name: "empty pattern", config: "ignore = [\"ls\", \"\"]\n", want: []string{".toml:1:", "entry 2", "empty pattern"}},
+		{name: "bad glob in the flag", args: []string{"--ignore", "ls,[x"}, want: []string{"--ignore: entry 2", `bad glob "[x"`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			sb := newSandbox(t)
+			args := append([]string{"run", "--socket", filepath.Join(sb.Runtime, "herdr.sock")}, c.args...)
+			if c.config != "" {
+				path := filepath.Join(sb.ConfigHome, "bad.toml")
+				writeFile(t, path, c.config)
+				args = append(args, "--config", path)
+			}
+			_, stderr, code := runCLI(t, sb, args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2; stderr:\n%s", code, stderr)
+			}
+			assertOneLine(t, stderr, true, c.want...)
+			if strings.Contains(stderr, "no herdr server") {
+				t.Errorf("the bad list must stop the daemon before it looks for herdr: %q", stderr)
+			}
+		})
+	}
+}
