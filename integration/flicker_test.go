@@ -1,12 +1,15 @@
 package integration
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 )
 
 // runInPane plays one command in pane as a shell with hooks would: the
@@ -148,5 +151,30 @@ func TestIgnoreErrors(t *testing.T) {
 				t.Errorf("the bad list must stop the daemon before it looks for herdr: %q", stderr)
 			}
 		})
+	}
+}
+
+// TestReadmeQuickCommands: README's "Quick commands" paragraph lists the
+// built-in list as the code has it, no more and no less.
+func TestReadmeQuickCommands(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, para, ok := strings.Cut(string(raw), "**Quick commands.**")
+	para, _, _ = strings.Cut(para, "\n\n")
+	if !ok {
+		t.Fatal("README.md has no **Quick commands.** paragraph")
+	}
+	_, list, _ := strings.Cut(para, "no rename goes out at all:")
+	list, _, _ = strings.Cut(list, ". They match")
+	var got []string
+	for i, part := range strings.Split(list, "`") {
+		if i%2 == 1 {
+			got = append(got, part)
+		}
+	}
+	if want := namer.DefaultIgnore(); !slices.Equal(got, want) {
+		t.Errorf("README lists %q\nthe code has  %q", got, want)
 	}
 }
