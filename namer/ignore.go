@@ -46,9 +46,14 @@ func DefaultIgnore() []string {
 
 // quickList is a compiled ignore list.
 type quickList struct {
-	names []*glob.Pattern // on the program name
-	lines []*glob.Pattern // patterns with a blank: on the command line
+	exact map[string]bool // plain names, the whole default list: one lookup
+	names []*glob.Pattern // other patterns on the program name
+	// Patterns with a blank, on the command line, by their first word
+	// when it is plain ("git status*" under "git"), else under "".
+	lines map[string][]*glob.Pattern
 }
+
+const globMeta = `*?[]{}\!`
 
 // CheckIgnore checks one ignore pattern: a glob (gobwas/glob, no
 // separators) on the program name after launchers are looked through, so
@@ -84,7 +89,7 @@ func (e *IgnoreError) Unwrap() error { return e.Err }
 // compileQuick builds the list from Config.Ignore (nil: DefaultIgnore) and
 // Config.ExtendIgnore.
 func compileQuick(ignore, extend []string) (quickList, error) {
-	var q quickList
+	q := quickList{exact: map[string]bool{}, lines: map[string][]*glob.Pattern{}}
 	for _, set := range []struct {
 		key  string
 		pats []string
@@ -94,14 +99,32 @@ func compileQuick(ignore, extend []string) (quickList, error) {
 			if err != nil {
 				return q, &IgnoreError{Key: set.key, Entry: i + 1, Err: err}
 			}
-			if strings.ContainsAny(p, " \t") {
-				q.lines = append(q.lines, g)
-			} else {
+			switch {
+			case strings.ContainsAny(p, " \t"):
+				first, _, _ := strings.Cut(p, " ")
+				if strings.ContainsAny(first, globMeta+"\t") {
+					first = ""
+				}
+				q.lines[first] = append(q.lines[first], g)
+			case !strings.ContainsAny(p, globMeta):
+				q.exact[p] = true
+			default:
 				q.names = append(q.names, g)
 			}
 		}
 	}
 	return q, nil
+}
+
+// name reports whether a program name is on the list.
+func (q *quickList) name(s string) bool {
+	return s != "" && (q.exact[s] || anyMatch(q.names, s))
+}
+
+// line reports whether a command line is on the list.
+func (q *quickList) line(s string) bool {
+	first, _, _ := strings.Cut(s, " ")
+	return anyMatch(q.lines[first], s) || anyMatch(q.lines[""], s)
 }
 
 // anyMatch reports whether s is non-empty and some glob matches it.
@@ -124,7 +147,7 @@ func anyMatch(globs []*glob.Pattern, s string) bool {
 func (n *Namer) quickProgram(p Plan, f Facts) bool {
 	q := &n.quick
 	return p.Lead.Agent == "" &&
-		(anyMatch(q.names, f.Exe) || anyMatch(q.names, f.Proc) || anyMatch(q.lines, f.Args))
+		(q.name(f.Exe) || f.Proc != f.Exe && q.name(f.Proc) || q.line(f.Args))
 }
 
 // asShell is f with the program gone: the facts of the same pane with the

@@ -48,6 +48,8 @@ func TestQuickCommandNamesAsTheShell(t *testing.T) {
 		{"globs", Config{ExtendIgnore: []string{"*sum"}}, prog("sha256sum", "sha256sum x"), true},
 		{"a glob is on the whole name", Config{ExtendIgnore: []string{"*sum"}}, prog("summary", "summary"), false},
 		{"both lists", Config{Ignore: []string{"vim"}, ExtendIgnore: []string{"git push*"}}, prog("git", "git push origin"), true},
+		{"a command-line glob on the first word", Config{Ignore: []string{"{make,just} test*"}}, prog("just", "just test -v"), true},
+		{"a command-line glob with a tab", Config{Ignore: []string{"make\ttest"}}, prog("make", "make\ttest"), true},
 	}
 	for _, tt := range tests {
 		for _, format := range formats {
@@ -126,5 +128,21 @@ func TestDefaultIgnore(t *testing.T) {
 		if seen[watched] {
 			t.Errorf("%q is a program people watch; it must not be in the defaults", watched)
 		}
+	}
+}
+
+// BenchmarkQuick is the look-up Decide makes for a pane's program against
+// the built-in list: a program that is not on it (every busy pane pays
+// this), one that is, and one matched by its command line.
+func BenchmarkQuick(b *testing.B) {
+	n := mustNew(b, Config{})
+	var p Plan
+	for _, f := range []Facts{prog("vim", "vim main.go"), prog("ls", "ls -la"), prog("git", "git status -sb")} {
+		b.Run(f.Proc+"/"+f.Args, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				n.quickProgram(p, f)
+			}
+		})
 	}
 }
