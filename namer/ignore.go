@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/gobwas/glob"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
 
 // DefaultIgnore returns the quick commands that never name a tab: while one
@@ -148,6 +150,21 @@ func (n *Namer) quickProgram(p Plan, f Facts) bool {
 	q := &n.quick
 	return p.Lead.Agent == "" &&
 		(q.name(f.Exe) || f.Proc != f.Exe && q.name(f.Proc) || q.line(f.Args))
+}
+
+// shellPlan is p planned with the shell in front: in the shell's directory
+// (herdr's cwd), not the one a quick command moved to (git works from the
+// top of its work tree, so `git status` in ~/repo/src runs in ~/repo),
+// with the dir rules of that directory.
+func (n *Namer) shellPlan(p Plan) Plan {
+	lead := p.Lead
+	if lead.Cwd == "" || lead.ForegroundCwd == lead.Cwd {
+		return p
+	}
+	lead.ForegroundCwd = lead.Cwd
+	q := n.Plan(p.Tab, p.Workspace, []herdr.Pane{lead})
+	q.Lead, q.LeadWhy = p.Lead, p.LeadWhy
+	return q
 }
 
 // asShell is f with the program gone: the facts of the same pane with the

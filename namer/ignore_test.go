@@ -72,6 +72,29 @@ func TestQuickCommandNamesAsTheShell(t *testing.T) {
 	}
 }
 
+// git works from the top of its work tree: `git status` typed in
+// ~/repo/src has foreground_cwd ~/repo. The tab stays the shell's "src",
+// and a dir rule on the shell's directory still holds.
+func TestQuickCommandKeepsTheShellsDirectory(t *testing.T) {
+	shell := herdr.Pane{Cwd: "/x/repo/src", ForegroundCwd: "/x/repo/src"}
+	git := herdr.Pane{Cwd: "/x/repo/src", ForegroundCwd: "/x/repo"}
+	for _, cfg := range []Config{
+		{Format: "{dir}"},
+		{Format: "{cwd}"},
+		{Rules: []RuleSpec{{Dir: "/x/repo/src", Name: "sources"}}},
+		{Rules: []RuleSpec{{Dir: "/x/repo", Name: "top"}, {Dir: "/x/*/src", Format: "{match}!"}}},
+	} {
+		want := decideWith(t, cfg, shell, Facts{})
+		got := decideWith(t, cfg, git, prog("git", "git status"))
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: git status in a subdirectory = %q, want the shell's %q", cfg, got.Want, want.Want)
+		}
+		if other := decideWith(t, cfg, git, prog("make", "make")); other.Want == want.Want && cfg.Format == "{dir}" {
+			t.Errorf("%+v: a program that moved shows its own directory, got %q", cfg, other.Want)
+		}
+	}
+}
+
 // An agent pane is named by its agent whatever its program is called.
 func TestQuickLeavesAgentsAlone(t *testing.T) {
 	pane := shellPane

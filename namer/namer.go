@@ -200,7 +200,7 @@ func (n *Namer) Decide(p Plan, f Facts) Decision {
 		// A quick command is gone before its name could be read: name
 		// the tab as with the shell in front, so no rename goes out now
 		// and none goes back when it exits.
-		f = asShell(f)
+		p, f = n.shellPlan(p), asShell(f)
 	}
 	var vs values
 	n.fill(&vs, p, f)
