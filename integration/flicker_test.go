@@ -19,9 +19,16 @@ import (
 // two more passes.
 func runInPane(t *testing.T, d *daemonProc, pane string, argv ...string) {
 	t.Helper()
+	runProcInPane(t, d, pane, herdrtest.Proc{Argv: argv})
+}
+
+// runProcInPane is runInPane for a program with its own directory.
+func runProcInPane(t *testing.T, d *daemonProc, pane string, proc herdrtest.Proc) {
+	t.Helper()
 	srv := d.Srv
+	argv := proc.Argv
 	calls := srv.Calls("pane.process_info")
-	srv.SetForeground(pane, herdrtest.Proc{Argv: argv})
+	srv.SetForeground(pane, proc)
 	d.Nudge(t, "preexec", pane)
 	waitPasses(t, srv, 2)
 	if srv.Calls("pane.process_info") == calls {
@@ -111,6 +118,40 @@ func TestQuickCommandsDoNotFlicker(t *testing.T) {
 				waitRenames(t, srv, want...)
 			}
 			quiet(t, srv, 300*time.Millisecond)
+		})
+	}
+}
+
+// TestGitStatusInASubdirectory: git works from the top of its work tree,
+// so herdr's foreground_cwd for `git status` typed in ~/repo/src is
+// ~/repo. The tab stays "src" (or "~/repo/src" with {cwd}, a template that
+// needs no {proc}: the daemon must still learn the program) while git is
+// in front. Only the start is checked: when git exits between a pass's
+// snapshot and its pane.process_info, the pass sees git's directory and
+// the shell in front, a daemon race that is not the list's to fix.
+func TestGitStatusInASubdirectory(t *testing.T) {
+	for _, c := range []struct{ format, want string }{{"{proc|dir}", "src"}, {"{cwd}", "~/repo/src"}} {
+		t.Run(c.format, func(t *testing.T) {
+			t.Parallel()
+			srv := startServer(t)
+			sb := newSandbox(t)
+			top := sb.HomePath("repo")
+			_, tab, pane := srv.NewWorkspace("work", filepath.Join(top, "src"))
+			d := startDaemonIn(t, sb, srv, "--format", c.format)
+			waitRenames(t, srv, tab+"="+c.want)
+			calls := srv.Calls("pane.process_info")
+			srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"git", "status"}, Cwd: top})
+			if p, _ := srv.Pane(pane); p.ForegroundCwd != top {
+				t.Fatalf("simulator: foreground_cwd %q, want %q", p.ForegroundCwd, top)
+			}
+			d.Nudge(t, "preexec", pane)
+			waitPasses(t, srv, 3)
+			if srv.Calls("pane.process_info") == calls {
+				t.Fatal("the daemon never asked herdr for the pane's program")
+			}
+			if got := renameLabels(srv); len(got) != 1 {
+				t.Fatalf("git status renamed the tab: %q\n%s", got, d.Log())
+			}
 		})
 	}
 }

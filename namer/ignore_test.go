@@ -95,6 +95,36 @@ func TestQuickCommandKeepsTheShellsDirectory(t *testing.T) {
 	}
 }
 
+// Whether a program that moved away from the shell's directory is quick
+// decides the name, so the daemon must learn the program even when the
+// template has no {proc}.
+func TestQuickNeedsProcWhenTheProgramMoved(t *testing.T) {
+	moved := herdr.Pane{ID: "w1:p1", Cwd: "/x/repo/src", ForegroundCwd: "/x/repo"}
+	here := herdr.Pane{ID: "w1:p1", Cwd: "/x/repo/src", ForegroundCwd: "/x/repo/src"}
+	agent := moved
+	agent.Agent = "claude"
+	tests := []struct {
+		name string
+		cfg  Config
+		pane herdr.Pane
+		want bool
+	}{
+		{"moved", Config{Format: "{cwd}"}, moved, true},
+		{"moved, nothing ignored", Config{Format: "{cwd}", Ignore: []string{}}, moved, false},
+		{"moved, only extend-ignore", Config{Format: "{cwd}", Ignore: []string{}, ExtendIgnore: []string{"x"}}, moved, true},
+		{"in the shell's directory", Config{Format: "{cwd}"}, here, false},
+		{"agent", Config{Format: "{cwd}"}, agent, false},
+		{"no cwd from herdr", Config{Format: "{cwd}"}, herdr.Pane{ID: "w1:p1", ForegroundCwd: "/x"}, false},
+	}
+	for _, tt := range tests {
+		n := mustNew(t, tt.cfg)
+		p := n.Plan(herdr.Tab{ID: "w1:t1"}, herdr.Workspace{ID: "w1"}, []herdr.Pane{tt.pane})
+		if p.NeedsProc != tt.want {
+			t.Errorf("%s: NeedsProc = %v, want %v", tt.name, p.NeedsProc, tt.want)
+		}
+	}
+}
+
 // An agent pane is named by its agent whatever its program is called.
 func TestQuickLeavesAgentsAlone(t *testing.T) {
 	pane := shellPane

@@ -151,7 +151,11 @@ func (n *Namer) Plan(tab herdr.Tab, ws herdr.Workspace, panes []herdr.Pane) Plan
 	if !chosen {
 		uses |= n.tmpl.uses
 	}
-	p.NeedsProc = !agent && (p.NeedsProc || uses&(1<<kProc|1<<kArgs|1<<kGlyph) != 0)
+	// A program working in another directory than the shell's names the
+	// tab after that directory, unless it is a quick command: which it is
+	// decides the name, whatever the template.
+	moved := p.Lead.Cwd != "" && cwd != p.Lead.Cwd && n.quick.any()
+	p.NeedsProc = !agent && (p.NeedsProc || moved || uses&(1<<kProc|1<<kArgs|1<<kGlyph) != 0)
 	p.NeedsHost = uses&(1<<kHost) != 0
 	p.NeedsRepo = uses&(1<<kRepo) != 0
 	p.NeedsBranch = uses&(1<<kBranch|1<<kTicket) != 0
