@@ -143,13 +143,14 @@ func (cf *configFile) decode(b []byte) error {
 			var v any
 			var items []int
 			var err error
+			errLine := keyLine
 			if e.Value().Kind == unstable.Array {
-				v, items, err = stringList(e.Value(), line)
+				v, items, errLine, err = stringList(e.Value(), line, keyLine)
 			} else {
 				v, err = scalar(e.Value())
 			}
 			if err != nil {
-				return bad(keyLine, "%s: %v", key, err)
+				return bad(errLine, "%s: %v", key, err)
 			}
 			if err := cf.set(table, key, v, keyLine); err != nil {
 				return &ConfigError{Path: cf.Path, Line: keyLine, Err: err}
@@ -185,17 +186,17 @@ func keyPath(e *unstable.Node, line func(*unstable.Node) int) (string, int) {
 }
 
 // stringList converts a TOML array of strings (ignore = ["ls", "git
-// status*"]) and returns each entry's line.
-func stringList(n *unstable.Node, line func(*unstable.Node) int) ([]any, []int, error) {
-	list, lines := []any{}, []int{}
+// status*"]) and returns each entry's line; errLine is the bad entry's.
+func stringList(n *unstable.Node, line func(*unstable.Node) int, keyLine int) (list []any, lines []int, errLine int, err error) {
+	list, lines = []any{}, []int{}
 	for it := n.Children(); it.Next(); {
 		c := it.Node()
 		if c.Kind != unstable.String {
-			return nil, nil, fmt.Errorf("want a list of strings, entry %d is %s", len(list)+1, strings.ToLower(c.Kind.String()))
+			return nil, nil, line(c), fmt.Errorf("want a list of strings, entry %d is %s", len(list)+1, strings.ToLower(c.Kind.String()))
 		}
 		list, lines = append(list, string(c.Data)), append(lines, line(c))
 	}
-	return list, lines, nil
+	return list, lines, keyLine, nil
 }
 
 // scalar converts a TOML value. Settings are strings, numbers and booleans

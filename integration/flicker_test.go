@@ -170,6 +170,7 @@ func TestIgnoreErrors(t *testing.T) {
 		{name: "bad glob in extend-ignore", config: "extend-ignore = ['{a,b']\n",
 			want: []string{".toml:1:", "extend-ignore: entry 1", `bad glob "{a,b"`}},
 		{name: "not a list", config: "\nignore = \"ls\"\n", want: []string{".toml:2:", "ignore", "want a list of strings"}},
+		{name: "not a list of strings", config: "ignore = [\n  \"ls\",\n  1,\n]\n", want: []string{".toml:3:", "ignore", "want a list of strings, entry 2 is integer"}},
 		{name: "empty pattern", config: "ignore = [\"ls\", \"\"]\n", want: []string{".toml:1:", "entry 2", "empty pattern"}},
 		{name: "bad glob in the flag", args: []string{"--ignore", "ls,[x"}, want: []string{"--ignore: entry 2", `bad glob "[x"`}},
 	}
