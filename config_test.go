@@ -35,7 +35,9 @@ func TestConfigValueSpellings(t *testing.T) {
 		{"apply = true\n", func(c *CLI) bool { return c.Once.Apply }},
 		// Lists: an empty one is set (it ignores nothing), an unset one
 		// is nil (the built-in list).
-		{"ignore = []\n", func(c *CLI) bool { return c.Once.Ignore != nil && len(c.Once.Ignore) == 0 && c.Once.ExtendIgnore == nil }},
+		{"ignore = []\n", func(c *CLI) bool {
+			return c.Once.Ignore != nil && len(c.Once.Ignore) == 0 && c.Once.ExtendIgnore == nil
+		}},
 		{"extend-ignore = [\n  'make', # slow\n  \"git push*\",\n]\n", func(c *CLI) bool {
 			return c.Once.Ignore == nil && strings.Join(c.Once.ExtendIgnore, "|") == "make|git push*"
 		}},
