@@ -38,6 +38,11 @@ type NamingFlags struct {
 
 	HideDefaultBranch bool `help:"Show no {branch} on the repository's default branch."`
 	IndexPrefixAll    bool `help:"Put the tab position in front of names people chose too."`
+
+	// nil, not empty, when unset: the built-in list applies; --ignore ""
+	// (or ignore = [] in the file) ignores nothing.
+	Ignore       []string `help:"Quick commands that never name a tab, as globs on the program name (a glob with a blank, \"git status*\", on the command line); replaces the built-in list (ls, cat, cp, rm, echo, git status and more: see README)." placeholder:"GLOB"`
+	ExtendIgnore []string `help:"More quick commands, added to the built-in list or to --ignore." placeholder:"GLOB"`
 }
 
 // RunCmd is the daemon.
@@ -87,8 +92,14 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	nm, err := namer.New(namer.Config{
 		Format: f.Format, MaxLen: f.MaxLen, Icons: f.Icons,
 		Rules: rules, Home: home, Unique: f.Unique, HideDefaultBranch: f.HideDefaultBranch,
-		SameDir: daemon.SameDir,
+		SameDir: daemon.SameDir, Ignore: f.Ignore, ExtendIgnore: f.ExtendIgnore,
 	})
+	var ignoreErr *namer.IgnoreError
+	if errors.As(err, &ignoreErr) {
+		// The file's lists were checked with file:line on load: this one
+		// came from the flag or its environment variable.
+		return o, withExit(2, fmt.Errorf("--%w", err))
+	}
 	if err != nil {
 		return o, withExit(2, configErr(env, err))
 	}
