@@ -39,6 +39,11 @@ type NamingFlags struct {
 	HideDefaultBranch bool   `help:"Show no {branch} on the repository's default branch."`
 	IndexPrefixAll    bool   `help:"Put the tab position in front of names people chose too."`
 	WorkspaceFormat   string `help:"Name workspaces too, with this template ({index} is the sidebar position); empty leaves them alone." placeholder:"TEMPLATE"`
+
+	// nil, not empty, when unset: the built-in list applies; --ignore ""
+	// (or ignore = [] in the file) ignores nothing.
+	Ignore       []string `help:"Quick commands that never name a tab, as globs on the program name (a glob with a blank, \"git status*\", on the command line); replaces the built-in list (ls, cat, cp, rm, echo, git status and more: see README)." placeholder:"GLOB"`
+	ExtendIgnore []string `help:"More quick commands, added to the built-in list or to --ignore." placeholder:"GLOB"`
 }
 
 // RunCmd is the daemon.
@@ -88,8 +93,14 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	nm, err := namer.New(namer.Config{
 		Format: f.Format, MaxLen: f.MaxLen, Icons: f.Icons,
 		Rules: rules, Home: home, Unique: f.Unique, HideDefaultBranch: f.HideDefaultBranch,
-		SameDir: daemon.SameDir,
+		SameDir: daemon.SameDir, Ignore: f.Ignore, ExtendIgnore: f.ExtendIgnore,
 	})
+	var ignoreErr *namer.IgnoreError
+	if errors.As(err, &ignoreErr) {
+		// The file's lists were checked with file:line on load: this one
+		// came from the flag or its environment variable.
+		return o, withExit(2, fmt.Errorf("--%w", err))
+	}
 	if err != nil {
 		return o, withExit(2, configErr(env, err))
 	}
@@ -100,10 +111,12 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 		if _, err := namer.ParseTemplate(f.WorkspaceFormat); err != nil {
 			return o, withExit(2, env.config.atKey("workspace-format", f.WorkspaceFormat, fmt.Errorf("workspace-format: %w", err)))
 		}
-		// --max-len and --icons were checked with the tab namer above.
+		// --max-len, --icons and the quick commands were checked with the
+		// tab namer above.
 		wsNamer, err = namer.New(namer.Config{
 			Format: f.WorkspaceFormat, MaxLen: f.MaxLen, Icons: f.Icons, Home: home,
 			HideDefaultBranch: f.HideDefaultBranch, SameDir: daemon.SameDir,
+			Ignore: f.Ignore, ExtendIgnore: f.ExtendIgnore,
 		})
 		if err != nil {
 			return o, withExit(2, err)

@@ -40,8 +40,9 @@ type configFile struct {
 
 // configValue is a top-level key's value and the line that set it.
 type configValue struct {
-	v    any // string, int64, float64 or bool
-	line int
+	v     any // string, int64, float64, bool or []any of strings
+	line  int
+	items []int // a list's entries' lines
 }
 
 // ConfigError is a problem at a place in the config file.
@@ -139,12 +140,24 @@ func (cf *configFile) decode(b []byte) error {
 				return bad(keyLine, "%q is set twice (first on line %d); keep one", key, first)
 			}
 			seen[key] = keyLine
-			v, err := scalar(e.Value())
+			var v any
+			var items []int
+			var err error
+			errLine := keyLine
+			if e.Value().Kind == unstable.Array {
+				v, items, errLine, err = stringList(e.Value(), line, keyLine)
+			} else {
+				v, err = scalar(e.Value())
+			}
 			if err != nil {
-				return bad(keyLine, "%s: %v", key, err)
+				return bad(errLine, "%s: %v", key, err)
 			}
 			if err := cf.set(table, key, v, keyLine); err != nil {
 				return &ConfigError{Path: cf.Path, Line: keyLine, Err: err}
+			}
+			if cv, ok := cf.values[key]; ok && table == "" && items != nil {
+				cv.items = items
+				cf.values[key] = cv
 			}
 		}
 	}
@@ -170,6 +183,20 @@ func keyPath(e *unstable.Node, line func(*unstable.Node) int) (string, int) {
 		parts = append(parts, string(k.Data))
 	}
 	return strings.Join(parts, "."), l
+}
+
+// stringList converts a TOML array of strings (ignore = ["ls", "git
+// status*"]) and returns each entry's line; errLine is the bad entry's.
+func stringList(n *unstable.Node, line func(*unstable.Node) int, keyLine int) (list []any, lines []int, errLine int, err error) {
+	list, lines = []any{}, []int{}
+	for it := n.Children(); it.Next(); {
+		c := it.Node()
+		if c.Kind != unstable.String {
+			return nil, nil, line(c), fmt.Errorf("want a list of strings, entry %d is %s", len(list)+1, strings.ToLower(c.Kind.String()))
+		}
+		list, lines = append(list, string(c.Data)), append(lines, line(c))
+	}
+	return list, lines, keyLine, nil
 }
 
 // scalar converts a TOML value. Settings are strings, numbers and booleans
@@ -293,6 +320,13 @@ func (cf *configFile) checkKeys(app *kong.Application) error {
 		if err := checkType(f, v.v); err != nil {
 			return &ConfigError{Path: cf.Path, Line: v.line, Err: fmt.Errorf("%s: %w", k, err)}
 		}
+		if k == "ignore" || k == "extend-ignore" {
+			for i, p := range v.v.([]any) {
+				if err := namer.CheckIgnore(p.(string)); err != nil {
+					return &ConfigError{Path: cf.Path, Line: v.items[i], Err: fmt.Errorf("%s: entry %d: %w", k, i+1, err)}
+				}
+			}
+		}
 	}
 	return nil
 }
@@ -308,7 +342,14 @@ var durationType = reflect.TypeFor[time.Duration]()
 
 func checkType(f *kong.Flag, v any) error {
 	t := f.Target.Type()
+	_, list := v.([]any)
 	switch {
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
+		if !list {
+			return fmt.Errorf("want a list of strings like [\"ls\", \"git status*\"], got %v", v)
+		}
+	case list:
+		return errors.New("want a string, number or true/false, not a list")
 	case t == durationType:
 		s, ok := v.(string)
 		if !ok {

@@ -33,6 +33,14 @@ func TestConfigValueSpellings(t *testing.T) {
 		{"format = \"\"\"\n{proc}\"\"\"\n", func(c *CLI) bool { return c.Once.Format == "{proc}" }},
 		{"\"format\" = \"{agent}\" # comment\n", func(c *CLI) bool { return c.Once.Format == "{agent}" }},
 		{"apply = true\n", func(c *CLI) bool { return c.Once.Apply }},
+		// Lists: an empty one is set (it ignores nothing), an unset one
+		// is nil (the built-in list).
+		{"ignore = []\n", func(c *CLI) bool {
+			return c.Once.Ignore != nil && len(c.Once.Ignore) == 0 && c.Once.ExtendIgnore == nil
+		}},
+		{"extend-ignore = [\n  'make', # slow\n  \"git push*\",\n]\n", func(c *CLI) bool {
+			return c.Once.Ignore == nil && strings.Join(c.Once.ExtendIgnore, "|") == "make|git push*"
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {

@@ -52,6 +52,15 @@
 // it never matches an empty {proc}. A rule with only a program sets {match}
 // to the program. A rule sets exactly one of format, name or skip.
 //
+// # Quick commands
+//
+// While a quick command (DefaultIgnore, or Config.Ignore plus
+// Config.ExtendIgnore) is the lead pane's program, Decide names the tab as
+// with the shell in front: no {proc}, {args}, {glyph} or {host}, and the
+// shell's directory rather than the program's. So `ls` or `git status`
+// costs no rename, and none back when it exits. A pattern is a glob on the
+// program name, or, with a blank, on the command line ({args}).
+//
 // # Ownership
 //
 // Judge classifies a tab's current label: ours (we set it, or some variant

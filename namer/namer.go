@@ -30,6 +30,11 @@ type Config struct {
 	// (nil: never). herdr's cwd is the path a shell reports with OSC 7,
 	// symlinks kept; foreground_cwd is read from /proc, resolved.
 	SameDir func(cwd, fgCwd string) bool
+	// Ignore are the quick commands (globs on the program name) that
+	// never name a tab; nil is DefaultIgnore, empty ignores nothing.
+	// ExtendIgnore adds to it (the pair is flake8's ignore and
+	// extend-ignore: replace the defaults, or keep them and add).
+	Ignore, ExtendIgnore []string
 }
 
 // Namer holds a compiled Config. It is immutable and safe for concurrent use.
@@ -40,6 +45,7 @@ type Namer struct {
 	icons       Icons
 	rules       []*rule
 	programRule bool // some rule has a program glob
+	quick       quickList
 }
 
 // New compiles cfg; every template, icon and rule error surfaces here.
@@ -50,7 +56,14 @@ func New(cfg Config) (*Namer, error) {
 	if cfg.MaxLen < 0 {
 		return nil, fmt.Errorf("max-len %d: must be 0 (no limit) or more", cfg.MaxLen)
 	}
+	if cfg.Ignore == nil {
+		cfg.Ignore = DefaultIgnore()
+	}
 	n := &Namer{cfg: cfg}
+	var err error
+	if n.quick, err = compileQuick(cfg.Ignore, cfg.ExtendIgnore); err != nil {
+		return nil, err
+	}
 	if cfg.Home != "" {
 		n.home = path.Clean(cfg.Home)
 		if n.home == "/" || !path.IsAbs(n.home) {
@@ -138,7 +151,11 @@ func (n *Namer) Plan(tab herdr.Tab, ws herdr.Workspace, panes []herdr.Pane) Plan
 	if !chosen {
 		uses |= n.tmpl.uses
 	}
-	p.NeedsProc = !agent && (p.NeedsProc || uses&(1<<kProc|1<<kArgs|1<<kGlyph) != 0)
+	// A program working in another directory than the shell's names the
+	// tab after that directory, unless it is a quick command: which it is
+	// decides the name, whatever the template.
+	moved := p.Lead.Cwd != "" && cwd != p.Lead.Cwd && n.quick.any()
+	p.NeedsProc = !agent && (p.NeedsProc || moved || uses&(1<<kProc|1<<kArgs|1<<kGlyph) != 0)
 	p.NeedsHost = uses&(1<<kHost) != 0
 	p.NeedsRepo = uses&(1<<kRepo) != 0
 	p.NeedsBranch = uses&(1<<kBranch|1<<kTicket) != 0
@@ -183,6 +200,12 @@ type Decision struct {
 
 // Decide renders the name of a planned tab from the facts.
 func (n *Namer) Decide(p Plan, f Facts) Decision {
+	if n.quickProgram(p, f) {
+		// A quick command is gone before its name could be read: name
+		// the tab as with the shell in front, so no rename goes out now
+		// and none goes back when it exits.
+		p, f = n.shellPlan(p), asShell(f)
+	}
 	var vs values
 	n.fill(&vs, p, f)
 	rm, r := p.Rule, n.ruleAt(p.Rule)

@@ -151,7 +151,7 @@ func TestIndexArgsGlyphTokens(t *testing.T) {
 		{"no index from 10", "{index} {proc|dir}", herdr.Pane{Cwd: "/x/a"}, Facts{Proc: "vim", Index: 10}, "vim"},
 		{"unknown index", "{index} {proc|dir}", herdr.Pane{Cwd: "/x/a"}, Facts{Proc: "vim"}, "vim"},
 		{"args", "{args}", herdr.Pane{Cwd: "/x/a"}, Facts{Proc: "git", Args: "git log --oneline"}, "git log --oneline"},
-		{"args sanitised", "{args}", herdr.Pane{Cwd: "/x/a"}, Facts{Proc: "echo", Args: "echo \x1b]0;evil\x07hi\nthere"}, "echo hi there"},
+		{"args sanitised", "{args}", herdr.Pane{Cwd: "/x/a"}, Facts{Proc: "figlet", Args: "figlet \x1b]0;evil\x07hi\nthere"}, "figlet hi there"},
 		{"args of an agent pane", "{args|dir}", herdr.Pane{Cwd: "/x/a", Agent: "claude"}, Facts{Args: "node cli.js"}, "a"},
 		{"args cut", "{args}", herdr.Pane{Cwd: "/x/a"}, Facts{Proc: "git", Args: "git log --oneline --graph --all --decorate"}, "git log --oneline --gra…"},
 		{"glyph", "{glyph} {proc|dir}", herdr.Pane{Cwd: "/x/a"}, Facts{Proc: "nvim", Glyph: "\ue7c5"}, "\ue7c5 nvim"},
