@@ -36,8 +36,9 @@ type NamingFlags struct {
 	Workspace string `help:"Only name tabs of this workspace, e.g. w1." placeholder:"ID"`
 	State     string `help:"State file; \"auto\" keeps one per herdr server under $XDG_STATE_HOME, \"\" remembers nothing." default:"auto"`
 
-	HideDefaultBranch bool `help:"Show no {branch} on the repository's default branch."`
-	IndexPrefixAll    bool `help:"Put the tab position in front of names people chose too."`
+	HideDefaultBranch bool   `help:"Show no {branch} on the repository's default branch."`
+	IndexPrefixAll    bool   `help:"Put the tab position in front of names people chose too."`
+	WorkspaceFormat   string `help:"Name workspaces too, with this template ({index} is the sidebar position); empty leaves them alone." placeholder:"TEMPLATE"`
 
 	// nil, not empty, when unset: the built-in list applies; --ignore ""
 	// (or ignore = [] in the file) ignores nothing.
@@ -103,6 +104,24 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	if err != nil {
 		return o, withExit(2, configErr(env, err))
 	}
+	var wsNamer *namer.Namer
+	if f.WorkspaceFormat != "" {
+		// Override rules are per directory for tabs; a workspace gets the
+		// one template, or a rule's format would name it like a tab.
+		if _, err := namer.ParseTemplate(f.WorkspaceFormat); err != nil {
+			return o, withExit(2, env.config.atKey("workspace-format", f.WorkspaceFormat, fmt.Errorf("workspace-format: %w", err)))
+		}
+		// --max-len, --icons and the quick commands were checked with the
+		// tab namer above.
+		wsNamer, err = namer.New(namer.Config{
+			Format: f.WorkspaceFormat, MaxLen: f.MaxLen, Icons: f.Icons, Home: home,
+			HideDefaultBranch: f.HideDefaultBranch, SameDir: daemon.SameDir,
+			Ignore: f.Ignore, ExtendIgnore: f.ExtendIgnore,
+		})
+		if err != nil {
+			return o, withExit(2, err)
+		}
+	}
 	aliases, err := procinfo.ParseAliases(f.Alias)
 	if err != nil {
 		return o, withExit(2, fmt.Errorf("--alias: %w", err))
@@ -127,7 +146,8 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	return daemon.Options{
 		Socket: sock, Namer: nm, Procs: procs, Inspector: insp,
 		Git: gitinfo.New(), SSH: sshhosts.New(""), Glyphs: glyphTable, IndexPrefixAll: f.IndexPrefixAll,
-		Force: f.Force, Unique: f.Unique, MaxLen: f.MaxLen, Workspace: f.Workspace,
+		WorkspaceNamer: wsNamer,
+		Force:          f.Force, Unique: f.Unique, MaxLen: f.MaxLen, Workspace: f.Workspace,
 		StatePath: state, Out: env.stdout, Log: g.logger(env.stderr),
 	}, nil
 }

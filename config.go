@@ -408,6 +408,18 @@ func (cf *configFile) socket() string {
 	return s
 }
 
+// atKey puts file and line on an error about a top-level key's value when
+// that value is the one in use (a flag or env var may have replaced it).
+func (cf *configFile) atKey(key string, inUse any, err error) error {
+	if cf == nil || cf.Path == "" {
+		return err
+	}
+	if v, ok := cf.values[key]; ok && v.v == inUse {
+		return &ConfigError{Path: cf.Path, Line: v.line, Err: err}
+	}
+	return err
+}
+
 // atTable puts file and line on an error about the file's rules: the
 // [[rules]] or [[rewrites]] table it is about, else the file.
 func (cf *configFile) atTable(err error) error {

@@ -61,7 +61,7 @@ func benchSession(srv *herdrtest.Server, panes int) []string {
 	return ids
 }
 
-func benchmarkPass(b *testing.B, panes int) {
+func benchmarkPass(b *testing.B, panes int, mods ...func(*Options)) {
 	srv := herdrtest.Start(b, herdrtest.WithoutSchemas())
 	ids := benchSession(srv, panes)
 	ctx := context.Background()
@@ -82,11 +82,15 @@ func benchmarkPass(b *testing.B, panes int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d, err := New(Options{
+	opt := Options{
 		Socket: srv.SocketPath(), Namer: nm, Procs: procs, Inspector: insp, Apply: true,
 		StatePath: b.TempDir() + "/state.json", Timeout: 10 * time.Second,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	}
+	for _, mod := range mods {
+		mod(&opt)
+	}
+	d, err := New(opt)
 	if err != nil {
 		b.Fatal(err)
 	}

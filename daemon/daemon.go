@@ -32,6 +32,8 @@ type Options struct {
 	Glyphs    *glyphs.Table // nil: the built-in table
 	// IndexPrefixAll puts the tab position in front of people's labels too.
 	IndexPrefixAll bool
+	// WorkspaceNamer names workspaces too (--workspace-format); nil: off.
+	WorkspaceNamer *namer.Namer
 
 	Apply     bool
 	Force     bool

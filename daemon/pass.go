@@ -237,6 +237,9 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 			"lead", rep.Lead, "why", whyLine(*rep))
 	}
 	err = d.prefixPeople(ctx, reports, prefixes, &stats)
+	if err == nil {
+		err = d.nameWorkspaces(ctx, snap, panesByTab, in, &stats)
+	}
 	if !in.plan {
 		d.saveState(muts, present)
 	}

@@ -37,6 +37,8 @@ type stateFile struct {
 	Version int                  `json:"version"`
 	Server  string               `json:"server,omitempty"`
 	Tabs    map[string]TabMemory `json:"tabs"`
+	// Workspaces: workspace labels we set (--workspace-format), by id.
+	Workspaces map[string]WorkspaceMemory `json:"workspaces,omitempty"`
 }
 
 // State is the persistent memory for one herdr server. Path "" keeps it in
@@ -46,6 +48,8 @@ type State struct {
 	Path   string
 	Server string
 	Tabs   map[string]TabMemory
+	// Workspaces is ours alone (no user flags): memory wins over disk.
+	Workspaces map[string]WorkspaceMemory
 
 	stamp fileStamp // what we last read or wrote
 }
@@ -65,7 +69,7 @@ func stampOf(fi os.FileInfo) fileStamp {
 // LoadState reads path. A missing file is an empty state; a corrupt one is
 // an empty state plus a warning (returned, never fatal).
 func LoadState(path, server string) (*State, error) {
-	s := &State{Path: path, Server: server, Tabs: map[string]TabMemory{}}
+	s := &State{Path: path, Server: server, Tabs: map[string]TabMemory{}, Workspaces: map[string]WorkspaceMemory{}}
 	if path == "" {
 		return s, nil
 	}
@@ -76,6 +80,7 @@ func LoadState(path, server string) (*State, error) {
 // reload replaces Tabs with the file's content.
 func (s *State) reload() error {
 	s.Tabs = map[string]TabMemory{}
+	s.Workspaces = map[string]WorkspaceMemory{}
 	fh, err := os.Open(s.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		s.stamp = fileStamp{}
@@ -105,6 +110,9 @@ func (s *State) reload() error {
 	for id, m := range f.Tabs {
 		s.Tabs[id] = m
 	}
+	for id, m := range f.Workspaces {
+		s.Workspaces[id] = m
+	}
 	return nil
 }
 
@@ -130,8 +138,9 @@ func (s *State) Update(fn func(tabs map[string]TabMemory)) error {
 		if !s.ChangedOnDisk() {
 			return
 		}
-		mine := s.Tabs
+		mine, mineWS := s.Tabs, s.Workspaces
 		_ = s.reload() // corrupt on disk: our memory wins below
+		s.Workspaces = mineWS
 		for id, m := range mine {
 			if d, ok := s.Tabs[id]; ok {
 				m.Locked, m.Released = d.Locked, d.Released
@@ -187,8 +196,10 @@ func (s *State) Refresh() error {
 		return err
 	}
 	defer unlock()
-	mine := s.Tabs
-	if err := s.reload(); err != nil {
+	mine, mineWS := s.Tabs, s.Workspaces
+	err = s.reload()
+	s.Workspaces = mineWS
+	if err != nil {
 		s.Tabs = mine
 		return err
 	}
@@ -202,7 +213,7 @@ func (s *State) Refresh() error {
 }
 
 func (s *State) write() error {
-	f := stateFile{Version: stateVersion, Server: s.Server, Tabs: s.Tabs}
+	f := stateFile{Version: stateVersion, Server: s.Server, Tabs: s.Tabs, Workspaces: s.Workspaces}
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)

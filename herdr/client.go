@@ -533,3 +533,26 @@ func (c *Client) RenameTab(ctx context.Context, tabID, label string) (Tab, error
 	}
 	return *r.Tab, nil
 }
+
+type workspaceInfoResult struct {
+	resultHeader
+	Workspace *Workspace `json:"workspace"`
+}
+
+// RenameWorkspace sets a workspace's custom name (workspace.rename). As
+// with tabs the label is stored as given, "" included, and the automatic
+// label (docs/herdr.md §6) never comes back: callers sanitise first.
+func (c *Client) RenameWorkspace(ctx context.Context, workspaceID, label string) (Workspace, error) {
+	params := struct {
+		WorkspaceID string `json:"workspace_id"`
+		Label       string `json:"label"`
+	}{workspaceID, label}
+	r, err := typedCall[workspaceInfoResult](ctx, c, "workspace.rename", params, "workspace_info")
+	if err != nil {
+		return Workspace{}, err
+	}
+	if r.Workspace == nil {
+		return Workspace{}, &TransportError{Op: "workspace.rename", Path: c.path, Err: errors.New("result has no workspace")}
+	}
+	return *r.Workspace, nil
+}

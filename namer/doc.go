@@ -69,4 +69,11 @@
 // force or after the user released the tab; a locked tab is never touched.
 // A person who types exactly what we would render is indistinguishable from
 // us, and the label is treated as ours.
+//
+// # Workspaces
+//
+// PlanWorkspace names a workspace with the same engine, after its active
+// tab's lead pane, with the workspace's status and sidebar position in
+// place of the tab's. JudgeWorkspace applies the same ownership rule, with
+// herdr's automatic workspace labels (computed by the caller) as herdr's.
 package namer

@@ -44,6 +44,12 @@ func (v Verdict) MayRename() bool {
 // variant render), herdr's ("" or a bare decimal without leading zero), and
 // a person's for anything else.
 func Judge(label string, m Memory, variants []string, force bool) Verdict {
+	return judge(label, m, variants, force, isHerdrLabel(label))
+}
+
+// judge is the one ownership rule for tabs and workspaces; only what
+// herdr's own label looks like differs between them.
+func judge(label string, m Memory, variants []string, force, herdrs bool) Verdict {
 	switch {
 	case m.Locked:
 		return Locked
@@ -51,7 +57,7 @@ func Judge(label string, m Memory, variants []string, force bool) Verdict {
 		return Released
 	case contains(m.Labels, label) || contains(variants, label):
 		return Ours
-	case isHerdrLabel(label):
+	case herdrs:
 		return Herdrs
 	case force:
 		return Forced

@@ -84,6 +84,7 @@ var implemented = map[string]func(*Server, *params) (any, error){
 	"server.stop":          (*Server).serverStop,
 	"session.snapshot":     (*Server).sessionSnapshot,
 	"workspace.list":       (*Server).workspaceList,
+	"workspace.rename":     (*Server).workspaceRename,
 	"tab.list":             (*Server).tabList,
 	"tab.get":              (*Server).tabGet,
 	"tab.create":           (*Server).tabCreate,

@@ -3,7 +3,6 @@ package herdrsim
 import (
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -39,9 +38,9 @@ func (s *Server) addTab(ws *workspace, cwd string, custom *string) (*tab, *pane)
 
 func (s *Server) newWorkspace(label, cwd string) (*workspace, *tab, *pane) {
 	s.sess.nextWS++
-	ws := &workspace{num: s.sess.nextWS, id: "w" + herdr.EncodeNumber(s.sess.nextWS), label: label}
-	if ws.label == "" {
-		ws.label = filepath.Base(cwd) // herdr labels workspaces from their cwd
+	ws := &workspace{num: s.sess.nextWS, id: "w" + herdr.EncodeNumber(s.sess.nextWS)}
+	if label != "" {
+		ws.custom = &label // workspace.create's label is a custom name
 	}
 	s.sess.workspaces = append(s.sess.workspaces, ws)
 	t, p := s.addTab(ws, cwd, nil)
@@ -232,8 +231,9 @@ func (s *Server) lookTab(call, id string) *tab {
 	return t
 }
 
-// NewWorkspace creates a workspace with one tab and one pane (label ""
-// derives it from cwd). The first workspace takes the focus.
+// NewWorkspace creates a workspace with one tab and one pane. A label is a
+// custom name; "" leaves herdr's automatic label, which follows the first
+// tab's root pane cwd (docs/herdr.md §6). The first workspace takes the focus.
 func (s *Server) NewWorkspace(label, cwd string) (wsID, tabID, paneID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

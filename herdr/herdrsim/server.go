@@ -184,6 +184,7 @@ type Server struct {
 	held     bool // HoldEvents: stream rounds send nothing
 	stopping bool // server.stop was answered (0.8.2+): only ping works
 	renames  []Rename
+	wsNames  []WorkspaceRename
 	latency  map[string]time.Duration
 	faults   []pendingFault
 	timers   map[*time.Timer]struct{}
@@ -639,7 +640,7 @@ func (s *Server) ReadPolls() int {
 func (s *Server) ResetCounters() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.conns, s.polls, s.calls, s.renames = 0, 0, map[string]int{}, nil
+	s.conns, s.polls, s.calls, s.renames, s.wsNames = 0, 0, map[string]int{}, nil, nil
 }
 
 // MaxRequestBytes is herdr's limit on a request line before its newline.

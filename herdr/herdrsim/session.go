@@ -24,8 +24,8 @@ type Proc struct {
 type workspace struct {
 	num      int
 	id       string
-	label    string
-	tabs     []*tab // by position
+	custom   *string // nil: herdr's automatic label (autoLabel)
+	tabs     []*tab  // by position
 	nextTab  int
 	nextPane int
 	active   *tab
@@ -140,7 +140,7 @@ func (s *session) wsInfo(ws *workspace) herdr.Workspace {
 		panes = append(panes, t.panes...)
 	}
 	info := herdr.Workspace{
-		ID: ws.id, Number: s.wsIndex(ws) + 1, Label: ws.label, Focused: s.focusedWS == ws,
+		ID: ws.id, Number: s.wsIndex(ws) + 1, Label: ws.label(), Focused: s.focusedWS == ws,
 		PaneCount: len(panes), TabCount: len(ws.tabs), AgentStatus: worst(panes),
 	}
 	if ws.active != nil {

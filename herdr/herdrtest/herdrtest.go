@@ -20,12 +20,14 @@ import (
 
 // The simulator's types, under the names tests know them by.
 type (
-	Server   = herdrsim.Server
-	Option   = herdrsim.Option
-	Proc     = herdrsim.Proc
-	Rename   = herdrsim.Rename
-	Fault    = herdrsim.Fault
-	LineKind = herdrsim.LineKind
+	Server = herdrsim.Server
+	Option = herdrsim.Option
+	Proc   = herdrsim.Proc
+	Rename = herdrsim.Rename
+	// WorkspaceRename is one workspace.rename the server answered.
+	WorkspaceRename = herdrsim.WorkspaceRename
+	Fault           = herdrsim.Fault
+	LineKind        = herdrsim.LineKind
 )
 
 // Line kinds.

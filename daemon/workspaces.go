@@ -1,0 +1,232 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+)
+
+// WorkspaceMemory is what we remember of one workspace we named: without
+// it, our name would read as a person's once the directory it was made of
+// changes, and be kept forever.
+type WorkspaceMemory struct {
+	// Label is the last label we set.
+	Label string `json:"label,omitempty"`
+	// Pending is a label we asked herdr for and have no answer about yet.
+	Pending string `json:"pending,omitempty"`
+	// MissingSince is when a full pass first did not see the workspace.
+	MissingSince *time.Time `json:"missing_since,omitempty"`
+}
+
+// nameWorkspaces brings every workspace to the name Options.WorkspaceNamer
+// renders (--workspace-format), after the tab renames of the same pass and
+// from the same snapshot. Only herdr's automatic labels and ours are
+// replaced. Decisions are not tab reports: a dry run prints them, an
+// applied rename is logged, explain leaves workspaces out.
+func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes map[string][]herdr.Pane, in passInput, stats *PassStats) error {
+	wn := d.opt.WorkspaceNamer
+	if wn == nil || in.onlyTab != "" || in.plan {
+		return nil
+	}
+	tabsOf := make(map[string][]herdr.Tab, len(snap.Workspaces))
+	for _, t := range snap.Tabs {
+		tabsOf[t.WorkspaceID] = append(tabsOf[t.WorkspaceID], t)
+	}
+	present := make(map[string]bool, len(snap.Workspaces))
+	for _, ws := range snap.Workspaces {
+		present[ws.ID] = true
+		if d.opt.Workspace != "" && ws.ID != d.opt.Workspace {
+			continue
+		}
+		plan, ok := wn.PlanWorkspace(ws, tabsOf[ws.ID], panes)
+		if !ok {
+			continue
+		}
+		facts, _, known := d.facts(ctx, plan, false, stats)
+		if !known {
+			continue // decide again next pass, as for tabs
+		}
+		facts.Index = ws.Number
+		dec := wn.Decide(plan, facts)
+		if dec.Want == "" || dec.Want == ws.Label {
+			delete(d.printed, "workspace "+ws.ID)
+			continue
+		}
+		mem := namer.Memory{Labels: nonEmpty(d.state.Workspaces[ws.ID].Label, d.state.Workspaces[ws.ID].Pending)}
+		verdict := dec.JudgeWorkspace(ws.Label, mem, nil)
+		if verdict == namer.Human && mayBeHerdrs(ws.Label, tabsOf[ws.ID], panes) {
+			// Only now look at the disk for what herdr would call it.
+			verdict = dec.JudgeWorkspace(ws.Label, mem, d.herdrWorkspaceLabels(tabsOf[ws.ID], panes))
+		}
+		if !verdict.MayRename() {
+			delete(d.printed, "workspace "+ws.ID)
+			continue
+		}
+		if !d.opt.Apply {
+			if d.printed["workspace "+ws.ID] != dec.Want {
+				d.printed["workspace "+ws.ID] = dec.Want
+				fmt.Fprintf(d.opt.Out, "would rename workspace %s %q -> %q (label was %s)\n", ws.ID, ws.Label, dec.Want, verdict)
+			}
+			continue
+		}
+		if err := d.renameWorkspace(ctx, ws, dec.Want, verdict, stats); err != nil {
+			return err
+		}
+	}
+	if d.opt.Workspace == "" {
+		d.pruneWorkspaces(present)
+	}
+	return nil
+}
+
+// renameWorkspace sets one workspace label, remembering it as pending
+// first, as tab renames do: a rename that lands without a reply still
+// reads as ours afterwards.
+func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want string, verdict namer.Verdict, stats *PassStats) error {
+	d.updateWorkspaces(func(m map[string]WorkspaceMemory) {
+		e := m[ws.ID]
+		e.Pending = want
+		m[ws.ID] = e
+	})
+	if _, err := d.client.RenameWorkspace(ctx, ws.ID, want); err != nil {
+		if isServerGone(err) {
+			return err
+		}
+		d.log.Warn("workspace rename failed", "workspace", ws.ID, "want", want, "err", err)
+		d.updateWorkspaces(func(m map[string]WorkspaceMemory) {
+			e := m[ws.ID]
+			e.Pending = ""
+			m[ws.ID] = e
+		})
+		return nil
+	}
+	stats.Renames++
+	d.updateWorkspaces(func(m map[string]WorkspaceMemory) {
+		m[ws.ID] = WorkspaceMemory{Label: want}
+	})
+	if d.last != nil {
+		// herdr's workspace.renamed echo is then old news.
+		for i := range d.last.Workspaces {
+			if d.last.Workspaces[i].ID == ws.ID {
+				d.last.Workspaces[i].Label = want
+			}
+		}
+	}
+	d.log.Info("renamed workspace", "workspace", ws.ID, "old", ws.Label, "new", want, "why", "label was "+verdict.String())
+	return nil
+}
+
+// herdrWorkspaceLabels lists what herdr would call a workspace nobody
+// named (docs/herdr.md §6): herdr takes the first tab's root pane, which
+// the API does not name, so every pane of the first tab counts; for each
+// cwd both the git work tree's name and the directory's own name count,
+// since herdr refreshes its cached git part only now and then.
+func (d *Daemon) herdrWorkspaceLabels(tabs []herdr.Tab, panes map[string][]herdr.Pane) []string {
+	if len(tabs) == 0 {
+		return nil
+	}
+	home := d.opt.WorkspaceNamer.Config().Home
+	var out []string
+	for _, p := range panes[tabs[0].ID] {
+		if p.Cwd == "" {
+			out = append(out, "workspace") // herdr's label without any cwd
+			continue
+		}
+		cwd := path.Clean(p.Cwd)
+		if d.opt.Git != nil {
+			if info, ok := d.opt.Git.Lookup(cwd); ok {
+				out = append(out, info.Repo)
+			}
+		}
+		switch {
+		case home != "" && cwd == home:
+			out = append(out, "~")
+		case path.Base(cwd) == "/":
+			out = append(out, cwd)
+		default:
+			out = append(out, path.Base(cwd))
+		}
+	}
+	return out
+}
+
+// mayBeHerdrs is a check without disk access that lets a person's label
+// skip herdrWorkspaceLabels: every label herdr makes is a component of the
+// cwd (the git root is an ancestor), "~", "workspace", or "/".
+func mayBeHerdrs(label string, tabs []herdr.Tab, panes map[string][]herdr.Pane) bool {
+	if label == "~" || label == "workspace" || label == "/" {
+		return true
+	}
+	if len(tabs) == 0 || label == "" || strings.Contains(label, "/") {
+		return false
+	}
+	for _, p := range panes[tabs[0].ID] {
+		for _, part := range strings.Split(p.Cwd, "/") {
+			if part == label {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// updateWorkspaces changes the workspace memory and saves it with the
+// rest of the state.
+func (d *Daemon) updateWorkspaces(fn func(map[string]WorkspaceMemory)) {
+	err := d.state.Update(func(map[string]TabMemory) {
+		if d.state.Workspaces == nil {
+			d.state.Workspaces = map[string]WorkspaceMemory{}
+		}
+		fn(d.state.Workspaces)
+	})
+	if err != nil {
+		d.log.Warn("could not save state; keeping it in memory", "err", err)
+	}
+}
+
+// pruneWorkspaces forgets workspaces missing from full passes for
+// pruneAfter, with the tabs' rule: one short snapshot forgets nothing.
+// It writes only when something changed.
+func (d *Daemon) pruneWorkspaces(present map[string]bool) {
+	now := d.now()
+	changed := func(id string, m WorkspaceMemory) bool {
+		return present[id] != (m.MissingSince == nil) || (m.MissingSince != nil && now.Sub(*m.MissingSince) >= pruneAfter)
+	}
+	dirty := false
+	for id, m := range d.state.Workspaces {
+		dirty = dirty || changed(id, m)
+	}
+	if !dirty {
+		return
+	}
+	d.updateWorkspaces(func(ws map[string]WorkspaceMemory) {
+		for id, m := range ws {
+			switch {
+			case present[id]:
+				m.MissingSince = nil
+				ws[id] = m
+			case m.MissingSince == nil:
+				t := now.UTC()
+				m.MissingSince = &t
+				ws[id] = m
+			case now.Sub(*m.MissingSince) >= pruneAfter:
+				delete(ws, id)
+			}
+		}
+	})
+}
+
+func nonEmpty(labels ...string) []string {
+	var out []string
+	for _, l := range labels {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}

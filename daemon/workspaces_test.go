@@ -1,0 +1,137 @@
+package daemon
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+)
+
+func withWorkspaces(t *testing.T, format string) func(*Options) {
+	return func(o *Options) {
+		nm, err := namer.New(namer.Config{Format: format, MaxLen: 24, Home: home})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.WorkspaceNamer = nm
+	}
+}
+
+func (f *fixture) wsLabels() []string {
+	var out []string
+	for _, w := range f.srv.Snapshot().Workspaces {
+		out = append(out, w.Label)
+	}
+	return out
+}
+
+func (f *fixture) wantWorkspaces(want ...string) {
+	f.t.Helper()
+	if got := f.wsLabels(); strings.Join(got, "|") != strings.Join(want, "|") {
+		f.t.Fatalf("workspace labels = %q, want %q", got, want)
+	}
+}
+
+// Workspace names: herdr's automatic label is replaced, a person's is
+// kept, an idle pass renames nothing, and the state file keeps our name
+// ours for the next daemon once the directory it was made of changed.
+func TestWorkspaceNames(t *testing.T) {
+	f := newFixture(t, "{dir}", withWorkspaces(t, "{index} {dir}"))
+	_, _, p1 := f.srv.NewWorkspace("", home+"/src/api")
+	f.srv.NewWorkspace("", home+"/src/web")
+	f.srv.NewWorkspace("scratch", home+"/tmp")
+	f.wantWorkspaces("api", "web", "scratch")
+	f.once()
+	f.wantWorkspaces("1 api", "2 web", "scratch")
+	if m := f.d.State().Workspaces["w1"]; m.Label != "1 api" || m.Pending != "" {
+		t.Fatalf("state of w1: %+v", m)
+	}
+
+	f.srv.ResetCounters()
+	f.once()
+	if n := len(f.srv.WorkspaceRenames()); n != 0 {
+		t.Fatalf("idle pass renamed %d workspaces", n)
+	}
+
+	// The pane moves: "1 api" is neither herdr's label nor a render of
+	// the template now; only the state file says it is ours.
+	f.srv.SetCwd(p1, home+"/src/cli")
+	opt := f.d.opt
+	d2, err := New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.d = d2
+	f.once()
+	f.wantWorkspaces("1 cli", "2 web", "scratch")
+
+	// Without that memory the same label is a person's.
+	f.srv.SetCwd(p1, home+"/src/db")
+	opt.StatePath = ""
+	if f.d, err = New(opt); err != nil {
+		t.Fatal(err)
+	}
+	f.once()
+	f.wantWorkspaces("1 cli", "2 web", "scratch")
+}
+
+func TestWorkspaceDryRunPrintsOnce(t *testing.T) {
+	f := newFixture(t, "{dir}", func(o *Options) {
+		o.Apply = false
+		withWorkspaces(t, "{index} {dir}")(o)
+	})
+	f.srv.NewWorkspace("", home+"/src/api")
+	for range 2 {
+		reps, _, err := f.d.pass(t.Context(), passInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.d.printDryRun(reps)
+	}
+	f.wantWorkspaces("api")
+	if got := strings.Count(f.out.String(), "would rename workspace w1 \"api\" -> \"1 api\""); got != 1 {
+		t.Fatalf("dry run printed the workspace decision %d times:\n%s", got, f.out.String())
+	}
+}
+
+func TestWorkspaceMemoryPruned(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	f := newFixture(t, "{dir}", func(o *Options) {
+		o.Now = func() time.Time { return now }
+		withWorkspaces(t, "{dir}!")(o)
+	})
+	_, tab, _ := f.srv.NewWorkspace("", home+"/src/api")
+	f.srv.NewWorkspace("", home+"/src/web")
+	f.once()
+	f.srv.CloseTab(tab) // its last tab: the workspace closes
+	steps := []struct {
+		after time.Duration
+		kept  bool
+	}{{0, true}, {pruneAfter / 2, true}, {pruneAfter, false}}
+	for _, st := range steps {
+		now = now.Add(st.after)
+		f.once()
+		if _, ok := f.d.State().Workspaces["w1"]; ok != st.kept {
+			t.Fatalf("after %v: w1 remembered = %v, want %v", st.after, ok, st.kept)
+		}
+	}
+	if _, ok := f.d.State().Workspaces["w2"]; !ok {
+		t.Fatal("a workspace still open was forgotten")
+	}
+}
+
+// BenchmarkPass2000Workspaces is BenchmarkPass2000 with workspace names
+// on. benchSession's 200 workspaces carry people's labels, the costly
+// case: herdr's automatic labels are looked up on disk every pass.
+func BenchmarkPass2000Workspaces(b *testing.B) {
+	benchmarkPass(b, 2000, func(o *Options) {
+		nm, err := namer.New(namer.Config{Format: "{index} {repo|dir}", MaxLen: 24, Home: home})
+		if err != nil {
+			b.Fatal(err)
+		}
+		o.WorkspaceNamer = nm
+		o.Git = gitinfo.New()
+	})
+}
