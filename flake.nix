@@ -294,7 +294,7 @@
                     ProtectHome = "read-only";
                     PrivateTmp = true;
                     PrivateDevices = true;
-                    PrivateNetwork = true;
+                    # No PrivateNetwork: the single-instance beacon is an abstract socket (see contrib/herdrtabrenamer.service).
                     RestrictAddressFamilies = "AF_UNIX";
                     IPAddressDeny = "any";
                     CapabilityBoundingSet = "";
