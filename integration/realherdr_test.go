@@ -26,7 +26,7 @@ func TestRealHerdr(t *testing.T) {
 		}
 	}
 	sb := newSandbox(t)
-	// herdr puts its socket in $XDG_CONFIG_HOME/herdr (PROTOCOL.md §1): keep
+	// herdr puts its socket in $XDG_CONFIG_HOME/herdr (docs/herdr.md §2): keep
 	// that path short for sun_path.
 	cfg, err := os.MkdirTemp("", "hc")
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // loadProcessInfo reads a fixture in the wire shape of a pane.process_info
-// response (PROTOCOL.md §4), strictly, so a typo in a fixture fails.
+// response (docs/herdr.md §9), strictly, so a typo in a fixture fails.
 func loadProcessInfo(t testing.TB, name string) herdr.ProcessInfo {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "process_info", name+".json"))
