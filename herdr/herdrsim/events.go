@@ -302,6 +302,14 @@ func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}, lo
 	drop, loseAll := s.dropSubs, s.loseSubs
 	s.mu.Unlock()
 	ack, _ := json.Marshal(successResponse{ID: req.ID, Result: typeOnly{Type: "subscription_started"}})
+	s.mu.Lock()
+	s.streams++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.streams--
+		s.mu.Unlock()
+	}()
 	s.writeChecked(c, req.Method, ack)
 
 	peerGone := make(chan struct{})

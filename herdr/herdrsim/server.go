@@ -179,6 +179,8 @@ type Server struct {
 	calls    map[string]int
 	conns    int
 	polls    int  // read polls: 100 ms sleeps waiting for a request line
+	empty    int  // looks for a request line that found nothing waiting
+	streams  int  // event streams being served now
 	lost     int  // streams ended with events_lost
 	rounds   int  // stream rounds that sent events (per subscription)
 	held     bool // HoldEvents: stream rounds send nothing
@@ -444,6 +446,11 @@ func (s *Server) readRequestLine(c *net.UnixConn, stop chan struct{}) (line []by
 		var rerr error
 		if err := rc.Read(func(fd uintptr) bool {
 			n, rerr = peek(fd, buf, !s.cfg.noReadPoll)
+			if rerr == syscall.EAGAIN {
+				s.mu.Lock()
+				s.empty++
+				s.mu.Unlock()
+			}
 			if !s.cfg.noReadPoll {
 				return rerr != syscall.EINTR // EAGAIN is "pending": handled below
 			}
@@ -635,11 +642,31 @@ func (s *Server) ReadPolls() int {
 	return s.polls
 }
 
-// ResetCounters zeroes connections, calls, read polls and renames.
+// EmptyLooks counts the looks for a request line that found nothing
+// waiting, with the read poll on or off. A test that must send its request
+// only after the server started waiting for it waits for this to move,
+// instead of sleeping and hoping.
+func (s *Server) EmptyLooks() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.empty
+}
+
+// OpenStreams is the number of events.subscribe streams being served right
+// now: acked and not yet ended on the server's side. A stream the client
+// closed stays open here until the server notices, at its next round.
+func (s *Server) OpenStreams() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.streams
+}
+
+// ResetCounters zeroes connections, calls, read polls, empty looks and
+// renames (open streams are a state, not a count, and stay).
 func (s *Server) ResetCounters() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.conns, s.polls, s.calls, s.renames = 0, 0, map[string]int{}, nil
+	s.conns, s.polls, s.empty, s.calls, s.renames = 0, 0, 0, map[string]int{}, nil
 }
 
 // MaxRequestBytes is herdr's limit on a request line before its newline.

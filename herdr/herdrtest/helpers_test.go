@@ -152,18 +152,6 @@ func (st *stream) closed(t *testing.T) []string {
 	}
 }
 
-// waitFor polls cond until true or a generous deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // recordingTB captures Errorf so a test can prove a violation is reported.
 type recordingTB struct {
 	testing.TB

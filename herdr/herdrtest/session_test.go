@@ -11,6 +11,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 func labels(t *testing.T, s *Server, ws string) []string {
@@ -257,7 +258,7 @@ func TestAttachProcessReal(t *testing.T) {
 		t.Fatal(err)
 	}
 	var last map[string]any
-	waitFor(t, "sleep in the foreground", func() bool {
+	testutil.WaitFor(t, "sleep in the foreground", func() bool {
 		last = result(t, call(t, s, "pane.process_info", map[string]any{"pane_id": p}))["process_info"].(map[string]any)
 		procs, _ := last["foreground_processes"].([]any)
 		return len(procs) == 1 && procs[0].(map[string]any)["name"] == "sleep"
