@@ -204,7 +204,7 @@ func TestReplayOnlyUpTo20(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tt.protocol), func(t *testing.T) {
 			s := start(t, WithProtocol(tt.protocol))
-			_, tab, _ := s.NewWorkspace("w", "/tmp")
+			ws, tab, _ := s.NewWorkspace("w", "/tmp")
 			s.HumanRename(tab, "old")
 			st := subscribe(t, s, map[string]any{"type": "tab.created"}, map[string]any{"type": "tab.renamed"})
 			if l := st.next(t); l != ack {
@@ -218,10 +218,12 @@ func TestReplayOnlyUpTo20(t *testing.T) {
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("events %v, want %v", got, tt.want)
 			}
-			select {
-			case l := <-st.lines:
-				t.Fatalf("extra %s", l)
-			case <-time.After(50 * time.Millisecond):
+			// One event of our own for each subscription: nothing else
+			// may come before them.
+			fence, _ := s.NewTab(ws, "/tmp")
+			s.HumanRename(fence, "fence")
+			if extra := st.before(t, mark(`"tab_created"`, `"tab_id":"`+fence+`"`), mark(`"tab_renamed"`, `"label":"fence"`)); len(extra) > 0 {
+				t.Fatalf("extra %q", extra)
 			}
 		})
 	}
