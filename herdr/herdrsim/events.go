@@ -342,6 +342,12 @@ func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}, lo
 		for _, sub := range subs {
 			s.mu.Lock()
 			lines, lost := s.round(sub)
+			if len(lines) > 0 {
+				if s.idRounds == nil {
+					s.idRounds = map[string]int{}
+				}
+				s.idRounds[req.ID]++
+			}
 			s.mu.Unlock()
 			if lost || lose {
 				s.eventsLost(c, req.ID)
@@ -419,6 +425,15 @@ func (s *Server) DeliveryRounds() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.rounds
+}
+
+// DeliveryRoundsOf is DeliveryRounds of the streams whose events.subscribe
+// request had this id only: a test with several streams can wait for a
+// round of the one it means.
+func (s *Server) DeliveryRoundsOf(requestID string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.idRounds[requestID]
 }
 
 // EventsLost counts the streams ended with events_lost so far.

@@ -178,13 +178,14 @@ type Server struct {
 	hub      hub
 	calls    map[string]int
 	conns    int
-	polls    int  // read polls: 100 ms sleeps waiting for a request line
-	empty    int  // looks for a request line that found nothing waiting
-	streams  int  // event streams being served now
-	lost     int  // streams ended with events_lost
-	rounds   int  // stream rounds that sent events (per subscription)
-	held     bool // HoldEvents: stream rounds send nothing
-	stopping bool // server.stop was answered (0.8.2+): only ping works
+	polls    int            // read polls: 100 ms sleeps waiting for a request line
+	empty    int            // looks for a request line that found nothing waiting
+	streams  int            // event streams being served now
+	lost     int            // streams ended with events_lost
+	rounds   int            // stream rounds that sent events (per subscription)
+	idRounds map[string]int // rounds by the subscribe request's id
+	held     bool           // HoldEvents: stream rounds send nothing
+	stopping bool           // server.stop was answered (0.8.2+): only ping works
 	renames  []Rename
 	latency  map[string]time.Duration
 	faults   []pendingFault

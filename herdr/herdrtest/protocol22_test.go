@@ -353,15 +353,16 @@ func TestSlowConsumerLosesEvents(t *testing.T) {
 				}
 			}
 			// phase 1: 1.3 MB, more than a socket buffer holds, in one
-			// round on 22 (one event on 20); wait until a round took them:
-			// the stream's writer is then stuck
-			before := s.DeliveryRounds()
+			// round on 22 (one event on 20); wait until a round of the
+			// slow stream (not the healthy one's) took them: its writer is
+			// then stuck
+			before := s.DeliveryRoundsOf("slow")
 			release := s.HoldEvents()
 			for i := range 40 {
 				s.SetTitle(p, fmt.Sprintf("%d %s", i, big))
 			}
 			release()
-			testutil.WaitFor(t, "a round of the slow stream", func() bool { return s.DeliveryRounds() > before })
+			testutil.WaitFor(t, "a round of the slow stream", func() bool { return s.DeliveryRoundsOf("slow") > before })
 			// phase 2: more than the ring holds, while the writer is
 			// stuck; small, so that it takes well under herdr's 5 s
 			// write timeout even under -race
