@@ -532,9 +532,18 @@ func TestSleepNudges(t *testing.T) {
 				got := w.settle(t, len(expected(sh, 1, true)))
 				wantNudges(t, got, expected(sh, 1, true)...)
 
-				// The nudges end while the shell waits for this sleep: a
-				// "Done" or "has ended" notice would show at the next prompt.
-				s.run("sleep 0.5")
+				// The nudges end while the shell waits for a command: a
+				// "Done" or "has ended" notice would show at the next
+				// prompt. cat runs until it reads end of input, which it
+				// gets only once its preexec nudge is over and read.
+				prompts := strings.Count(s.text(), promptMarker)
+				s.typed = append(s.typed, "cat")
+				s.send("cat")
+				w.settle(t, len(expected(sh, 1, true))+1)
+				if _, err := s.tty.Write([]byte{4}); err != nil { // Ctrl-D
+					t.Fatalf("end cat's input: %v", err)
+				}
+				s.waitPrompts(prompts + 1)
 				s.run("printf 'SYNC%s\\n' ok")
 				s.waitFor("SYNCok", 1)
 				w.settle(t, len(expected(sh, 3, true)))
