@@ -475,16 +475,18 @@ func fence(t testing.TB, srv *herdrtest.Server, passes int) {
 	method := passMethod(srv)
 	start := srv.Calls(method)
 	want := start + 1 + passes + 1
-	nudgedAt, sendErr := -1, error(nil)
+	nudgedAt, sentAt, sendErr := -1, time.Time{}, error(nil)
 	testutil.WaitFor(t, fmt.Sprintf("%d whole passes after the fence (%s calls %d -> %d)", passes, method, start, want), func() bool {
 		n := srv.Calls(method)
 		if n >= want || !d.alive() {
 			return true
 		}
 		// One nudge per pass seen: a nudge that comes during a pass
-		// makes the next one; more would only queue.
-		if n != nudgedAt {
-			nudgedAt, sendErr = n, nudge.Send(d.sock, fencePane, nudge.WhenNow)
+		// makes the next one; more would only queue. Again after a
+		// second without a pass, in case one was not sent (a full queue,
+		// a socket not listening yet) and the daemon has no poll.
+		if n != nudgedAt || time.Since(sentAt) > time.Second {
+			nudgedAt, sentAt, sendErr = n, time.Now(), nudge.Send(d.sock, fencePane, nudge.WhenNow)
 		}
 		return false
 	}, func() string {
