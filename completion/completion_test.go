@@ -16,6 +16,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/quote"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 // testCLI has the shapes herdrtabrenamer's grammar has: global flags with
@@ -136,21 +137,18 @@ func startPTYShell(t *testing.T, env []string, name string, args ...string) *pty
 // waitFor polls the output until re has at least n matches and returns them.
 func (s *ptyShell) waitFor(re *regexp.Regexp, n int) [][]string {
 	s.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var m [][]string
+	testutil.WaitFor(s.t, fmt.Sprintf("%d matches of %s", n, re), func() bool {
 		s.mu.Lock()
-		m := re.FindAllStringSubmatch(s.out.String(), -1)
-		s.mu.Unlock()
-		if len(m) >= n {
-			return m
-		}
-		if time.Now().After(deadline) {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			s.t.Fatalf("no %d matches of %s within 30s; terminal output:\n%q", n, re, s.out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		defer s.mu.Unlock()
+		m = re.FindAllStringSubmatch(s.out.String(), -1)
+		return len(m) >= n
+	}, func() string {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return fmt.Sprintf("terminal output:\n%q", s.out.String())
+	})
+	return m
 }
 
 func (s *ptyShell) send(text string) {

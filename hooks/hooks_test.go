@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/pluginmanifest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 // Paths a user may really have; each must survive quoting in every shell.
@@ -318,15 +319,11 @@ func writeExec(t *testing.T, path, text string) {
 // waitFile polls until path holds a complete line and returns it.
 func waitFile(t *testing.T, path string) string {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		b, err := os.ReadFile(path)
-		if err == nil && strings.HasSuffix(string(b), "\n") {
-			return strings.TrimSpace(string(b))
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not written within %v (last error %v)", path, waitTimeout, err)
-		}
-		time.Sleep(pollEvery)
-	}
+	var b []byte
+	var err error
+	testutil.WaitFor(t, path+" to hold a line", func() bool {
+		b, err = os.ReadFile(path)
+		return err == nil && strings.HasSuffix(string(b), "\n")
+	}, func() string { return fmt.Sprintf("last read: %q, %v", b, err) })
+	return strings.TrimSpace(string(b))
 }

@@ -11,13 +11,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/creack/pty"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 )
 
@@ -50,15 +53,9 @@ func runMain(m *testing.M) int {
 	return m.Run()
 }
 
-// Generous: shared CI machines can be slow; every wait polls and returns as
-// soon as its condition holds.
-const (
-	waitTimeout = 30 * time.Second
-	pollEvery   = 10 * time.Millisecond
-	// grace is how long to keep listening for late datagrams before
-	// asserting that no more came.
-	grace = 700 * time.Millisecond
-)
+// waitTimeout is generous: shared CI machines can be slow; every wait
+// polls and returns as soon as its condition holds.
+const waitTimeout = testutil.Timeout
 
 const (
 	paneID       = "w1:p3"
@@ -67,13 +64,19 @@ const (
 
 // fakeDaemon collects the nudges the hooks send.
 type fakeDaemon struct {
+	path string
 	conn *net.UnixConn
 	done chan struct{}
 
-	mu   sync.Mutex
-	msgs []nudge.Message
-	bad  []string
+	mu     sync.Mutex
+	msgs   []nudge.Message
+	bad    []string
+	fences int // fence datagrams read so far
 }
+
+// fencePrefix starts the test's own datagrams, which prove that everything
+// queued before them has been read. A real nudge is JSON and never starts so.
+const fencePrefix = "fence "
 
 func newFakeDaemon(t testing.TB, xdgRuntime, herdrSock string) *fakeDaemon {
 	t.Helper()
@@ -87,7 +90,7 @@ func newFakeDaemon(t testing.TB, xdgRuntime, herdrSock string) *fakeDaemon {
 	if err != nil {
 		t.Fatalf("fake daemon: %v", err)
 	}
-	d := &fakeDaemon{conn: conn, done: make(chan struct{})}
+	d := &fakeDaemon{path: path, conn: conn, done: make(chan struct{})}
 	go func() {
 		defer close(d.done)
 		buf := make([]byte, 2*nudge.MaxDatagram)
@@ -96,8 +99,13 @@ func newFakeDaemon(t testing.TB, xdgRuntime, herdrSock string) *fakeDaemon {
 			if err != nil {
 				return
 			}
-			m, err := nudge.Decode(buf[:n])
 			d.mu.Lock()
+			if bytes.HasPrefix(buf[:n], []byte(fencePrefix)) {
+				d.fences++
+				d.mu.Unlock()
+				continue
+			}
+			m, err := nudge.Decode(buf[:n])
 			if err != nil {
 				d.bad = append(d.bad, fmt.Sprintf("%q: %v", buf[:n], err))
 			} else {
@@ -119,28 +127,73 @@ func (d *fakeDaemon) snapshot() ([]nudge.Message, []string) {
 	return append([]nudge.Message(nil), d.msgs...), append([]string(nil), d.bad...)
 }
 
-// settle waits until at least n nudges came, then listens a little longer
-// for late ones, and returns all of them.
-func (d *fakeDaemon) settle(t testing.TB, n int) []nudge.Message {
+// fence sends a datagram of its own and waits until the reader has it: a
+// Unix datagram socket delivers in order, so every datagram sent before
+// the fence has then been read.
+func (d *fakeDaemon) fence(t testing.TB) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		msgs, _ := d.snapshot()
-		if len(msgs) >= n {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %v for %d nudges, got %d: %v", waitTimeout, n, len(msgs), msgs)
-		}
-		time.Sleep(pollEvery)
+	d.mu.Lock()
+	want := d.fences + 1
+	d.mu.Unlock()
+	c, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: d.path, Net: "unixgram"})
+	if err != nil {
+		t.Fatalf("fence: %v", err)
 	}
-	time.Sleep(grace)
+	defer c.Close()
+	if _, err := c.Write([]byte(fencePrefix + strconv.Itoa(want))); err != nil {
+		t.Fatalf("fence: %v", err)
+	}
+	testutil.WaitFor(t, "the fake daemon to read the fence datagram", func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return d.fences >= want
+	})
+}
+
+// settle waits until at least n nudges came, then until every nudge the
+// world's shells started is over and read, and returns all of them. Call
+// it once the prompt after the last command is on the screen (run does
+// that): the hooks fork their nudges before the prompt is drawn.
+func (w *world) settle(t testing.TB, n int) []nudge.Message {
+	t.Helper()
+	d := w.daemon
+	testutil.WaitFor(t, fmt.Sprintf("%d nudges", n), func() bool {
+		msgs, _ := d.snapshot()
+		return len(msgs) >= n
+	}, func() string { msgs, _ := d.snapshot(); return fmt.Sprintf("got %d: %v", len(msgs), msgs) })
+	// No sleep-and-hope for late nudges: wait until no process that could
+	// still send one is left in the shells' sessions, then read up to a
+	// fence sent after them.
+	var left []string
+	testutil.WaitFor(t, "every nudge the hooks started to end", func() bool {
+		left = nil
+		for _, sid := range w.sids {
+			left = append(left, hookProcs(sid, hookExes())...)
+		}
+		return len(left) == 0
+	}, func() string { return fmt.Sprintf("still running: %q", left) })
+	d.fence(t)
 	msgs, bad := d.snapshot()
 	if len(bad) > 0 {
 		t.Errorf("undecodable datagrams: %v", bad)
 	}
 	return msgs
 }
+
+// hookExes are the executables a hook runs to nudge: this binary and the
+// shells that fork or run `sh -c` to start it, by their resolved paths as
+// /proc/PID/exe shows them.
+var hookExes = sync.OnceValue(func() map[string]bool {
+	exes := map[string]bool{binPath: true}
+	for _, name := range []string{"zsh", "bash", "fish", "sh"} {
+		if p, err := exec.LookPath(name); err == nil {
+			if r, err := filepath.EvalSymlinks(p); err == nil {
+				exes[r] = true
+			}
+		}
+	}
+	return exes
+})
 
 // shellSpec says how to run one shell interactively with our rc file.
 type shellSpec struct {
@@ -221,6 +274,9 @@ func needShell(t testing.TB, name string) {
 type world struct {
 	home, xdgRuntime, herdrSock string
 	daemon                      *fakeDaemon
+	// sids are the sessions of the shells started in this world: the
+	// nudges they start stay in them, which is how settle finds them.
+	sids []int
 }
 
 func newWorld(t testing.TB) *world {
@@ -303,6 +359,8 @@ func startSession(t testing.TB, sh shellSpec, w *world, rc string, inHerdr bool)
 	if err != nil {
 		t.Fatalf("start %s under a pty: %v", sh.name, err)
 	}
+	// pty.Start makes the shell a session leader: its pid is the session id.
+	w.sids = append(w.sids, cmd.Process.Pid)
 	s := &session{t: t, cmd: cmd, tty: tty, done: make(chan struct{}), exited: make(chan struct{})}
 	go func() {
 		s.waitErr = cmd.Wait()
@@ -381,13 +439,9 @@ func (s *session) run(line string) {
 // waitFor polls until the output holds want at least n times.
 func (s *session) waitFor(want string, n int) {
 	s.t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for strings.Count(s.text(), want) < n {
-		if time.Now().After(deadline) {
-			s.t.Fatalf("waited %v for %d× %q; output:\n%s", waitTimeout, n, want, s.text())
-		}
-		time.Sleep(pollEvery)
-	}
+	testutil.WaitFor(s.t, fmt.Sprintf("%d× %q on the terminal", n, want),
+		func() bool { return strings.Count(s.text(), want) >= n },
+		func() string { return "output:\n" + s.text() })
 }
 
 func (s *session) waitPrompts(n int) { s.t.Helper(); s.waitFor(promptMarker, n) }
@@ -473,17 +527,26 @@ func TestSleepNudges(t *testing.T) {
 			forShells(t, func(t *testing.T, sh shellSpec) {
 				w := newWorld(t)
 				s := startSession(t, sh, w, sh.rc(binPath, "", loads, ""), true)
-				w.daemon.settle(t, sh.startupNudges)
+				w.settle(t, sh.startupNudges)
 				s.run("sleep 0.2")
-				got := w.daemon.settle(t, len(expected(sh, 1, true)))
+				got := w.settle(t, len(expected(sh, 1, true)))
 				wantNudges(t, got, expected(sh, 1, true)...)
 
-				// The nudges end while the shell waits for this sleep: a
-				// "Done" or "has ended" notice would show at the next prompt.
-				s.run("sleep 0.5")
+				// The nudges end while the shell waits for a command: a
+				// "Done" or "has ended" notice would show at the next
+				// prompt. cat runs until it reads end of input, which it
+				// gets only once its preexec nudge is over and read.
+				prompts := strings.Count(s.text(), promptMarker)
+				s.typed = append(s.typed, "cat")
+				s.send("cat")
+				w.settle(t, len(expected(sh, 1, true))+1)
+				if _, err := s.tty.Write([]byte{4}); err != nil { // Ctrl-D
+					t.Fatalf("end cat's input: %v", err)
+				}
+				s.waitPrompts(prompts + 1)
 				s.run("printf 'SYNC%s\\n' ok")
 				s.waitFor("SYNCok", 1)
-				w.daemon.settle(t, len(expected(sh, 3, true)))
+				w.settle(t, len(expected(sh, 3, true)))
 				s.assertClean("SYNCok")
 				s.exit()
 			})
@@ -522,9 +585,9 @@ func TestNoPreexec(t *testing.T) {
 	forShells(t, func(t *testing.T, sh shellSpec) {
 		w := newWorld(t)
 		s := startSession(t, sh, w, sh.rc(binPath, "", 1, " --no-preexec"), true)
-		w.daemon.settle(t, sh.startupNudges)
+		w.settle(t, sh.startupNudges)
 		s.run("sleep 0.2")
-		got := w.daemon.settle(t, len(expected(sh, 1, false)))
+		got := w.settle(t, len(expected(sh, 1, false)))
 		wantNudges(t, got, expected(sh, 1, false)...)
 		s.exit()
 	})
@@ -542,7 +605,7 @@ func TestExitStatusKept(t *testing.T) {
 		s.run(sh.statusEcho)
 		s.waitFor("rc=7", 1)
 		// The hooks really ran: otherwise this test proves nothing.
-		wantNudgeCounts(t, w.daemon.settle(t, len(expected(sh, 4, true))), expected(sh, 4, true))
+		wantNudgeCounts(t, w.settle(t, len(expected(sh, 4, true))), expected(sh, 4, true))
 		s.exit()
 	})
 }
@@ -559,8 +622,7 @@ func TestOutsideHerdr(t *testing.T) {
 		}
 		s.run(export)
 		s.run("sleep 0.2")
-		// A hook that fires would have sent by now; give it time anyway.
-		if got := w.daemon.settle(t, 0); len(got) != 0 {
+		if got := w.settle(t, 0); len(got) != 0 {
 			t.Errorf("outside herdr: got nudges %v, want none", got)
 		}
 		s.exit()
@@ -583,14 +645,18 @@ func TestNonInteractive(t *testing.T) {
 		cmd := exec.Command(argv[0], append(argv[1:len(argv)-1], script)...)
 		cmd.Dir = w.home
 		cmd.Env = w.baseEnv(true)
+		// A session of its own, so that settle can find a nudge this
+		// script started (and must not have) after the script is gone.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		out, err := cmd.CombinedOutput()
+		w.sids = append(w.sids, cmd.Process.Pid)
 		if err != nil {
 			t.Fatalf("%s -c: %v\n%s", sh.name, err, out)
 		}
 		if len(out) != 0 {
 			t.Errorf("non-interactive %s printed %q", sh.name, out)
 		}
-		if got := w.daemon.settle(t, 0); len(got) != 0 {
+		if got := w.settle(t, 0); len(got) != 0 {
 			t.Errorf("non-interactive %s: got nudges %v, want none", sh.name, got)
 		}
 	})
@@ -648,7 +714,7 @@ func TestCoexist(t *testing.T) {
 				s.run("sleep 0.2")
 				// `false` is over at once, so its two nudges may arrive in
 				// either order: count them.
-				got := w.daemon.settle(t, len(expected(sh, 2, true)))
+				got := w.settle(t, len(expected(sh, 2, true)))
 				wantNudgeCounts(t, got, expected(sh, 2, true))
 				s.exit()
 				b, err := os.ReadFile(filepath.Join(w.home, "log"))
@@ -686,7 +752,7 @@ func TestEmptyEnterNoNudge(t *testing.T) {
 				}
 				w := newWorld(t)
 				s := startSession(t, sh, w, sh.rc(binPath, "", 1, flags), true)
-				w.daemon.settle(t, sh.startupNudges)
+				w.settle(t, sh.startupNudges)
 				for range empties {
 					s.run("")
 				}
@@ -694,14 +760,14 @@ func TestEmptyEnterNoNudge(t *testing.T) {
 				for range emptyNudges {
 					want = append(want, nudge.WhenPrecmd)
 				}
-				wantNudges(t, w.daemon.settle(t, len(want)), want...)
+				wantNudges(t, w.settle(t, len(want)), want...)
 
 				s.run("true")
 				if preexec {
 					want = append(want, nudge.WhenPreexec)
 				}
 				want = append(want, nudge.WhenPrecmd)
-				wantNudgeCounts(t, w.daemon.settle(t, len(want)), want)
+				wantNudgeCounts(t, w.settle(t, len(want)), want)
 				s.exit()
 			})
 		})
@@ -728,7 +794,7 @@ func TestBackgroundPIDKept(t *testing.T) {
 		}
 		s.waitFor("BGokKEPT", 1)
 		want := expected(sh, 1+len(lines[sh.name]), true)
-		wantNudgeCounts(t, w.daemon.settle(t, len(want)), want)
+		wantNudgeCounts(t, w.settle(t, len(want)), want)
 		s.exit()
 	})
 }

@@ -80,12 +80,23 @@ func (a *allowedLabels) check(t testing.TB, srv *herdrtest.Server) {
 	}
 }
 
-// TestFaultHerdrRestarts50 stops and restarts herdr 50 times under a
-// running daemon: each outage is logged once, each recovery once, and a
-// change made after every restart is picked up.
+// soak is n, or under -short a tenth of it: the soak tests keep every
+// kind of fault under -short, but repeat each fewer times.
+func soak(n int) int {
+	if testing.Short() {
+		return max(n/10, 1)
+	}
+	return n
+}
+
+// TestFaultHerdrRestarts50 stops and restarts herdr 50 times (5 under
+// -short) under a running daemon: each outage is logged once, each
+// recovery once, and a change made after every restart is picked up.
 func TestFaultHerdrRestarts50(t *testing.T) {
-	const restarts = 50
-	srv := startServer(t, herdrtest.WithTick(5*time.Millisecond))
+	restarts := soak(50)
+	// Outages and recoveries, not latency: herdr's read poll would only
+	// stretch each of the 50 rounds by up to 100 ms per request.
+	srv := startServer(t, herdrtest.WithTick(5*time.Millisecond), herdrtest.WithoutReadPoll())
 	sb := newSandbox(t)
 	_, tab, pane := srv.NewWorkspace("main", sb.HomePath("start"))
 	d := startDaemonIn(t, sb, srv, "--poll", "50ms")
@@ -148,8 +159,14 @@ func TestFaultHerdrRestarts50(t *testing.T) {
 // TestFaultBadResponses feeds the daemon garbled, cut, oversized and
 // missing answers on every method it uses, resets, and a delay past its
 // deadline: it never crashes, never sets a wrong name, and recovers.
+// Under -short it cuts the event stream twice instead of 20 times and
+// leaves out the delay, which alone takes over 5 s (the client's fixed
+// deadline).
 func TestFaultBadResponses(t *testing.T) {
-	srv := startServer(t, herdrtest.WithTick(5*time.Millisecond))
+	// The faults are in the answers, not in how fast herdr reads a
+	// request: without the read poll each of the ~50 rounds takes a few
+	// milliseconds instead of several 100 ms polls.
+	srv := startServer(t, herdrtest.WithTick(5*time.Millisecond), herdrtest.WithoutReadPoll())
 	sb := newSandbox(t)
 	ws, shellTab, shellPane := srv.NewWorkspace("main", sb.HomePath("a"))
 	progTab, progPane := srv.NewTab(ws, sb.HomePath("b"))
@@ -196,22 +213,28 @@ func TestFaultBadResponses(t *testing.T) {
 			step(fmt.Sprintf("%v on %s", f, name), func() { srv.InjectFault(m, f, 3) })
 		}
 	}
-	for i := range 20 {
+	cuts := soak(20)
+	for i := range cuts {
 		step(fmt.Sprintf("event stream cut mid-line #%d", i+1), srv.DropSubscriptions)
 	}
-	// Late answers: the daemon's client gives up after its 5 s deadline
-	// (there is no flag to shorten it), so a 7 s delay is a timeout.
-	before := strings.Count(d.Log(), outageLine)
-	step("session.snapshot answered after the deadline", func() {
-		srv.SetLatency("session.snapshot", 7*time.Second)
-		if !poll(3*waitTimeout, func() bool { return strings.Count(d.Log(), outageLine) > before }) {
-			t.Fatalf("no timeout logged for a 7 s snapshot\nlog:\n%s", d.Log())
-		}
-		srv.SetLatency("session.snapshot", 0)
-	})
+	timeouts := 0
+	if !testing.Short() {
+		// Late answers: the daemon's client gives up after its 5 s
+		// deadline (there is no flag to shorten it), so a 7 s delay is a
+		// timeout.
+		timeouts++
+		before := strings.Count(d.Log(), outageLine)
+		step("session.snapshot answered after the deadline", func() {
+			srv.SetLatency("session.snapshot", 7*time.Second)
+			if !poll(3*waitTimeout, func() bool { return strings.Count(d.Log(), outageLine) > before }) {
+				t.Fatalf("no timeout logged for a 7 s snapshot\nlog:\n%s", d.Log())
+			}
+			srv.SetLatency("session.snapshot", 0)
+		})
+	}
 	ok.check(t, srv)
-	t.Logf("%d fault rounds (%d methods x %d faults, 20 stream cuts, 1 timeout): no crash, %d renames, all right",
-		round, len(methods), len(faults), len(srv.Renames()))
+	t.Logf("%d fault rounds (%d methods x %d faults, %d stream cuts, %d timeouts): no crash, %d renames, all right",
+		round, len(methods), len(faults), cuts, timeouts, len(srv.Renames()))
 }
 
 // tempLitter lists renameio temp files (".<base><digits>") beside path.
@@ -253,12 +276,18 @@ func checkStateParses(t testing.TB, path string, valid func(tab, label string) b
 	}
 }
 
-// TestFaultSIGKILL200 kills a busy daemon with SIGKILL 200 times at random
-// moments while it renames: the state file always parses, and the temp
-// files a killed write leaves are removed by the next daemon's save.
+// TestFaultSIGKILL200 kills a busy daemon with SIGKILL 200 times (20
+// under -short) at random moments while it renames: the state file always
+// parses, and the temp files a killed write leaves are removed by the next
+// daemon's save.
 func TestFaultSIGKILL200(t *testing.T) {
-	const kills, tabs = 200, 20
-	srv := startServer(t, herdrtest.WithTick(5*time.Millisecond))
+	const tabs = 20
+	kills := soak(200)
+	// Without herdr's read poll: with it the daemon spends most of its
+	// life waiting for herdr to read its requests, so most kills would
+	// land in that wait instead of in the work and the state writes this
+	// test is about, and each of the 200 starts would cost several polls.
+	srv := startServer(t, herdrtest.WithTick(5*time.Millisecond), herdrtest.WithoutReadPoll())
 	sb := newSandbox(t)
 	var panes []string
 	ws, _, p := srv.NewWorkspace("main", sb.HomePath("d0"))
@@ -405,7 +434,13 @@ func floodNudges(t testing.TB, sock string, panes []string, total int) (failed i
 // datagrams mixed in, to the built daemon: passes stay spaced (at most one
 // per 20 ms of nudging, plus polls and preexec re-checks), and the process
 // ends with no more file descriptors than before and a bounded thread count.
+// It counts passes over seconds of wall time, so it cannot be shortened;
+// under -short it is skipped, and TestFaultNudgeFloodGoroutines still
+// floods an in-process daemon.
 func TestFaultNudgeFlood10000(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a soak of 10,000 nudges over 5 s of wall time; run without -short")
+	}
 	const total = 10000
 	srv := startServer(t)
 	sb := newSandbox(t)

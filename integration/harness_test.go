@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ var binPath string
 // waitTimeout is how long a test waits for something the daemon should do
 // within milliseconds: generous, because a loaded 2-core CI machine running
 // -race can stall a process for whole seconds.
-const waitTimeout = 10 * time.Second
+const waitTimeout = testutil.Timeout
 
 // TestMain builds the binary once for every test of the package. Set
 // INTEGRATION_RACE=1 to build it with -race too (slower, catches daemon
@@ -201,6 +202,11 @@ func spawnDaemon(t testing.TB, sb *sandbox, srv *herdrtest.Server, args ...strin
 	if err := d.Cmd.Start(); err != nil {
 		t.Fatalf("start daemon: %v", err)
 	}
+	daemonOf.Store(srv, fenceTarget{
+		sock:  sb.NudgeSocket(srv.SocketPath()),
+		alive: func() bool { return !d.Exited() },
+		log:   d.Log,
+	})
 	go func() {
 		d.waitErr = d.Cmd.Wait()
 		close(d.done)
@@ -324,18 +330,7 @@ func runCLIEnv(t testing.TB, sb *sandbox, extra []string, args ...string) (stdou
 }
 
 // poll calls cond until it is true or timeout passes.
-func poll(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+func poll(timeout time.Duration, cond func() bool) bool { return testutil.Poll(timeout, cond) }
 
 // startServer starts a fake herdr with a fast event tick. It plays
 // protocol 22 (herdr 0.9.x) with herdr's 100 ms request-read poll, unless
@@ -413,13 +408,92 @@ func waitRenames(t testing.TB, srv *herdrtest.Server, want ...string) {
 	}
 }
 
-// quiet asserts that no rename happens for d (several poll periods).
-func quiet(t testing.TB, srv *herdrtest.Server, d time.Duration) {
+// quiet asserts that the daemon serving srv, having seen everything that
+// happened before the call, renames nothing: no rename comes while it
+// finishes quietPasses whole passes that all began after the call. The
+// duration is not waited any more (passes are counted instead); it is
+// kept so that callers need not change.
+func quiet(t testing.TB, srv *herdrtest.Server, _ time.Duration) {
 	t.Helper()
 	before := renameLabels(srv)
-	time.Sleep(d)
+	fence(t, srv, quietPasses)
 	if after := renameLabels(srv); len(after) != len(before) {
 		t.Fatalf("unexpected renames while idle: %q", after[len(before):])
+	}
+}
+
+// quietPasses is how many whole passes quiet watches: two, so that a
+// daemon that renames back and forth, or acts on its own rename's event,
+// is caught as well as one that acts at once.
+const quietPasses = 2
+
+// daemonOf is the daemon last started against each server, for fence:
+// spawnDaemon registers each one, a test with a daemon of another origin
+// (the plugin's) registers it itself.
+var daemonOf sync.Map // *herdrtest.Server -> fenceTarget
+
+// fenceTarget is what fence needs of a daemon.
+type fenceTarget struct {
+	sock  string        // its nudge socket
+	alive func() bool   // false once it has exited
+	log   func() string // its log so far, for failure messages
+}
+
+// fencePane is the pane fence nudges for: well-formed, and in no session a
+// test builds, so the pass it causes re-checks no program (no
+// pane.process_info) and renames nothing by itself.
+const fencePane = "w999:p999"
+
+// passMethod is the request that starts every pass: session.snapshot, or
+// on a protocol 17 server without it, tab.list.
+func passMethod(srv *herdrtest.Server) string {
+	if srv.Protocol() == 17 && srv.Calls("session.snapshot") == 0 && srv.Calls("tab.list") > 0 {
+		return "tab.list"
+	}
+	return "session.snapshot"
+}
+
+// fence returns once the daemon running against srv has finished `passes`
+// whole passes that began after the call. A pass reads the whole session
+// again, so by then every change made before the call has been seen and
+// acted on. It nudges the daemon (for fencePane) to run those passes at
+// once rather than at its next poll, and fails, never returns, when they
+// do not come (no daemon, the daemon exited or hangs).
+//
+// Counting: passes run one at a time and each starts with one pass request
+// (passMethod; the client's hedged reads are off). The pass counted first
+// after the call may have begun before it (its request was still waiting
+// in herdr's read poll), so the second is the first surely begun after
+// it; a pass is over once the next one is counted.
+func fence(t testing.TB, srv *herdrtest.Server, passes int) {
+	t.Helper()
+	v, ok := daemonOf.Load(srv)
+	if !ok {
+		t.Fatal("fence: no daemon was started against this server, so nothing can catch up")
+	}
+	d := v.(fenceTarget)
+	method := passMethod(srv)
+	start := srv.Calls(method)
+	want := start + 1 + passes + 1
+	nudgedAt, sentAt, sendErr := -1, time.Time{}, error(nil)
+	testutil.WaitFor(t, fmt.Sprintf("%d whole passes after the fence (%s calls %d -> %d)", passes, method, start, want), func() bool {
+		n := srv.Calls(method)
+		if n >= want || !d.alive() {
+			return true
+		}
+		// One nudge per pass seen: a nudge that comes during a pass
+		// makes the next one; more would only queue. Again after a
+		// second without a pass, in case one was not sent (a full queue,
+		// a socket not listening yet) and the daemon has no poll.
+		if n != nudgedAt || time.Since(sentAt) > time.Second {
+			nudgedAt, sentAt, sendErr = n, time.Now(), nudge.Send(d.sock, fencePane, nudge.WhenNow)
+		}
+		return false
+	}, func() string {
+		return fmt.Sprintf("%s calls now %d; last nudge: %v\ndaemon log:\n%s", method, srv.Calls(method), sendErr, d.log())
+	})
+	if !d.alive() {
+		t.Fatalf("fence: the daemon exited before it caught up (%s calls %d -> %d)\nlog:\n%s", method, start, srv.Calls(method), d.log())
 	}
 }
 
@@ -451,19 +525,14 @@ func readState(t testing.TB, path string) stateFile {
 	return sf
 }
 
-// waitPasses waits until the server has answered n more session.snapshot
-// calls than before: after n=2, at least one whole pass began after the
-// call (its state refresh included), whatever pass was in flight.
+// waitPasses waits until n-1 whole passes (at least one) that began
+// after the call are over: after n=2, one whole pass, its state refresh
+// and its renames included, ran after the call, whatever pass was in
+// flight. (It used to wait for n pass requests, which proved that a pass
+// had begun but not that it had ended.)
 func waitPasses(t testing.TB, srv *herdrtest.Server, n int) {
 	t.Helper()
-	method := "session.snapshot"
-	if srv.Protocol() == 17 && srv.Calls(method) == 0 {
-		method = "tab.list"
-	}
-	start := srv.Calls(method)
-	if !poll(waitTimeout, func() bool { return srv.Calls(method) >= start+n }) {
-		t.Fatalf("the daemon made no %d passes in %v (%s calls %d -> %d)", n, waitTimeout, method, start, srv.Calls(method))
-	}
+	fence(t, srv, max(n-1, 1))
 }
 
 // writeFile writes content to path, making its directory.

@@ -89,12 +89,19 @@ func TestPluginInstall(t *testing.T) {
 	})
 	runPlugin(t, sb, root, "startup", m.Startup[0].Command, append(env, "HERDR_PLUGIN_EVENT=startup"))
 	waitLabel(t, srv, tab, "proj")
+	// The startup hook detached the daemon, so fence learns it here.
+	daemonOf.Store(srv, fenceTarget{
+		sock:  sb.NudgeSocket(srv.SocketPath()),
+		alive: func() bool { pid := daemon.HolderPID(lock); return pid > 0 && syscall.Kill(pid, 0) == nil },
+		log:   func() string { return "(the plugin's daemon logs to herdr, not here)" },
+	})
 
-	// Let the passes that our own rename's event causes finish, so that a
-	// rename from here on can only come from the hook.
+	// Let the passes that our own rename's event causes finish: with no
+	// poll, a rename from here on can only come from the hook. (Any pass
+	// would see btop, since the simulated pane has no local process to
+	// watch, so this fences before the change, not after it.)
 	settle(t, srv)
 	srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"btop"}})
-	time.Sleep(300 * time.Millisecond)
 	if got := label(srv, tab); got != "proj" {
 		t.Fatalf("the daemon renamed the tab to %q before any nudge: the test proves nothing", got)
 	}
@@ -118,18 +125,11 @@ func TestPluginInstall(t *testing.T) {
 	}
 }
 
-// settle waits until the daemon has made no pass for a while.
+// settle waits until the daemon serving srv has caught up: two whole
+// passes that began after the call are over.
 func settle(t *testing.T, srv *herdrtest.Server) {
 	t.Helper()
-	last, since := srv.Calls("session.snapshot"), time.Now()
-	if !poll(waitTimeout, func() bool {
-		if n := srv.Calls("session.snapshot"); n != last {
-			last, since = n, time.Now()
-		}
-		return time.Since(since) > 300*time.Millisecond
-	}) {
-		t.Fatal("the daemon never went quiet")
-	}
+	fence(t, srv, 2)
 }
 
 // pluginCheckout clones the repository holding this module into a fresh

@@ -9,24 +9,11 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/creack/pty"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
-
-// waitFor polls cond until it holds or a generous deadline passes: shared
-// machines are slow, and a test must not hope a sleep was long enough.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
 
 // startGroup starts argv in its own process group and reaps it at the end.
 func startGroup(t *testing.T, dir string, argv ...string) *exec.Cmd {
@@ -55,7 +42,7 @@ func TestLocalProcessAndChildren(t *testing.T) {
 
 	// Right after fork the child may still show our own argv until exec.
 	var p Proc
-	waitFor(t, "sleep to exec", func() bool {
+	testutil.WaitFor(t, "sleep to exec", func() bool {
 		p, err = in.Process(pid)
 		return err == nil && slices.Equal(p.Argv, []string{"sleep", "30"})
 	})
@@ -140,13 +127,13 @@ func TestLocalForegroundPGID(t *testing.T) {
 		}
 		return v
 	}
-	waitFor(t, "the shell to take the terminal", func() bool { return fg() == spid })
+	testutil.WaitFor(t, "the shell to take the terminal", func() bool { return fg() == spid })
 
 	if _, err := ptmx.WriteString("sleep 7\n"); err != nil {
 		t.Fatal(err)
 	}
 	var pgid int
-	waitFor(t, "sleep to become the foreground group", func() bool {
+	testutil.WaitFor(t, "sleep to become the foreground group", func() bool {
 		pgid = fg()
 		if pgid == spid {
 			return false
@@ -163,7 +150,7 @@ func TestLocalForegroundPGID(t *testing.T) {
 	if _, err := ptmx.WriteString("\x03"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the shell to get the terminal back", func() bool { return fg() == spid })
+	testutil.WaitFor(t, "the shell to get the terminal back", func() bool { return fg() == spid })
 }
 
 // The whole path on real processes: a `sh -c` wrapper whose real program
@@ -177,7 +164,7 @@ func TestProgramWithLocalWrapper(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pi herdr.ProcessInfo
-	waitFor(t, "sh -c with its sleep child", func() bool {
+	testutil.WaitFor(t, "sh -c with its sleep child", func() bool {
 		pgid, err := in.ForegroundPGID(spid)
 		if err != nil || pgid == spid {
 			return false
@@ -196,7 +183,7 @@ func TestProgramWithLocalWrapper(t *testing.T) {
 		return true
 	})
 	var got Program
-	waitFor(t, "sleep to exec in the child", func() bool {
+	testutil.WaitFor(t, "sleep to exec in the child", func() bool {
 		got = mustNew(t, Options{}, in).Program(pi)
 		return got.Name == "sleep"
 	})

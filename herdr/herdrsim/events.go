@@ -302,6 +302,14 @@ func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}, lo
 	drop, loseAll := s.dropSubs, s.loseSubs
 	s.mu.Unlock()
 	ack, _ := json.Marshal(successResponse{ID: req.ID, Result: typeOnly{Type: "subscription_started"}})
+	s.mu.Lock()
+	s.streams++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.streams--
+		s.mu.Unlock()
+	}()
 	s.writeChecked(c, req.Method, ack)
 
 	peerGone := make(chan struct{})
@@ -334,6 +342,12 @@ func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}, lo
 		for _, sub := range subs {
 			s.mu.Lock()
 			lines, lost := s.round(sub)
+			if len(lines) > 0 {
+				if s.idRounds == nil {
+					s.idRounds = map[string]int{}
+				}
+				s.idRounds[req.ID]++
+			}
 			s.mu.Unlock()
 			if lost || lose {
 				s.eventsLost(c, req.ID)
@@ -411,6 +425,15 @@ func (s *Server) DeliveryRounds() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.rounds
+}
+
+// DeliveryRoundsOf is DeliveryRounds of the streams whose events.subscribe
+// request had this id only: a test with several streams can wait for a
+// round of the one it means.
+func (s *Server) DeliveryRoundsOf(requestID string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.idRounds[requestID]
 }
 
 // EventsLost counts the streams ended with events_lost so far.

@@ -178,11 +178,14 @@ type Server struct {
 	hub      hub
 	calls    map[string]int
 	conns    int
-	polls    int  // read polls: 100 ms sleeps waiting for a request line
-	lost     int  // streams ended with events_lost
-	rounds   int  // stream rounds that sent events (per subscription)
-	held     bool // HoldEvents: stream rounds send nothing
-	stopping bool // server.stop was answered (0.8.2+): only ping works
+	polls    int            // read polls: 100 ms sleeps waiting for a request line
+	empty    int            // looks for a request line that found nothing waiting
+	streams  int            // event streams being served now
+	lost     int            // streams ended with events_lost
+	rounds   int            // stream rounds that sent events (per subscription)
+	idRounds map[string]int // rounds by the subscribe request's id
+	held     bool           // HoldEvents: stream rounds send nothing
+	stopping bool           // server.stop was answered (0.8.2+): only ping works
 	renames  []Rename
 	wsNames  []WorkspaceRename
 	latency  map[string]time.Duration
@@ -445,6 +448,11 @@ func (s *Server) readRequestLine(c *net.UnixConn, stop chan struct{}) (line []by
 		var rerr error
 		if err := rc.Read(func(fd uintptr) bool {
 			n, rerr = peek(fd, buf, !s.cfg.noReadPoll)
+			if rerr == syscall.EAGAIN {
+				s.mu.Lock()
+				s.empty++
+				s.mu.Unlock()
+			}
 			if !s.cfg.noReadPoll {
 				return rerr != syscall.EINTR // EAGAIN is "pending": handled below
 			}
@@ -636,11 +644,31 @@ func (s *Server) ReadPolls() int {
 	return s.polls
 }
 
-// ResetCounters zeroes connections, calls, read polls and renames.
+// EmptyLooks counts the looks for a request line that found nothing
+// waiting, with the read poll on or off. A test that must send its request
+// only after the server started waiting for it waits for this to move,
+// instead of sleeping and hoping.
+func (s *Server) EmptyLooks() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.empty
+}
+
+// OpenStreams is the number of events.subscribe streams being served right
+// now: acked and not yet ended on the server's side. A stream the client
+// closed stays open here until the server notices, at its next round.
+func (s *Server) OpenStreams() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.streams
+}
+
+// ResetCounters zeroes connections, calls, read polls, empty looks and
+// renames (open streams are a state, not a count, and stay).
 func (s *Server) ResetCounters() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.conns, s.polls, s.calls, s.renames, s.wsNames = 0, 0, map[string]int{}, nil, nil
+	s.conns, s.polls, s.empty, s.calls, s.renames, s.wsNames = 0, 0, 0, map[string]int{}, nil, nil
 }
 
 // MaxRequestBytes is herdr's limit on a request line before its newline.

@@ -214,9 +214,9 @@ func TestStopRestart(t *testing.T) {
 	if l := st.next(t); l != `{"id":"sub","result":{"type":"subscription_started"}}` {
 		t.Fatalf("ack %q", l)
 	}
-	select {
-	case l := <-st.lines:
-		t.Fatalf("replayed %q after restart", l)
-	case <-time.After(100 * time.Millisecond):
+	// A tab created now must be the first event the stream sends.
+	fence, _ := s.NewTab(r["tab"].(map[string]any)["workspace_id"].(string), "/tmp")
+	if replayed := st.before(t, mark(`"tab_created"`, `"tab_id":"`+fence+`"`)); len(replayed) > 0 {
+		t.Fatalf("replayed %q after restart", replayed)
 	}
 }

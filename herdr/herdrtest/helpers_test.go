@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -133,6 +134,41 @@ func (st *stream) next(t *testing.T) string {
 	return ""
 }
 
+// mark matches a line holding every one of subs.
+func mark(subs ...string) func(string) bool {
+	return func(l string) bool {
+		for _, s := range subs {
+			if !strings.Contains(l, s) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// before reads st until a line matching each of marks has come, and
+// returns the lines that came before the last of them, marks excluded. The
+// test makes the marked events happen after everything it expects: a
+// stream sends each subscription's events in the order they happened, so
+// an extra event would be among the returned lines. Marks must match their
+// own event only (by a label or id no other event has), or an extra event
+// could pass for one.
+func (st *stream) before(t *testing.T, marks ...func(string) bool) []string {
+	t.Helper()
+	var other []string
+	left := slices.Clone(marks)
+	for len(left) > 0 {
+		l := st.next(t)
+		i := slices.IndexFunc(left, func(m func(string) bool) bool { return m(l) })
+		if i < 0 {
+			other = append(other, l)
+			continue
+		}
+		left = slices.Delete(left, i, i+1)
+	}
+	return other
+}
+
 // closed waits for the server to end the stream and returns the lines
 // that came before the end.
 func (st *stream) closed(t *testing.T) []string {
@@ -149,18 +185,6 @@ func (st *stream) closed(t *testing.T) []string {
 		case <-deadline:
 			t.Fatal("stream still open after 10s")
 		}
-	}
-}
-
-// waitFor polls cond until true or a generous deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 // herdr's own test inputs for stripped_terminal_title (src/terminal/title.rs
@@ -202,7 +204,7 @@ func TestReplayOnlyUpTo20(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tt.protocol), func(t *testing.T) {
 			s := start(t, WithProtocol(tt.protocol))
-			_, tab, _ := s.NewWorkspace("w", "/tmp")
+			ws, tab, _ := s.NewWorkspace("w", "/tmp")
 			s.HumanRename(tab, "old")
 			st := subscribe(t, s, map[string]any{"type": "tab.created"}, map[string]any{"type": "tab.renamed"})
 			if l := st.next(t); l != ack {
@@ -216,10 +218,12 @@ func TestReplayOnlyUpTo20(t *testing.T) {
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("events %v, want %v", got, tt.want)
 			}
-			select {
-			case l := <-st.lines:
-				t.Fatalf("extra %s", l)
-			case <-time.After(50 * time.Millisecond):
+			// One event of our own for each subscription: nothing else
+			// may come before them.
+			fence, _ := s.NewTab(ws, "/tmp")
+			s.HumanRename(fence, "fence")
+			if extra := st.before(t, mark(`"tab_created"`, `"tab_id":"`+fence+`"`), mark(`"tab_renamed"`, `"label":"fence"`)); len(extra) > 0 {
+				t.Fatalf("extra %q", extra)
 			}
 		})
 	}
@@ -277,10 +281,17 @@ func TestEventsLostFault(t *testing.T) {
 		}
 	})
 	t.Run("open streams", func(t *testing.T) {
+		// The stream the subtest above left is closed by its cleanup, but
+		// the server notices only at its next round: until then
+		// LoseEvents would end it too.
+		testutil.WaitFor(t, "the earlier subtest's stream to end", func() bool { return s.OpenStreams() == 0 })
 		a := subscribe(t, s, map[string]any{"type": "tab.renamed"})
 		b := subscribe(t, s, map[string]any{"type": "pane.agent_status_changed", "pane_id": p})
 		a.next(t)
 		b.next(t)
+		if n := s.OpenStreams(); n != 2 {
+			t.Fatalf("%d open streams after two acks, want 2", n)
+		}
 		before := s.EventsLost()
 		s.LoseEvents()
 		for _, st := range []*stream{a, b} {
@@ -342,15 +353,16 @@ func TestSlowConsumerLosesEvents(t *testing.T) {
 				}
 			}
 			// phase 1: 1.3 MB, more than a socket buffer holds, in one
-			// round on 22 (one event on 20); wait until a round took them:
-			// the stream's writer is then stuck
-			before := s.DeliveryRounds()
+			// round on 22 (one event on 20); wait until a round of the
+			// slow stream (not the healthy one's) took them: its writer is
+			// then stuck
+			before := s.DeliveryRoundsOf("slow")
 			release := s.HoldEvents()
 			for i := range 40 {
 				s.SetTitle(p, fmt.Sprintf("%d %s", i, big))
 			}
 			release()
-			waitFor(t, "a round of the slow stream", func() bool { return s.DeliveryRounds() > before })
+			testutil.WaitFor(t, "a round of the slow stream", func() bool { return s.DeliveryRoundsOf("slow") > before })
 			// phase 2: more than the ring holds, while the writer is
 			// stuck; small, so that it takes well under herdr's 5 s
 			// write timeout even under -race
@@ -468,11 +480,12 @@ func TestReadPoll(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
+			// The request goes out only once the server has looked and
+			// found nothing: with the poll on it then sleeps, with it off
+			// it blocks in read and must answer at once.
+			testutil.WaitFor(t, "the first empty look", func() bool { return s.EmptyLooks() >= 1 })
 			if tt.on {
-				waitFor(t, "the first empty look", func() bool { return s.ReadPolls() >= 1 })
-			} else {
-				waitFor(t, "the connection", func() bool { return s.Connections() == 1 })
-				time.Sleep(20 * time.Millisecond)
+				testutil.WaitFor(t, "the first read poll", func() bool { return s.ReadPolls() >= 1 })
 			}
 			io.WriteString(c, `{"id":"late","method":"ping","params":{}}`+"\n")
 			_ = c.SetDeadline(time.Now().Add(10 * time.Second))
@@ -504,7 +517,7 @@ func TestReadPollPartialLine(t *testing.T) {
 	}
 	defer c.Close()
 	io.WriteString(c, `{"id":"half","method":`)
-	waitFor(t, "a look that found half a line", func() bool { return s.ReadPolls() >= 1 })
+	testutil.WaitFor(t, "a look that found half a line", func() bool { return s.ReadPolls() >= 1 })
 	before := s.ReadPolls()
 	io.WriteString(c, `"ping","params":{}}`+"\n")
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))

@@ -1,5 +1,8 @@
 // Package testutil holds the small helpers that tests in several packages
-// need alike.
+// need alike: a Buffer a process may write while the test reads it, and
+// WaitFor, the one way a test waits for something to happen (poll a
+// condition, fail with what it waited for), so that no test sleeps a fixed
+// time and hopes.
 package testutil
 
 import (
