@@ -527,8 +527,9 @@ func TestExplain(t *testing.T) {
 }
 
 // TestZshHooks runs a real zsh under a pty inside a fake herdr pane, with
-// the hook from `init zsh` installed: `cat` names the tab cat, and the
-// prompt after it ends brings the directory back. cat runs until the test
+// the hook from `init zsh` installed: `tee` names the tab tee (cat would
+// not: it is a quick command, see namer.DefaultIgnore), and the prompt
+// after it ends brings the directory back. tee runs until the test
 // sends it end of input, not for a time that a loaded machine may not fit
 // the rename into. The time from Enter to the rename
 // is logged, never asserted (shared machines are noisy).
@@ -576,23 +577,23 @@ func TestZshHooks(t *testing.T) {
 	before := len(srv.Renames())
 
 	start := time.Now()
-	if _, err := tty.Write([]byte("cat\r")); err != nil {
+	if _, err := tty.Write([]byte("tee\r")); err != nil {
 		t.Fatal(err)
 	}
-	waitLabel(t, srv, tab, "cat")
-	t.Logf("Enter -> tab renamed %q: %v (hooks, poll 5s)", "cat", time.Since(start))
+	waitLabel(t, srv, tab, "tee")
+	t.Logf("Enter -> tab renamed %q: %v (hooks, poll 5s)", "tee", time.Since(start))
 	start = time.Now()
-	if _, err := tty.Write([]byte{4}); err != nil { // Ctrl-D: cat reads end of input and exits
+	if _, err := tty.Write([]byte{4}); err != nil { // Ctrl-D: tee reads end of input and exits
 		t.Fatal(err)
 	}
 	waitLabel(t, srv, tab, "rmk")
-	t.Logf("cat exits -> back to %q: %v", "rmk", time.Since(start))
+	t.Logf("tee exits -> back to %q: %v", "rmk", time.Since(start))
 	got := renameLabels(srv)[before:]
-	if want := []string{tab + "=cat", tab + "=rmk"}; !slices.Equal(got, want) {
+	if want := []string{tab + "=tee", tab + "=rmk"}; !slices.Equal(got, want) {
 		t.Errorf("renames = %q, want %q", got, want)
 	}
 	if !poll(waitTimeout, func() bool { return prompts() >= 2 }) {
-		t.Errorf("no prompt after cat; output:\n%q", out.String())
+		t.Errorf("no prompt after tee; output:\n%q", out.String())
 	}
 	if strings.Contains(out.String(), "herdrtabrenamer") {
 		t.Errorf("the hook printed to the terminal:\n%q", out.String())
