@@ -92,7 +92,7 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	}
 	nm, err := namer.New(namer.Config{
 		Format: f.Format, MaxLen: f.MaxLen, Icons: f.Icons,
-		Rules: rules, Home: home, Unique: f.Unique, HideDefaultBranch: f.HideDefaultBranch,
+		Rules: rules, Home: home, HideDefaultBranch: f.HideDefaultBranch,
 		SameDir: daemon.SameDir, Ignore: f.Ignore, ExtendIgnore: f.ExtendIgnore,
 	})
 	var ignoreErr *namer.IgnoreError

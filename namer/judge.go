@@ -1,5 +1,7 @@
 package namer
 
+import "slices"
+
 // Memory is what the daemon's state file says about one tab.
 type Memory struct {
 	Labels   []string // labels we set on this tab
@@ -55,7 +57,7 @@ func judge(label string, m Memory, variants []string, force, herdrs bool) Verdic
 		return Locked
 	case m.Released:
 		return Released
-	case contains(m.Labels, label) || contains(variants, label):
+	case slices.Contains(m.Labels, label) || slices.Contains(variants, label):
 		return Ours
 	case herdrs:
 		return Herdrs

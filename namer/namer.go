@@ -3,6 +3,7 @@ package namer
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,7 +23,6 @@ type Config struct {
 	Icons  string     // icon spec (ParseIcons); "" = defaults
 	Rules  []RuleSpec // override rules, first match wins
 	Home   string     // home directory, for "~"
-	Unique bool       // the daemon should pass names through Namer.Unique
 	// HideDefaultBranch empties {branch} on the repository's default
 	// branch (Facts.DefaultBranch).
 	HideDefaultBranch bool
@@ -363,7 +363,7 @@ func (n *Namer) variants(t *Template, vs values, p Plan, want string) []string {
 			if i > 0 {
 				at.v[kIndex] = strconv.Itoa(i)
 			}
-			if v := n.finish(t.render(&at, buf[:0])); v != "" && !contains(out, v) {
+			if v := n.finish(t.render(&at, buf[:0])); v != "" && !slices.Contains(out, v) {
 				out = append(out, v)
 			}
 		}
@@ -382,20 +382,11 @@ func (n *Namer) variants(t *Template, vs values, p Plan, want string) []string {
 			for ai := range nAgent {
 				vs.v[kAgent] = agents[ai]
 				raw := t.render(&vs, buf[:0])
-				if v := n.finish(raw); v != "" && !contains(out, v) {
+				if v := n.finish(raw); v != "" && !slices.Contains(out, v) {
 					out = append(out, v)
 				}
 			}
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -1,6 +1,10 @@
 package namer
 
-import "github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+import (
+	"slices"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+)
 
 // PlanWorkspace plans a workspace's name the way Plan plans a tab's: from
 // the workspace's active tab (herdr's active_tab_id, else its first tab),
@@ -39,5 +43,5 @@ func (d Decision) JudgeWorkspace(label string, m Memory, auto []string) Verdict 
 	if d.Skip {
 		return Skipped
 	}
-	return judge(label, Memory{Labels: m.Labels}, d.Variants, false, label == "" || contains(auto, label))
+	return judge(label, Memory{Labels: m.Labels}, d.Variants, false, label == "" || slices.Contains(auto, label))
 }
