@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
@@ -151,15 +152,17 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 
 	var muts []func(map[string]TabMemory)
 	reports := make([]TabReport, 0, len(todo))
-	var renames []int // indexes into reports
+	var renames []int // indexes into reports and todo
 	for _, t := range todo {
 		mem := d.state.Tabs[t.tab.ID]
-		if mem.Pending != "" && mem.Pending == t.tab.Label {
-			// A rename whose reply was lost did land: the label is ours.
-			id := t.tab.ID
+		id := t.tab.ID
+		if t.tab.Label != mem.Label && slices.Contains(mem.Pending, t.tab.Label) {
+			// A rename whose reply was lost (or a killed daemon's late
+			// one) did land: the label is ours.
+			label := t.tab.Label
 			muts = append(muts, func(tabs map[string]TabMemory) {
 				m := tabs[id]
-				m.Label, m.Pending, m.Released = m.Pending, "", false
+				m.Label, m.Released = label, false
 				tabs[id] = m
 			})
 		}
@@ -167,7 +170,18 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		rep := t.report
 		rep.Verdict = verdict.String()
 		rep.Action = ActionKeep
-		if verdict.MayRename() && t.decision.Want != "" && t.decision.Want != t.tab.Label {
+		want := t.decision.Want
+		if verdict == namer.Released && want != "" && want == t.tab.Label && !in.plan {
+			// A release ends as soon as the tab carries our name, even
+			// when no rename was needed: left set, it would hand the
+			// next name a person types to us.
+			muts = append(muts, func(tabs map[string]TabMemory) {
+				m := tabs[id]
+				m.Label, m.Released = want, false
+				tabs[id] = m
+			})
+		}
+		if verdict.MayRename() && want != "" && want != t.tab.Label {
 			rep.Action = ActionWouldRename
 			if d.opt.Apply && !in.plan {
 				renames = append(renames, len(reports))
@@ -179,26 +193,45 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		// Remember what we are about to set before setting it: a rename
 		// herdr applies but whose reply is lost (herdr stopped, we were
 		// killed, the reply came late) must still read as ours later, or
-		// our own name would look like a person's forever.
+		// our own name would look like a person's forever. No rename goes
+		// out unless that memory is on disk.
 		muts = append(muts, func(tabs map[string]TabMemory) {
 			for _, i := range renames {
 				m := tabs[reports[i].TabID]
-				m.Pending = reports[i].Want
+				m.Pending = m.Pending.Add(reports[i].Want)
 				tabs[reports[i].TabID] = m
 			}
 		})
 		if err := d.state.Update(applyAll(muts)); err != nil {
-			d.log.Warn("could not save state; keeping it in memory", "err", err)
+			d.log.Warn("not renaming: could not save the labels about to be set", "err", err)
+			for _, i := range renames {
+				reports[i].Action = ActionFailed
+				reports[i].Error = "not renamed: state not saved: " + err.Error()
+			}
+			return reports, stats, nil
 		}
 		muts = nil
 	}
 	for _, i := range renames {
 		rep := &reports[i]
+		if keep, err := d.stillMayRename(ctx, rep, todo[i].decision); err != nil {
+			if isServerGone(err) {
+				d.saveState(muts, nil)
+				return reports, stats, err
+			}
+			rep.Action, rep.Error = ActionFailed, err.Error()
+			muts = append(muts, dropPending(rep.TabID, rep.Want))
+			continue
+		} else if keep {
+			muts = append(muts, dropPending(rep.TabID, rep.Want))
+			continue
+		}
 		if _, err := d.client.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
 			rep.Action, rep.Error = ActionFailed, err.Error()
 			if isServerGone(err) {
 				// The loop logs the outage once; a pass cut short says
-				// nothing more.
+				// nothing more. The pending label stays: herdr may
+				// still apply the request.
 				d.saveState(muts, nil)
 				return reports, stats, err
 			}
@@ -208,13 +241,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 				d.log.Warn("rename failed", "tab", rep.TabID, "want", rep.Want, "err", err)
 			}
 			// herdr answered no: the label was not set, so it is not ours.
-			id := rep.TabID
-			muts = append(muts, func(tabs map[string]TabMemory) {
-				if m, ok := tabs[id]; ok {
-					m.Pending = ""
-					tabs[id] = m
-				}
-			})
+			muts = append(muts, dropPending(rep.TabID, rep.Want))
 			continue
 		}
 		stats.Renames++
@@ -223,7 +250,9 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		id, label := rep.TabID, rep.Want
 		muts = append(muts, func(tabs map[string]TabMemory) {
 			m := tabs[id]
-			m.Label, m.Pending, m.Released, m.MissingSince = label, "", false, nil
+			// Pending keeps the label: other requests (a killed
+			// daemon's) may still land after this one.
+			m.Label, m.Released, m.MissingSince = label, false, nil
 			tabs[id] = m
 		})
 		d.log.Info("renamed", "tab", rep.TabID, "old", rep.Label, "new", rep.Want,
@@ -233,6 +262,59 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		d.saveState(muts, present)
 	}
 	return reports, stats, nil
+}
+
+// stillMayRename looks at the tab again right before renaming it: the
+// label the pass decided on came from a snapshot that may be many requests
+// old, and a person's rename or a lock in between must win. keep reports
+// that the pass must leave the tab alone after all.
+//
+// What remains is the flight of the tab.rename request itself (one
+// round trip, plus herdr's request-read poll, docs/herdr.md §2): herdr has
+// no conditional rename, so a person's rename landing inside it is
+// overwritten and cannot be told apart afterwards.
+func (d *Daemon) stillMayRename(ctx context.Context, rep *TabReport, dec namer.Decision) (keep bool, err error) {
+	if err := d.state.Refresh(); err != nil {
+		d.log.Warn("state file", "err", err)
+	}
+	var got struct {
+		Tab *herdr.Tab `json:"tab"`
+	}
+	if err := d.client.Call(ctx, "tab.get", map[string]string{"tab_id": rep.TabID}, &got); err != nil {
+		if herdr.IsCode(err, "tab_not_found") {
+			rep.Action = ActionKeep
+			d.log.Debug("tab vanished before rename", "tab", rep.TabID)
+			return true, nil
+		}
+		return false, fmt.Errorf("re-read tab %s before renaming: %w", rep.TabID, err)
+	}
+	if got.Tab == nil {
+		return false, fmt.Errorf("re-read tab %s before renaming: reply has no tab", rep.TabID)
+	}
+	mem := d.state.Tabs[rep.TabID]
+	label := got.Tab.Label
+	if label == rep.Label && !mem.Locked {
+		return false, nil
+	}
+	verdict := dec.Judge(label, memoryOf(mem), d.opt.Force)
+	if verdict.MayRename() && label != rep.Want {
+		rep.Label, rep.Verdict = label, verdict.String()
+		return false, nil
+	}
+	d.log.Info("label changed during the pass; keeping it", "tab", rep.TabID,
+		"was", rep.Label, "now", label, "verdict", verdict.String())
+	rep.Label, rep.Verdict, rep.Action = label, verdict.String(), ActionKeep
+	d.noteLabel(rep.TabID, label)
+	return true, nil
+}
+
+func dropPending(id, label string) func(map[string]TabMemory) {
+	return func(tabs map[string]TabMemory) {
+		if m, ok := tabs[id]; ok {
+			m.Pending = m.Pending.Remove(label)
+			tabs[id] = m
+		}
+	}
 }
 
 // saveState applies the pass's changes and prunes tabs that left the
@@ -380,11 +462,10 @@ var _ = slog.LevelInfo
 // memoryOf turns what the state file holds into namer's view of it.
 func memoryOf(m TabMemory) namer.Memory {
 	nm := namer.Memory{Locked: m.Locked, Released: m.Released}
-	for _, l := range []string{m.Label, m.Pending} {
-		if l != "" {
-			nm.Labels = append(nm.Labels, l)
-		}
+	if m.Label != "" {
+		nm.Labels = append(nm.Labels, m.Label)
 	}
+	nm.Labels = append(nm.Labels, m.Pending...)
 	return nm
 }
 

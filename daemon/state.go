@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -26,8 +27,11 @@ const pruneAfter = time.Minute
 type TabMemory struct {
 	// Label is the last label we set on the tab.
 	Label string `json:"label,omitempty"`
-	// Pending is a label we asked herdr for and have no answer about yet.
-	Pending string `json:"pending,omitempty"`
+	// Pending holds the labels we recently asked herdr for, newest last.
+	// A killed daemon's tab.rename can land after the next daemon's own,
+	// so one slot is not enough: every label that may still land must
+	// read as ours. Bounded by maxPending.
+	Pending LabelSet `json:"pending,omitempty"`
 	// Locked: the user froze the tab's current name.
 	Locked bool `json:"locked,omitempty"`
 	// Released: the user handed a name back to us, even a person's.
@@ -282,4 +286,50 @@ func removeTempLitter(path string) {
 			_ = os.Remove(m)
 		}
 	}
+}
+
+// maxPending bounds the labels remembered as possibly in flight per tab.
+// Only requests sent in the last moments of a killed daemon can land late,
+// and each sends at most one per tab and pass, so a handful is plenty.
+const maxPending = 8
+
+// LabelSet is a small ordered set of labels, oldest first.
+type LabelSet []string
+
+// UnmarshalJSON also reads the single string older versions wrote.
+func (l *LabelSet) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*l = nil
+		if one != "" {
+			*l = LabelSet{one}
+		}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return err
+	}
+	*l = LabelSet(many)
+	return nil
+}
+
+// Add puts label last, dropping an earlier copy and the oldest labels
+// beyond maxPending.
+func (l LabelSet) Add(label string) LabelSet {
+	out := slices.DeleteFunc(slices.Clone(l), func(s string) bool { return s == label })
+	out = append(out, label)
+	if len(out) > maxPending {
+		out = out[len(out)-maxPending:]
+	}
+	return out
+}
+
+// Remove drops label.
+func (l LabelSet) Remove(label string) LabelSet {
+	out := slices.DeleteFunc(slices.Clone(l), func(s string) bool { return s == label })
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }

@@ -1,0 +1,154 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+)
+
+// release hands a tab back the way the release command does: an Edit of
+// the file by another State value.
+func releaseTab(t *testing.T, f *fixture, tab string, lock bool) {
+	t.Helper()
+	st, warn := LoadState(f.d.opt.StatePath, f.d.opt.Socket)
+	if warn != nil {
+		t.Fatal(warn)
+	}
+	if err := st.Edit(func(tabs map[string]TabMemory) {
+		m := tabs[tab]
+		m.Locked, m.Released = lock, !lock
+		tabs[tab] = m
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Issue 11.1: a release on a tab that already carries our name ends at
+// once; it must not hand a person's later name to us.
+func TestReleaseEndsWhenTheTabAlreadyHasOurName(t *testing.T) {
+	f := newFixture(t, "{dir}", nil)
+	f.srv.NewWorkspace("main", home+"/rmk")
+	f.once()
+	f.wantLabels("rmk")
+	tab := f.srv.Snapshot().Tabs[0].ID
+	releaseTab(t, f, tab, false)
+	f.once() // nothing to rename: the release is over
+	if m := f.d.State().Tabs[tab]; m.Released {
+		t.Fatalf("release still set after the tab carries our name: %+v", m)
+	}
+	f.srv.HumanRename(tab, "my notes")
+	f.once()
+	f.wantLabels("my notes")
+}
+
+// Issue 11.2: a person's rename, or a lock, that lands after the pass read
+// the session and before it renames must win.
+func TestMidPassRenameOrLockSurvives(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		act  func(f *fixture, tab string)
+		want string
+	}{
+		{"rename", func(f *fixture, tab string) { f.srv.HumanRename(tab, "my notes") }, "my notes"},
+		{"lock", func(f *fixture, tab string) { releaseTab(f.t, f, tab, true) }, "1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, "{dir}", nil)
+			f.srv.NewWorkspace("main", home+"/a")
+			tab := f.srv.Snapshot().Tabs[0].ID
+			var once sync.Once
+			f.srv.RewriteResponses(func(method string, line []byte) []byte {
+				if method == "session.snapshot" {
+					// The snapshot is built; the person acts before
+					// the daemon gets to rename.
+					once.Do(func() { tc.act(f, tab) })
+				}
+				return line
+			})
+			f.once()
+			f.wantLabels(tc.want)
+			if n := len(f.srv.Renames()); n != 0 && tc.name == "lock" {
+				t.Fatalf("a locked tab was renamed: %+v", f.srv.Renames())
+			}
+		})
+	}
+}
+
+// Issue 11.3: a rename whose pending label cannot be saved must not go
+// out; after a restart it would read as a person's name forever.
+func TestNoRenameWithoutASavedPendingLabel(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, "{dir}", func(o *Options) { o.StatePath = filepath.Join(blocker, "state.json") })
+	f.srv.NewWorkspace("main", home+"/a")
+	reps := f.once()
+	if n := len(f.srv.Renames()); n != 0 {
+		t.Fatalf("renamed %d tabs with no saved pending label", n)
+	}
+	if reps[0].Action != ActionFailed || !strings.Contains(reps[0].Error, "state") {
+		t.Fatalf("report = %+v, want a failure naming the state", reps[0])
+	}
+}
+
+// Issue 11.4: a killed daemon's tab.rename may land after the next
+// daemon's own rename. Every label that may still land reads as ours.
+func TestLateRenameOfAKilledDaemonStaysOurs(t *testing.T) {
+	f := newFixture(t, "{dir}", nil)
+	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	tab := f.srv.Snapshot().Tabs[0].ID
+	// The killed daemon had set "x" and had "old" in flight.
+	c := herdr.New(f.srv.SocketPath())
+	if _, err := c.RenameTab(context.Background(), tab, "x"); err != nil {
+		t.Fatal(err)
+	}
+	writeState(t, f.d.opt.StatePath, map[string]any{tab: map[string]any{"label": "x", "pending": "old"}})
+	if err := f.d.State().Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	f.d.state, _ = LoadState(f.d.opt.StatePath, f.d.opt.Socket)
+	f.once()
+	f.wantLabels("a")
+	// Now the killed daemon's rename lands.
+	if _, err := c.RenameTab(context.Background(), tab, "old"); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.SetCwd(p1, home+"/b")
+	reps := f.once()
+	if reps[0].Verdict != "ours" {
+		t.Fatalf("a label a killed daemon had in flight is judged %q, want ours", reps[0].Verdict)
+	}
+	f.wantLabels("b")
+}
+
+// The pending set is bounded: a tab renamed forever does not grow the file.
+func TestPendingLabelsAreBounded(t *testing.T) {
+	f := newFixture(t, "{dir}", nil)
+	_, _, p1 := f.srv.NewWorkspace("main", home+"/d0")
+	tab := f.srv.Snapshot().Tabs[0].ID
+	for i := range 3 * maxPending {
+		f.srv.SetCwd(p1, home+"/d"+string(rune('a'+i%26))+string(rune('a'+i/26)))
+		f.once()
+	}
+	if n := len(f.d.State().Tabs[tab].Pending); n > maxPending || n == 0 {
+		t.Fatalf("pending labels: %d, want 1..%d", n, maxPending)
+	}
+}
+
+func writeState(t *testing.T, path string, tabs map[string]any) {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"version": stateVersion, "tabs": tabs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
