@@ -58,6 +58,9 @@ type Daemon struct {
 	down   bool
 	// printed remembers dry-run decisions already shown, per tab.
 	printed map[string]string
+	// gatherBudget bounds the time a pass spends on process_info (0:
+	// defaultGatherBudget); tests shorten it.
+	gatherBudget time.Duration
 }
 
 // New builds a daemon and loads its state (a corrupt file is a warning).
@@ -129,6 +132,9 @@ const (
 	preexecInterval = 10 * time.Millisecond
 	backoffMin      = 100 * time.Millisecond
 	backoffMax      = 5 * time.Second
+	// healthyStream is how long a subscription must last before its end
+	// counts as a normal disconnect rather than a server refusing us.
+	healthyStream = 2 * backoffMax
 )
 
 // Run is the daemon: it holds the single-instance lock and the nudge
@@ -361,7 +367,7 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 			}
 			continue
 		}
-		backoff = backoffMin
+		began := time.Now()
 		// Learn the protocol (and warn once about an unknown one) after
 		// every (re)subscribe: a restarted herdr may be another version.
 		if _, err := client.Ping(sctx); err != nil {
@@ -399,8 +405,25 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 		<-watcherDone
 		select {
 		case a := <-next:
+			// We ended it to change what we listen to: resubscribe now.
 			agentPanes = a
+			continue
 		default:
+		}
+		// A server that acks and then closes (or sends garbage) would
+		// otherwise get a subscribe, a snapshot and a pass per loop: only
+		// a stream that stayed up for a while earns a fresh backoff.
+		if time.Since(began) >= healthyStream {
+			backoff = backoffMin
+			continue
+		}
+		sleep := backoff/2 + rand.N(backoff/2+1)
+		backoff = min(backoff*2, backoffMax)
+		d.log.Debug("event stream ended early; resubscribing after a pause", "after", sleep)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(sleep):
 		}
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 )
 
 // release hands a tab back the way the release command does: an Edit of
@@ -150,5 +152,79 @@ func writeState(t *testing.T, path string, tabs map[string]any) {
 	}
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Issue 11.6: a server that acks every subscription and closes it at once
+// must not be hammered: resubscribes back off like reconnects, and each
+// costs at most one pass. Over 2 s the backoff (100 ms doubling) allows
+// about 5 attempts; without it there were hundreds.
+func TestAckThenCloseBacksOff(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	srv := startRawServer(t)
+	f := newFixture(t, "{dir}", func(o *Options) { o.Socket = srv.path; o.Poll = 0 })
+	runDaemon(t, f, nil)
+	waitFor(t, "first subscribe", func() bool { return srv.count("events.subscribe") > 0 })
+	time.Sleep(2 * time.Second)
+	subs, snaps := srv.count("events.subscribe"), srv.count("session.snapshot")
+	t.Logf("in 2 s: %d subscribes, %d snapshots", subs, snaps)
+	if subs > 10 {
+		t.Errorf("%d subscribes in 2 s against a server that acks and closes, want <= 10 (backoff)", subs)
+	}
+	if snaps > subs+1 {
+		t.Errorf("%d passes for %d subscribes, want at most one each", snaps, subs)
+	}
+}
+
+// remoteInspector sees none of herdr's pids: herdr runs in a container or
+// on another machine behind a forwarded socket.
+type remoteInspector struct{ fakeInspector }
+
+func (remoteInspector) ForegroundPGID(int) (int, error) { return 0, os.ErrNotExist }
+
+// Issue 11.7: when process_info is slow and pids are not local, a pass
+// that cannot ask about every pane in time still renames what it decided,
+// later passes finish the rest, and answers are reused while the pane's
+// revision stays put.
+func TestSlowProcessInfoConvergesAcrossPasses(t *testing.T) {
+	const tabs = 120
+	f := newFixture(t, "{proc|dir}", nil)
+	f.d.opt.Inspector = remoteInspector{fakeInspector{f.srv}}
+	f.d.gatherBudget = 150 * time.Millisecond
+	ws, _, p := f.srv.NewWorkspace("main", home+"/a")
+	f.srv.SetForeground(p, herdrtest.Proc{Argv: []string{"vim"}})
+	for i := 1; i < tabs; i++ {
+		_, p := f.srv.NewTab(ws, home+"/a")
+		f.srv.SetForeground(p, herdrtest.Proc{Argv: []string{"vim"}})
+	}
+	// 120 calls at 20 ms each take 2.4 s one after another; a pass gets 1 s.
+	f.srv.SetLatency("pane.process_info", 20*time.Millisecond)
+	passes := 0
+	for ; passes < 6; passes++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, _ = f.d.Once(ctx)
+		cancel()
+		done := 0
+		for _, l := range f.labels() {
+			if l == "vim" {
+				done++
+			}
+		}
+		t.Logf("after pass %d: %d of %d tabs named", passes+1, done, tabs)
+		if done == tabs {
+			break
+		}
+	}
+	if passes >= 6 {
+		t.Fatalf("not converged after 6 passes: %v", f.labels())
+	}
+	f.srv.SetLatency("pane.process_info", 0)
+	f.srv.ResetCounters()
+	st, err := f.d.PassStats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ProcessInfoCalls > refreshPerPass {
+		t.Fatalf("idle pass asked process_info %d times, want <= %d (cached by revision)", st.ProcessInfoCalls, refreshPerPass)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
@@ -55,6 +57,13 @@ type paneProc struct {
 	// localOK: our own look at the shell's tpgid agreed with herdr's
 	// answer, so the local check can stand in for a socket call.
 	localOK bool
+	// revision is the pane's revision when herdr answered. Where the local
+	// check cannot run, a moved revision (the shell retitled the pane) is
+	// the sign the program may have changed.
+	revision uint64
+	// asked is when herdr answered: unverifiable answers are refreshed
+	// oldest first.
+	asked time.Time
 }
 
 // passInput narrows what a pass must re-check.
@@ -104,7 +113,12 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		decision namer.Decision
 		report   TabReport
 	}
-	var todo []pending
+	type planned struct {
+		tab    herdr.Tab
+		plan   namer.Plan
+		forced bool
+	}
+	var plans []planned
 	present := make(map[string]bool, len(snap.Tabs))
 	for _, tab := range snap.Tabs {
 		present[tab.ID] = true
@@ -119,7 +133,20 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 			continue
 		}
 		plan := d.opt.Namer.Plan(tab, workspaces[tab.WorkspaceID], panes)
-		facts, prog, known := d.facts(ctx, plan, anyForced(in.forced, panes), &stats)
+		plans = append(plans, planned{tab: tab, plan: plan, forced: anyForced(in.forced, panes)})
+	}
+	var leads []leadPane
+	for _, pl := range plans {
+		if pl.plan.NeedsProc || pl.plan.NeedsHost {
+			leads = append(leads, leadPane{pane: pl.plan.Lead, forced: pl.forced})
+		}
+	}
+	answers := d.gather(ctx, leads, &stats)
+
+	var todo []pending
+	for _, pl := range plans {
+		tab, plan := pl.tab, pl.plan
+		facts, prog, known := d.facts(plan, answers)
 		dec := d.opt.Namer.Decide(plan, facts)
 		rep := TabReport{
 			TabID: tab.ID, Workspace: tab.WorkspaceID, Label: tab.Label, Want: dec.Want,
@@ -352,13 +379,20 @@ func anyForced(forced map[string]bool, panes []herdr.Pane) bool {
 }
 
 // facts gathers the values namer cannot compute itself: the lead pane's
-// program (asking herdr only when it may have changed), ssh host, repo.
-func (d *Daemon) facts(ctx context.Context, plan namer.Plan, forced bool, stats *PassStats) (namer.Facts, procinfo.Program, bool) {
+// program (from this pass's answers or the cache), ssh host, repo.
+func (d *Daemon) facts(plan namer.Plan, answers map[string]procinfo.Program) (namer.Facts, procinfo.Program, bool) {
 	var f namer.Facts
 	var prog procinfo.Program
 	known := true
 	if plan.NeedsProc || plan.NeedsHost {
-		prog, known = d.program(ctx, plan.Lead, forced, stats)
+		prog, known = answers[plan.Lead.ID]
+		if !known {
+			if c := d.procs[plan.Lead.ID]; c != nil {
+				// Not asked this pass (over budget) or no answer: the
+				// last answer stands until herdr gives a new one.
+				prog, known = c.prog, true
+			}
+		}
 		f.Proc = prog.Name
 		if plan.NeedsHost && d.opt.SSH != nil {
 			if dest := procinfo.SSHDestination(prog.Argv); dest != "" {
@@ -374,42 +408,135 @@ func (d *Daemon) facts(ctx context.Context, plan namer.Plan, forced bool, stats 
 	return f, prog, known
 }
 
-// program returns the lead pane's foreground program. herdr is asked only
-// when nothing is cached, the pane was nudged, or our local look at the
-// shell's foreground process group says it changed.
-//
-// ok is false when the program is unknown (herdr did not answer and
-// nothing is cached): the caller must not take that for an idle shell.
-func (d *Daemon) program(ctx context.Context, pane herdr.Pane, forced bool, stats *PassStats) (prog procinfo.Program, ok bool) {
-	c := d.procs[pane.ID]
-	if c != nil && !forced && c.localOK {
-		if pg, err := d.opt.Inspector.ForegroundPGID(c.shellPID); err == nil && pg == c.pgid {
-			return c.prog, true
+// leadPane is a pane whose program a pass needs.
+type leadPane struct {
+	pane   herdr.Pane
+	forced bool
+}
+
+// Gathering tuning: process_info is one connection per pane, and a big
+// session whose pids we cannot see locally would otherwise spend every pass
+// asking about every pane, cut by the pass timeout before renaming anything.
+const (
+	// gatherWorkers bounds concurrent process_info requests: herdr serves
+	// each connection on its own, and its request-read poll (docs/herdr.md
+	// §2) makes a lone request slow rather than the server busy.
+	gatherWorkers = 16
+	// defaultGatherBudget bounds the time a pass spends asking; what is
+	// left is asked by the next passes, the most needed first.
+	defaultGatherBudget = 2 * time.Second
+	// refreshPerPass bounds how many answers that look current but cannot
+	// be checked locally (their revision did not move, their pids are not
+	// ours to look at) are asked again per pass, oldest first: a shell
+	// that sets no title hides a program change from the revision.
+	refreshPerPass = 8
+)
+
+// gather asks herdr for the programs of the panes that need it, most
+// needed first, concurrently and within the pass's gather budget, and
+// returns the answers by pane id. A pane not answered keeps its cached
+// program (facts uses it) or stays unknown.
+func (d *Daemon) gather(ctx context.Context, leads []leadPane, stats *PassStats) map[string]procinfo.Program {
+	answers := make(map[string]procinfo.Program, len(leads))
+	type ask struct {
+		pane herdr.Pane
+		rank int // 0 nudged, 1 never asked, 2 changed, 3 refresh
+		at   time.Time
+	}
+	var asks []ask
+	var refresh []ask
+	for _, l := range leads {
+		c := d.procs[l.pane.ID]
+		switch {
+		case l.forced:
+			asks = append(asks, ask{pane: l.pane, rank: 0})
+		case c == nil:
+			asks = append(asks, ask{pane: l.pane, rank: 1})
+		case c.localOK:
+			if pg, err := d.opt.Inspector.ForegroundPGID(c.shellPID); err == nil && pg == c.pgid {
+				answers[l.pane.ID] = c.prog
+				continue
+			}
+			asks = append(asks, ask{pane: l.pane, rank: 2})
+		case c.revision != l.pane.Revision:
+			asks = append(asks, ask{pane: l.pane, rank: 2})
+		default:
+			answers[l.pane.ID] = c.prog
+			refresh = append(refresh, ask{pane: l.pane, rank: 3, at: c.asked})
 		}
 	}
-	stats.ProcessInfoCalls++
-	pi, err := d.client.ProcessInfo(ctx, pane.ID)
-	if err != nil {
-		d.log.Debug("process_info failed", "pane", pane.ID, "err", err)
-		if c != nil {
-			return c.prog, true
-		}
-		return procinfo.Program{}, false
+	slices.SortStableFunc(asks, func(a, b ask) int { return a.rank - b.rank })
+	slices.SortStableFunc(refresh, func(a, b ask) int { return a.at.Compare(b.at) })
+	asks = append(asks, refresh[:min(len(refresh), refreshPerPass)]...)
+	if len(asks) == 0 {
+		return answers
 	}
-	prog = d.opt.Procs.Program(pi)
+
+	budget := d.gatherBudget
+	if budget <= 0 {
+		budget = defaultGatherBudget
+	}
+	gctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	type reply struct {
+		pane herdr.Pane
+		pi   herdr.ProcessInfo
+		err  error
+	}
+	work := make(chan herdr.Pane)
+	replies := make(chan reply, len(asks))
+	var wg sync.WaitGroup
+	for range min(gatherWorkers, len(asks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				pi, err := d.client.ProcessInfo(gctx, p.ID)
+				replies <- reply{pane: p, pi: pi, err: err}
+			}
+		}()
+	}
+feed:
+	for _, a := range asks {
+		select {
+		case work <- a.pane:
+			stats.ProcessInfoCalls++
+		case <-gctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	close(replies)
+	now := d.now()
+	for r := range replies {
+		if r.err != nil {
+			if gctx.Err() == nil {
+				d.log.Debug("process_info failed", "pane", r.pane.ID, "err", r.err)
+			}
+			continue
+		}
+		answers[r.pane.ID] = d.learn(r.pane, r.pi, now)
+	}
+	return answers
+}
+
+// learn turns a process_info answer into a program and caches it. An
+// empty answer is never cached as a fact.
+func (d *Daemon) learn(pane herdr.Pane, pi herdr.ProcessInfo, now time.Time) procinfo.Program {
+	prog := d.opt.Procs.Program(pi)
 	if pi.ShellPID == 0 && pi.ForegroundPGID == 0 {
-		// Never cache an empty answer as a fact.
 		delete(d.procs, pane.ID)
-		return prog, true
+		return prog
 	}
-	nc := &paneProc{shellPID: pi.ShellPID, pgid: pi.ForegroundPGID, prog: prog}
+	nc := &paneProc{shellPID: pi.ShellPID, pgid: pi.ForegroundPGID, prog: prog, revision: pane.Revision, asked: now}
 	if d.opt.Inspector != nil && pi.ShellPID > 0 {
 		if pg, err := d.opt.Inspector.ForegroundPGID(pi.ShellPID); err == nil && pg == pi.ForegroundPGID {
 			nc.localOK = true
 		}
 	}
 	d.procs[pane.ID] = nc
-	return prog, true
+	return prog
 }
 
 func whyLine(r TabReport) string {
