@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
 // Options configure a Daemon. Namer and Procs are required.
@@ -141,23 +141,52 @@ const (
 // socket, and runs passes on events, poll ticks and nudges until ctx ends.
 // reload is called on SIGHUP-like requests sent on the reload channel.
 func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
-	key := nudge.ServerKey(d.opt.Socket)
-	dir := nudge.RuntimeDir()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("runtime dir %s: %w", dir, err)
-	}
-	inst, err := AcquireInstance(dir + "/" + key + ".lock")
+	dir, err := rundir.Dir()
 	if err != nil {
 		return err
 	}
-	defer inst.Release()
-	ln, err := listenNudges(nudge.SocketPath(d.opt.Socket))
+	cl, err := claimServer(dir, d.opt.Socket)
 	if err != nil {
 		return err
 	}
-	defer ln.Close()
+	defer func() { cl.release() }()
+	nudgePath, err := rundir.NudgeSocket(d.opt.Socket)
+	if err != nil {
+		return err
+	}
+	ln, err := listenNudges(nudgePath)
+	if err != nil {
+		return err
+	}
+	defer func() { ln.Close() }()
 	nudges := make(chan nudge.Message, 1024)
 	go ln.serve(nudges, d.log)
+	// keepClaim runs after every pass: it follows a herdr that appeared or
+	// restarted (a new socket identity) and a runtime dir wiped under us,
+	// rebinding the nudge socket the wipe took.
+	var lost error
+	keepClaim := func() {
+		if err := cl.follow(d.opt.Socket); err != nil {
+			if errors.Is(err, ErrAlreadyRunning) {
+				lost = err
+			} else {
+				d.log.Warn("runtime dir", "err", err)
+			}
+			return
+		}
+		if ln.intact() {
+			return
+		}
+		nl, err := listenNudges(nudgePath)
+		if err != nil {
+			d.log.Warn("nudge socket", "err", err)
+			return
+		}
+		ln.Close()
+		ln = nl
+		go ln.serve(nudges, d.log)
+		d.log.Info("nudge socket was removed; listening again", "path", nudgePath)
+	}
 
 	events := make(chan herdr.Event, 256)
 	subscribed := make(chan struct{}, 1)
@@ -200,6 +229,7 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 	var curAgents []string
 
 	run := func(in passInput) {
+		defer keepClaim()
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*d.opt.Timeout)
 		defer cancel()
 		reps, _, err := d.pass(pctx, in)
@@ -245,6 +275,9 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 
 	run(passInput{})
 	for {
+		if lost != nil {
+			return fmt.Errorf("another daemon took over this herdr server: %w", lost)
+		}
 		select {
 		case <-ctx.Done():
 			return nil

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 )
 
 // release hands a tab back the way the release command does: an Edit of
@@ -227,4 +229,149 @@ func TestSlowProcessInfoConvergesAcrossPasses(t *testing.T) {
 	if st.ProcessInfoCalls > refreshPerPass {
 		t.Fatalf("idle pass asked process_info %d times, want <= %d (cached by revision)", st.ProcessInfoCalls, refreshPerPass)
 	}
+}
+
+// startRun starts Run and returns its error channel; the daemon stops at
+// the end of the test.
+func startRun(t *testing.T, d *Daemon) <-chan error {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	res := make(chan error, 1)
+	stopped := make(chan struct{})
+	go func() { res <- d.Run(ctx, nil); close(stopped) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-stopped:
+		case <-time.After(10 * time.Second):
+			t.Error("Run did not stop")
+		}
+	})
+	return res
+}
+
+// Issue 11.5: the runtime dir must be private; one another user made, or a
+// symlink planted there, is refused with an error naming it.
+func TestRuntimeDirIsPrivateOrRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, dir string)
+		want  string
+	}{
+		{"symlink", func(t *testing.T, dir string) {
+			if err := os.Symlink(t.TempDir(), dir); err != nil {
+				t.Fatal(err)
+			}
+		}, "symlink"},
+		{"other owner", func(t *testing.T, dir string) {
+			if os.Getuid() != 0 {
+				t.Skip("needs root to make a directory another user owns")
+			}
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chown(dir, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}, "owned by uid 65534"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := t.TempDir()
+			t.Setenv("XDG_RUNTIME_DIR", rt)
+			tc.plant(t, filepath.Join(rt, "herdrtabrenamer"))
+			f := newFixture(t, "{dir}", nil)
+			select {
+			case err := <-startRun(t, f.d):
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("Run = %v, want a refusal mentioning %q", err, tc.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Run went ahead in a runtime dir that is not private")
+			}
+		})
+	}
+}
+
+// A runtime dir we own with loose permissions is tightened, not refused.
+func TestRuntimeDirLooseModeIsTightened(t *testing.T) {
+	rt := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", rt)
+	dir := filepath.Join(rt, "herdrtabrenamer")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, "{dir}", nil)
+	f.srv.NewWorkspace("main", home+"/a")
+	startRun(t, f.d)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o700 {
+		t.Fatalf("runtime dir mode %v, want 0700", fi.Mode().Perm())
+	}
+}
+
+// Issue 11.9: one herdr reached through two spellings of its socket path
+// gets one daemon.
+func TestOneDaemonPerServerWhateverThePathSpelling(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{dir}", nil)
+	f.srv.NewWorkspace("main", home+"/a")
+	startRun(t, f.d)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	link := filepath.Join(t.TempDir(), "via-link")
+	if err := os.Symlink(filepath.Dir(f.srv.SocketPath()), link); err != nil {
+		t.Fatal(err)
+	}
+	other := f.d.opt
+	other.Socket = filepath.Join(link, filepath.Base(f.srv.SocketPath()))
+	d2, err := New(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-startRun(t, d2):
+		if !errors.Is(err, ErrAlreadyRunning) {
+			t.Fatalf("second daemon: %v, want ErrAlreadyRunning", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("a second daemon runs for the same herdr reached through a symlinked dir")
+	}
+}
+
+// Issue 11.9: wiping the runtime dir under a running daemon (a logout
+// cleaning /run/user) must not let a second one start.
+func TestWipedRuntimeDirLetsNoSecondDaemonStart(t *testing.T) {
+	rt := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", rt)
+	f := newFixture(t, "{dir}", nil)
+	f.srv.NewWorkspace("main", home+"/a")
+	startRun(t, f.d)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	if err := os.RemoveAll(filepath.Join(rt, "herdrtabrenamer")); err != nil {
+		t.Fatal(err)
+	}
+	d2, err := New(f.d.opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-startRun(t, d2):
+		if !errors.Is(err, ErrAlreadyRunning) {
+			t.Fatalf("second daemon: %v, want ErrAlreadyRunning", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("a second daemon started after the runtime dir was wiped")
+	}
+	// The first daemon takes its files back at its next pass, so nudges
+	// reach it again.
+	f.srv.SetCwd(f.srv.Snapshot().Panes[0].ID, home+"/b")
+	waitFor(t, "nudge socket back", func() bool {
+		return nudge.Send(nudge.SocketPath(f.srv.SocketPath()), f.srv.Snapshot().Panes[0].ID, nudge.WhenNow) == nil
+	})
 }
