@@ -34,6 +34,10 @@ type NamingFlags struct {
 	State     string `help:"State file; \"auto\" keeps one per herdr server under $XDG_STATE_HOME, \"\" remembers nothing (default: ${default})." default:"auto" placeholder:"PATH"`
 }
 
+// minPoll is the shortest --poll: below it a typo (1ns, 1us) would turn the
+// daemon into a busy loop of full passes against herdr.
+const minPoll = 10 * time.Millisecond
+
 // RunCmd is the daemon.
 type RunCmd struct {
 	NamingFlags  `embed:""`
@@ -191,6 +195,9 @@ func (c *RunCmd) build(g *Globals, env *runEnv) (daemon.Options, error) {
 	}
 	if c.Poll < 0 || c.Debounce < 0 {
 		return opt, withExit(2, errors.New("--poll and --debounce must not be negative"))
+	}
+	if c.Poll > 0 && c.Poll < minPoll {
+		return opt, withExit(2, fmt.Errorf("--poll %v is too short: use %v or more, or 0 for events only", c.Poll, minPoll))
 	}
 	opt.Apply, opt.Poll, opt.Debounce = c.Apply, c.Poll, c.Debounce
 	return opt, nil

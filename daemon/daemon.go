@@ -608,6 +608,13 @@ func (d *Daemon) reconfigure(opt Options) {
 	if opt.Timeout == 0 {
 		opt.Timeout = d.opt.Timeout
 	}
+	if opt.StatePath != d.opt.StatePath {
+		// The labels we set are in the old file: switching now would make
+		// them read as a person's. Only a restart may change it.
+		d.log.Warn("reload: the state file cannot change while running; restart the daemon to use the new one",
+			"keeping", d.opt.StatePath, "asked", opt.StatePath)
+		opt.StatePath = d.opt.StatePath
+	}
 	d.opt = opt
 	d.printed = map[string]string{}
 	// Cached programs were named with the old aliases and rewrites.

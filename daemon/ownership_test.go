@@ -375,3 +375,92 @@ func TestWipedRuntimeDirLetsNoSecondDaemonStart(t *testing.T) {
 		return nudge.Send(nudge.SocketPath(f.srv.SocketPath()), f.srv.Snapshot().Panes[0].ID, nudge.WhenNow) == nil
 	})
 }
+
+// Issue 11.8: names come from programs and folders; what `run` (dry run)
+// and `explain` print must carry no escape sequence to the terminal.
+func TestReportsAndDryRunCarryNoControlCharacters(t *testing.T) {
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Apply = false })
+	_, _, p := f.srv.NewWorkspace("main", home+"/a\x1b[31mred")
+	f.srv.SetForeground(p, herdrtest.Proc{Argv: []string{"/bin/\x1b]0;evil\x07vim", "x\x1b[2J"}})
+	reps, err := f.d.Explain(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.d.printDryRun(reps)
+	b, err := json.Marshal(reps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	for _, r := range reps {
+		rb, _ := json.Marshal(r)
+		_ = json.Unmarshal(rb, &fields)
+		for k, v := range fields {
+			if s, ok := v.(string); ok && strings.ContainsAny(s, "\x1b\x07") {
+				t.Errorf("report field %s = %q carries a control character", k, s)
+			}
+		}
+	}
+	if strings.ContainsAny(f.out.String(), "\x1b\x07") {
+		t.Errorf("dry run printed a control character: %q", f.out.String())
+	}
+	_ = b
+}
+
+// Issue 11.10: the state's temporary files go beside it (where a killed
+// writer's litter is cleaned), never into $TMPDIR.
+func TestStateTempFilesStayBesideTheState(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	past := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(tmp, past, past); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "state.json")
+	st, _ := LoadState(path, "sock")
+	if err := st.Update(func(tabs map[string]TabMemory) { tabs["w1:t1"] = TabMemory{Label: "a"} }); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fi.ModTime().Equal(past) {
+		t.Fatalf("$TMPDIR was written to while saving the state (mtime %v, was %v)", fi.ModTime(), past)
+	}
+	// A killed writer's litter beside the file goes at the next write.
+	litter := filepath.Join(filepath.Dir(path), ".state.json123456")
+	if err := os.WriteFile(litter, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Update(func(map[string]TabMemory) {}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(litter); !os.IsNotExist(err) {
+		t.Fatalf("temp litter %s survived a write: %v", litter, err)
+	}
+}
+
+// Issue 11.10: a reload cannot switch state files under a running daemon
+// (the labels it set are in the old one and would read as a person's):
+// it says so and keeps the old file, rather than claiming success.
+func TestReloadThatChangesTheStateFileIsRefusedClearly(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{dir}", nil)
+	f.srv.NewWorkspace("main", home+"/a")
+	reload := make(chan Options, 1)
+	runDaemon(t, f, reload)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	old := f.d.opt.StatePath
+	opt := f.d.opt
+	opt.StatePath = filepath.Join(t.TempDir(), "other.json")
+	reload <- opt
+	waitFor(t, "reload handled", func() bool { return strings.Contains(f.log.String(), "reload") })
+	waitFor(t, "state refusal logged", func() bool { return strings.Contains(f.log.String(), "restart") })
+	if !strings.Contains(f.log.String(), old) {
+		t.Fatalf("the refusal does not name the state file kept:\n%s", f.log.String())
+	}
+	if _, err := os.Stat(opt.StatePath); !os.IsNotExist(err) {
+		t.Fatalf("the new state file was written: %v", err)
+	}
+}

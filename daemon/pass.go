@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
@@ -288,7 +291,44 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 	if !in.plan {
 		d.saveState(muts, present)
 	}
+	for i := range reports {
+		reports[i].escapeText()
+	}
 	return reports, stats, nil
+}
+
+// escapeText makes the free-text fields safe to print: they quote argv,
+// folder names and herdr's errors, which programs and people control, and
+// `explain` and the dry run print them as they are. Label, Want and Tokens
+// stay exact (they are data, printed quoted).
+func (r *TabReport) escapeText() {
+	for _, s := range []*string{&r.Program, &r.ProgramWhy, &r.Rule, &r.LeadWhy, &r.Error} {
+		*s = escapeControls(*s)
+	}
+}
+
+// escapeControls writes control and invisible format characters as Go
+// escapes (\x1b, \u200b) so none reaches a terminal.
+func escapeControls(s string) string {
+	if !strings.ContainsFunc(s, isUnsafeRune) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case !isUnsafeRune(r):
+			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
+}
+
+func isUnsafeRune(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError
 }
 
 // stillMayRename looks at the tab again right before renaming it: the

@@ -217,7 +217,9 @@ func (s *State) write() error {
 		return fmt.Errorf("encode state: %w", err)
 	}
 	b = append(b, '\n')
-	if err := renameio.WriteFile(s.Path, b, 0o600); err != nil {
+	// The temp file goes beside the state, not to $TMPDIR: there a killed
+	// writer's litter is found and removed by removeTempLitter.
+	if err := renameio.WriteFile(s.Path, b, 0o600, renameio.WithTempDir(filepath.Dir(s.Path))); err != nil {
 		return fmt.Errorf("write state %s: %w", s.Path, err)
 	}
 	if fi, err := os.Stat(s.Path); err == nil {
