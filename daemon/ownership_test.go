@@ -349,7 +349,7 @@ func TestOneDaemonPerServerWhateverThePathSpelling(t *testing.T) {
 func TestWipedRuntimeDirLetsNoSecondDaemonStart(t *testing.T) {
 	rt := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", rt)
-	f := newFixture(t, "{dir}", nil)
+	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 50 * time.Millisecond })
 	f.srv.NewWorkspace("main", home+"/a")
 	startRun(t, f.d)
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
@@ -368,9 +368,8 @@ func TestWipedRuntimeDirLetsNoSecondDaemonStart(t *testing.T) {
 	case <-time.After(3 * time.Second):
 		t.Fatal("a second daemon started after the runtime dir was wiped")
 	}
-	// The first daemon takes its files back at its next pass, so nudges
-	// reach it again.
-	f.srv.SetCwd(f.srv.Snapshot().Panes[0].ID, home+"/b")
+	// The first daemon takes its files back at its next pass (poll), so
+	// nudges reach it again.
 	waitFor(t, "nudge socket back", func() bool {
 		return nudge.Send(nudge.SocketPath(f.srv.SocketPath()), f.srv.Snapshot().Panes[0].ID, nudge.WhenNow) == nil
 	})
