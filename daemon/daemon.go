@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
@@ -61,6 +62,15 @@ type Daemon struct {
 	// gatherBudget bounds the time a pass spends on process_info (0:
 	// defaultGatherBudget); tests shorten it.
 	gatherBudget time.Duration
+	// inflight holds our renames whose echo has not come back yet (Run
+	// only): a person's tab.renamed between them and their echo means we
+	// overwrote a name someone set inside the last window.
+	inflight map[string]*ourRename
+	// stream is the current subscription, written by the watcher.
+	stream struct {
+		gen   atomic.Uint64 // counts subscriptions
+		since atomic.Int64  // when the current one was acked, unix ns
+	}
 }
 
 // New builds a daemon and loads its state (a corrupt file is a warning).
@@ -188,7 +198,9 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 		d.log.Info("nudge socket was removed; listening again", "path", nudgePath)
 	}
 
-	events := make(chan herdr.Event, 256)
+	events := make(chan streamEvent, 256)
+	d.inflight = map[string]*ourRename{}
+	defer func() { d.inflight = nil }()
 	subscribed := make(chan struct{}, 1)
 	agentPanes := make(chan []string, 1)
 	evCtx, stopEvents := context.WithCancel(ctx)
@@ -292,7 +304,9 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 			run(passInput{})
 		case <-subscribed:
 			run(passInput{})
-		case ev := <-events:
+		case sev := <-events:
+			ev := sev.Event
+			d.checkOverwrite(ctx, sev)
 			if !debouncing && d.newsworthy(ev) {
 				debouncing = true
 				debounce.Reset(d.opt.Debounce)
@@ -366,7 +380,7 @@ func awaitForeground(ctx context.Context, pane string, changed func(context.Cont
 
 // watchEvents keeps one subscription open, reconnecting with capped
 // backoff and jitter. After every (re)subscribe it asks for a full pass.
-func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan<- herdr.Event, subscribed chan<- struct{}, agents <-chan []string) {
+func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan<- streamEvent, subscribed chan<- struct{}, agents <-chan []string) {
 	backoff := backoffMin
 	var agentPanes []string
 	for ctx.Err() == nil {
@@ -401,6 +415,8 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 			continue
 		}
 		began := time.Now()
+		gen := d.stream.gen.Add(1)
+		d.stream.since.Store(began.UnixNano())
 		// Learn the protocol (and warn once about an unknown one) after
 		// every (re)subscribe: a restarted herdr may be another version.
 		if _, err := client.Ping(sctx); err != nil {
@@ -429,7 +445,7 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 				break
 			}
 			select {
-			case out <- ev:
+			case out <- streamEvent{Event: ev, gen: gen}:
 			case <-sctx.Done():
 			}
 		}

@@ -463,3 +463,41 @@ func TestReloadThatChangesTheStateFileIsRefusedClearly(t *testing.T) {
 		t.Fatalf("the new state file was written: %v", err)
 	}
 }
+
+// Issue 11.2, the last window: herdr has no conditional rename, so a
+// person's rename landing between our re-read and our tab.rename is
+// overwritten. The event stream shows it (their tab.renamed before our
+// echo), and the daemon puts their name back.
+func TestRenameInsideTheLastWindowIsPutBack(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{dir}", nil)
+	_, _, p := f.srv.NewWorkspace("main", home+"/a")
+	tab := f.srv.Snapshot().Tabs[0].ID
+	runDaemon(t, f, nil)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	waitFor(t, "subscription past its replay", func() bool {
+		since := f.d.stream.since.Load()
+		return since != 0 && time.Since(time.Unix(0, since)) > replaySettle
+	})
+	var once sync.Once
+	f.srv.RewriteResponses(func(method string, line []byte) []byte {
+		if method == "tab.get" {
+			once.Do(func() { f.srv.HumanRename(tab, "my notes") })
+		}
+		return line
+	})
+	f.srv.SetCwd(p, home+"/b")
+	sendRaw(t, nudge.SocketPath(f.srv.SocketPath()), mustEncode(t, p))
+	waitFor(t, "the person's name back", func() bool { return f.labels()[0] == "my notes" })
+	time.Sleep(100 * time.Millisecond)
+	f.wantLabels("my notes")
+}
+
+func mustEncode(t *testing.T, pane string) []byte {
+	t.Helper()
+	b, err := nudge.Encode(pane, nudge.WhenNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

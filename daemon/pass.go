@@ -277,6 +277,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		stats.Renames++
 		rep.Action = ActionRenamed
 		d.noteLabel(rep.TabID, rep.Want)
+		d.noteOurRename(rep.TabID, rep.Want, rep.Label)
 		id, label := rep.TabID, rep.Want
 		muts = append(muts, func(tabs map[string]TabMemory) {
 			m := tabs[id]

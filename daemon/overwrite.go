@@ -1,0 +1,105 @@
+package daemon
+
+import (
+	"context"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+)
+
+// streamEvent is an event and the subscription it came on: a replay is
+// only ever at the start of a subscription (docs/herdr.md §7).
+type streamEvent struct {
+	herdr.Event
+	gen uint64
+}
+
+// ourRename is one of our renames waiting for its echo.
+type ourRename struct {
+	want    string    // the label we set
+	seen    string    // the label our re-read saw just before
+	gen     uint64    // the subscription that will carry the echo
+	at      time.Time // when we sent it
+	foreign string    // someone else's label seen before the echo
+}
+
+// replaySettle is how long a subscription must have been up before its
+// events may prove an overwrite: 0.7/0.8 replay old tab.renamed events
+// right after the ack, and an old label of a person is no news.
+const replaySettle = time.Second
+
+// inflightTTL bounds how long a rename waits for its echo.
+const inflightTTL = 10 * time.Second
+
+// noteOurRename records a rename just made (Run only), so its echo can
+// tell whether a person renamed the tab in between.
+func (d *Daemon) noteOurRename(tabID, want, seen string) {
+	if d.inflight == nil {
+		return
+	}
+	now := time.Now()
+	for id, r := range d.inflight {
+		if now.Sub(r.at) > inflightTTL {
+			delete(d.inflight, id)
+		}
+	}
+	since := time.Unix(0, d.stream.since.Load())
+	if since.IsZero() || now.Sub(since) < replaySettle {
+		return // the stream may still be replaying: it proves nothing
+	}
+	d.inflight[tabID] = &ourRename{want: want, seen: seen, gen: d.stream.gen.Load(), at: now}
+}
+
+// checkOverwrite closes the window stillMayRename leaves: herdr applies
+// renames in order and reports each on the event stream in that order. A
+// tab.renamed with a label that is neither ours nor the one our re-read
+// saw, arriving before the echo of our rename, is a person's rename that
+// landed between the re-read and ours and that we overwrote: put it back.
+//
+// Left open: a stream that loses events (0.9 events_lost) or ends between
+// the two, and a stream younger than replaySettle.
+func (d *Daemon) checkOverwrite(ctx context.Context, ev streamEvent) {
+	if ev.Kind != "tab.renamed" || d.inflight == nil {
+		return
+	}
+	r := d.inflight[ev.TabID]
+	if r == nil || ev.gen != r.gen {
+		return
+	}
+	switch ev.Label {
+	case r.seen:
+		return
+	case r.want:
+		delete(d.inflight, ev.TabID)
+		if r.foreign == "" {
+			return
+		}
+	default:
+		if !d.isOurs(ev.TabID, ev.Label) {
+			r.foreign = ev.Label
+		}
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, d.opt.Timeout)
+	defer cancel()
+	if _, err := d.client.RenameTab(rctx, ev.TabID, r.foreign); err != nil {
+		d.log.Warn("could not put back a name set during our rename", "tab", ev.TabID, "name", r.foreign, "err", err)
+		return
+	}
+	d.noteLabel(ev.TabID, r.foreign)
+	d.log.Info("a person renamed the tab as we did; put their name back", "tab", ev.TabID, "name", r.foreign, "ours", r.want)
+}
+
+// isOurs says whether label is one the state remembers setting on tab.
+func (d *Daemon) isOurs(tabID, label string) bool {
+	m := d.state.Tabs[tabID]
+	if label == m.Label {
+		return true
+	}
+	for _, p := range m.Pending {
+		if p == label {
+			return true
+		}
+	}
+	return false
+}
