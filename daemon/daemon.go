@@ -56,7 +56,9 @@ type Daemon struct {
 	state  *State
 	procs  map[string]*paneProc
 	last   *herdr.Snapshot
-	down   bool
+	// lastTab and lastPane index last by id.
+	lastTab, lastPane map[string]int
+	down              bool
 	// printed remembers dry-run decisions already shown, per tab.
 	printed map[string]string
 	// gatherBudget bounds the time a pass spends on process_info (0:
@@ -522,18 +524,14 @@ func (d *Daemon) newsworthy(ev herdr.Event) bool {
 		return true
 	}
 	tab := func(id string) (herdr.Tab, bool) {
-		for _, t := range s.Tabs {
-			if t.ID == id {
-				return t, true
-			}
+		if i, ok := d.lastTab[id]; ok {
+			return s.Tabs[i], true
 		}
 		return herdr.Tab{}, false
 	}
 	pane := func(id string) (herdr.Pane, bool) {
-		for _, p := range s.Panes {
-			if p.ID == id {
-				return p, true
-			}
+		if i, ok := d.lastPane[id]; ok {
+			return s.Panes[i], true
 		}
 		return herdr.Pane{}, false
 	}

@@ -69,6 +69,14 @@ type paneProc struct {
 	asked time.Time
 }
 
+// pending is one tab's decision, before ownership is judged.
+type pending struct {
+	tab      herdr.Tab
+	plan     namer.Plan
+	decision namer.Decision
+	report   TabReport
+}
+
 // passInput narrows what a pass must re-check.
 type passInput struct {
 	// forced panes were nudged: ask herdr for their program whatever the
@@ -92,7 +100,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 	if err != nil {
 		return nil, stats, err
 	}
-	d.last = snap
+	d.setLast(snap)
 
 	workspaces := make(map[string]herdr.Workspace, len(snap.Workspaces))
 	for _, w := range snap.Workspaces {
@@ -110,12 +118,6 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		}
 	}
 
-	type pending struct {
-		tab      herdr.Tab
-		plan     namer.Plan
-		decision namer.Decision
-		report   TabReport
-	}
 	type planned struct {
 		tab    herdr.Tab
 		plan   namer.Plan
@@ -242,52 +244,37 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		}
 		muts = nil
 	}
-	for _, i := range renames {
+	outcomes, gone := d.renameAll(ctx, reports, renames, todo)
+	for k, i := range renames {
 		rep := &reports[i]
-		if keep, err := d.stillMayRename(ctx, rep, todo[i].decision); err != nil {
-			if isServerGone(err) {
-				d.saveState(muts, nil)
-				return reports, stats, err
-			}
-			rep.Action, rep.Error = ActionFailed, err.Error()
+		switch outcomes[k] {
+		case renameDone:
+			stats.Renames++
+			d.noteLabel(rep.TabID, rep.Want)
+			d.noteOurRename(rep.TabID, rep.Want, rep.Label)
+			id, label := rep.TabID, rep.Want
+			muts = append(muts, func(tabs map[string]TabMemory) {
+				m := tabs[id]
+				// Pending keeps the label: other requests (a killed
+				// daemon's) may still land after this one.
+				m.Label, m.Released, m.MissingSince = label, false, nil
+				tabs[id] = m
+			})
+			d.log.Info("renamed", "tab", rep.TabID, "old", rep.Label, "new", rep.Want,
+				"lead", rep.Lead, "why", whyLine(*rep))
+		case renameInFlight:
+			// Sent but unanswered: herdr may still apply it, so the
+			// pending label stays.
+		default:
+			// Not sent, or herdr answered no: the label is not ours.
 			muts = append(muts, dropPending(rep.TabID, rep.Want))
-			continue
-		} else if keep {
-			muts = append(muts, dropPending(rep.TabID, rep.Want))
-			continue
 		}
-		if _, err := d.client.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
-			rep.Action, rep.Error = ActionFailed, err.Error()
-			if isServerGone(err) {
-				// The loop logs the outage once; a pass cut short says
-				// nothing more. The pending label stays: herdr may
-				// still apply the request.
-				d.saveState(muts, nil)
-				return reports, stats, err
-			}
-			if herdr.IsCode(err, "tab_not_found") {
-				d.log.Debug("tab vanished before rename", "tab", rep.TabID)
-			} else {
-				d.log.Warn("rename failed", "tab", rep.TabID, "want", rep.Want, "err", err)
-			}
-			// herdr answered no: the label was not set, so it is not ours.
-			muts = append(muts, dropPending(rep.TabID, rep.Want))
-			continue
-		}
-		stats.Renames++
-		rep.Action = ActionRenamed
-		d.noteLabel(rep.TabID, rep.Want)
-		d.noteOurRename(rep.TabID, rep.Want, rep.Label)
-		id, label := rep.TabID, rep.Want
-		muts = append(muts, func(tabs map[string]TabMemory) {
-			m := tabs[id]
-			// Pending keeps the label: other requests (a killed
-			// daemon's) may still land after this one.
-			m.Label, m.Released, m.MissingSince = label, false, nil
-			tabs[id] = m
-		})
-		d.log.Info("renamed", "tab", rep.TabID, "old", rep.Label, "new", rep.Want,
-			"lead", rep.Lead, "why", whyLine(*rep))
+	}
+	if gone != nil {
+		// The loop logs the outage once; a pass cut short says nothing
+		// more.
+		d.saveState(muts, nil)
+		return reports, stats, gone
 	}
 	if !in.plan {
 		d.saveState(muts, present)
@@ -332,6 +319,108 @@ func isUnsafeRune(r rune) bool {
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError
 }
 
+// Outcomes of one rename.
+type renameOutcome int
+
+const (
+	renameNotSent  renameOutcome = iota // kept, deferred or refused before sending
+	renameRefused                       // herdr answered no
+	renameInFlight                      // sent, no answer: it may still land
+	renameDone
+)
+
+// renameWorkers bounds concurrent renames: a first pass over a big session
+// renames thousands of tabs, each a re-read and a rename.
+const renameWorkers = 8
+
+// renameMargin is the time before the pass's deadline after which no new
+// rename starts: one re-read and rename, herdr's read poll included.
+const renameMargin = 300 * time.Millisecond
+
+// renameAll re-checks and renames the tabs at reports[renames[k]],
+// concurrently, and reports each outcome. When the pass's deadline comes
+// near, tabs not started yet are left for the next pass rather than cut
+// off mid-request (which would read as herdr being gone). gone is the
+// first error after which nothing more can be sent.
+func (d *Daemon) renameAll(ctx context.Context, reports []TabReport, renames []int, todo []pending) ([]renameOutcome, error) {
+	outcomes := make([]renameOutcome, len(renames))
+	if len(renames) == 0 {
+		return outcomes, nil
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu   sync.Mutex // guards d.state, d.last and gone
+		gone error
+		next int
+		wg   sync.WaitGroup
+	)
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if gone != nil || next == len(renames) {
+			return 0, false
+		}
+		next++
+		return next - 1, true
+	}
+	for range min(renameWorkers, len(renames)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k, ok := take()
+				if !ok {
+					return
+				}
+				rep := &reports[renames[k]]
+				if dl, ok := rctx.Deadline(); rctx.Err() != nil || ok && time.Until(dl) < renameMargin {
+					rep.Action, rep.Error = ActionKeep, "deferred to the next pass: this one ran out of time"
+					continue
+				}
+				out, err := d.renameOne(rctx, &mu, rep, todo[renames[k]].decision)
+				outcomes[k] = out
+				// The pass's own deadline cutting a request is no outage.
+				if err != nil && isServerGone(err) && ctx.Err() == nil {
+					mu.Lock()
+					if gone == nil {
+						gone = err
+					}
+					mu.Unlock()
+					cancel()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return outcomes, gone
+}
+
+// renameOne re-checks one tab and renames it. mu guards the daemon's
+// state while workers run.
+func (d *Daemon) renameOne(ctx context.Context, mu *sync.Mutex, rep *TabReport, dec namer.Decision) (renameOutcome, error) {
+	if keep, err := d.stillMayRename(ctx, mu, rep, dec); err != nil {
+		rep.Action, rep.Error = ActionFailed, err.Error()
+		return renameNotSent, err
+	} else if keep {
+		return renameNotSent, nil
+	}
+	if _, err := d.client.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
+		rep.Action, rep.Error = ActionFailed, err.Error()
+		if isServerGone(err) {
+			return renameInFlight, err
+		}
+		if herdr.IsCode(err, "tab_not_found") {
+			d.log.Debug("tab vanished before rename", "tab", rep.TabID)
+		} else {
+			d.log.Warn("rename failed", "tab", rep.TabID, "want", rep.Want, "err", err)
+		}
+		return renameRefused, nil
+	}
+	rep.Action = ActionRenamed
+	return renameDone, nil
+}
+
 // stillMayRename looks at the tab again right before renaming it: the
 // label the pass decided on came from a snapshot that may be many requests
 // old, and a person's rename or a lock in between must win. keep reports
@@ -339,12 +428,9 @@ func isUnsafeRune(r rune) bool {
 //
 // What remains is the flight of the tab.rename request itself (one
 // round trip, plus herdr's request-read poll, docs/herdr.md §2): herdr has
-// no conditional rename, so a person's rename landing inside it is
-// overwritten and cannot be told apart afterwards.
-func (d *Daemon) stillMayRename(ctx context.Context, rep *TabReport, dec namer.Decision) (keep bool, err error) {
-	if err := d.state.Refresh(); err != nil {
-		d.log.Warn("state file", "err", err)
-	}
+// no conditional rename. checkOverwrite closes that from the event stream
+// where it can.
+func (d *Daemon) stillMayRename(ctx context.Context, mu *sync.Mutex, rep *TabReport, dec namer.Decision) (keep bool, err error) {
 	var got struct {
 		Tab *herdr.Tab `json:"tab"`
 	}
@@ -358,6 +444,12 @@ func (d *Daemon) stillMayRename(ctx context.Context, rep *TabReport, dec namer.D
 	}
 	if got.Tab == nil {
 		return false, fmt.Errorf("re-read tab %s before renaming: reply has no tab", rep.TabID)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// A lock taken since the pass began is on disk only.
+	if err := d.state.Refresh(); err != nil {
+		d.log.Warn("state file", "err", err)
 	}
 	mem := d.state.Tabs[rep.TabID]
 	label := got.Tab.Label
@@ -648,13 +740,21 @@ func applyAll(muts []func(map[string]TabMemory)) func(map[string]TabMemory) {
 // noteLabel updates the last snapshot after our own rename, so the
 // tab.renamed echo herdr sends back reads as old news and costs no pass.
 func (d *Daemon) noteLabel(tabID, label string) {
-	if d.last == nil {
-		return
+	if i, ok := d.lastTab[tabID]; ok {
+		d.last.Tabs[i].Label = label
 	}
-	for i := range d.last.Tabs {
-		if d.last.Tabs[i].ID == tabID {
-			d.last.Tabs[i].Label = label
-			return
-		}
+}
+
+// setLast keeps the last snapshot and its indexes: events and renames
+// look tabs and panes up by id, thousands of times in a big session.
+func (d *Daemon) setLast(snap *herdr.Snapshot) {
+	d.last = snap
+	d.lastTab = make(map[string]int, len(snap.Tabs))
+	for i, t := range snap.Tabs {
+		d.lastTab[t.ID] = i
+	}
+	d.lastPane = make(map[string]int, len(snap.Panes))
+	for i, p := range snap.Panes {
+		d.lastPane[p.ID] = i
 	}
 }
