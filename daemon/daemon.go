@@ -53,6 +53,11 @@ type Daemon struct {
 	opt    Options
 	log    *slog.Logger
 	client *herdr.Client
+	// calls is for the small per-pane and per-tab requests (process_info,
+	// tab.get, tab.rename). The herdr client sizes each reply buffer by
+	// the longest reply it has read: sharing one with session.snapshot
+	// made every small reply of a big session allocate megabytes.
+	calls *herdr.Client
 	state  *State
 	procs  map[string]*paneProc
 	last   *herdr.Snapshot
@@ -96,6 +101,7 @@ func New(opt Options) (*Daemon, error) {
 		opt:     opt,
 		log:     opt.Log,
 		client:  herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log)),
+		calls:   herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log)),
 		procs:   map[string]*paneProc{},
 		printed: map[string]string{},
 	}
@@ -355,7 +361,7 @@ func (d *Daemon) foregroundProbe(paneID string) (func(ctx context.Context) bool,
 			return err != nil || pg != shell
 		}, preexecInterval
 	}
-	client := d.client
+	client := d.calls
 	return func(ctx context.Context) bool {
 		pi, err := client.ProcessInfo(ctx, paneID)
 		return err != nil || pi.ShellPID == 0 || pi.ForegroundPGID != pi.ShellPID

@@ -405,7 +405,7 @@ func (d *Daemon) renameOne(ctx context.Context, mu *sync.Mutex, rep *TabReport, 
 	} else if keep {
 		return renameNotSent, nil
 	}
-	if _, err := d.client.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
+	if _, err := d.calls.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
 		rep.Action, rep.Error = ActionFailed, err.Error()
 		if isServerGone(err) {
 			return renameInFlight, err
@@ -434,7 +434,7 @@ func (d *Daemon) stillMayRename(ctx context.Context, mu *sync.Mutex, rep *TabRep
 	var got struct {
 		Tab *herdr.Tab `json:"tab"`
 	}
-	if err := d.client.Call(ctx, "tab.get", map[string]string{"tab_id": rep.TabID}, &got); err != nil {
+	if err := d.calls.Call(ctx, "tab.get", map[string]string{"tab_id": rep.TabID}, &got); err != nil {
 		if herdr.IsCode(err, "tab_not_found") {
 			rep.Action = ActionKeep
 			d.log.Debug("tab vanished before rename", "tab", rep.TabID)
@@ -624,7 +624,7 @@ func (d *Daemon) gather(ctx context.Context, leads []leadPane, stats *PassStats)
 		go func() {
 			defer wg.Done()
 			for p := range work {
-				pi, err := d.client.ProcessInfo(gctx, p.ID)
+				pi, err := d.calls.ProcessInfo(gctx, p.ID)
 				replies <- reply{pane: p, pi: pi, err: err}
 			}
 		}()

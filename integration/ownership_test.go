@@ -141,7 +141,7 @@ func TestOwnershipTenThousandRemotePanesConverge(t *testing.T) {
 		t.Skip("10,000 panes: not in -short")
 	}
 	const tabs = 10_000
-	srv := startServer(t, herdrtest.WithTick(200*time.Millisecond))
+	srv := startServer(t, herdrtest.WithTick(200*time.Millisecond), herdrtest.WithoutSchemas())
 	sb := newSandbox(t)
 	ws, _, p := srv.NewWorkspace("main", sb.HomePath("w"))
 	// pids far above pid_max: nothing local answers for them.
