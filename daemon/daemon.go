@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -58,12 +57,14 @@ type Daemon struct {
 	// the longest reply it has read: sharing one with session.snapshot
 	// made every small reply of a big session allocate megabytes.
 	calls *herdr.Client
-	state  *State
-	procs  map[string]*paneProc
-	last   *herdr.Snapshot
+	state *State
+	procs map[string]*paneProc
+	last  *herdr.Snapshot
 	// lastTab and lastPane index last by id.
 	lastTab, lastPane map[string]int
-	down              bool
+	// seen is history beyond the last snapshot, for event triage.
+	seen seen
+	down bool
 	// printed remembers dry-run decisions already shown, per tab.
 	printed map[string]string
 	// gatherBudget bounds the time a pass spends on process_info (0:
@@ -315,7 +316,10 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 		case sev := <-events:
 			ev := sev.Event
 			d.checkOverwrite(ctx, sev)
-			if !debouncing && d.newsworthy(ev) {
+			// Triage every event, even while a pass is due: it also
+			// learns what a later replay of it will look like.
+			if d.newsworthy(ev) && !debouncing {
+				d.log.Debug("event is news", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "label", ev.Label)
 				debouncing = true
 				debounce.Reset(d.opt.Debounce)
 			}
@@ -390,6 +394,7 @@ func awaitForeground(ctx context.Context, pane string, changed func(context.Cont
 // backoff and jitter. After every (re)subscribe it asks for a full pass.
 func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan<- streamEvent, subscribed chan<- struct{}, agents <-chan []string) {
 	backoff := backoffMin
+	lostInARow := 0
 	var agentPanes []string
 	for ctx.Err() == nil {
 		select {
@@ -447,9 +452,11 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 			case <-sctx.Done():
 			}
 		}()
+		var endErr error
 		for {
 			ev, err := stream.Next()
 			if err != nil {
+				endErr = err
 				break
 			}
 			select {
@@ -472,7 +479,18 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 		// a stream that stayed up for a while earns a fresh backoff.
 		if time.Since(began) >= healthyStream {
 			backoff = backoffMin
+			lostInARow = 0
 			continue
+		}
+		if lostEvents(endErr) {
+			// herdr is fine, we fell behind: resubscribe now, and the
+			// full pass after it resyncs. Twice in a row quickly is a
+			// server that does nothing else: back off then.
+			lostInARow++
+			d.log.Info("herdr dropped events we were too slow for (events_lost); resubscribing")
+			if lostInARow == 1 {
+				continue
+			}
 		}
 		sleep := backoff/2 + rand.N(backoff/2+1)
 		backoff = min(backoff*2, backoffMax)
@@ -518,83 +536,6 @@ func (d *Daemon) agentPanes() []string {
 	}
 	sort.Strings(ids)
 	return ids
-}
-
-// newsworthy says whether an event tells us something the last snapshot
-// does not already show. Replayed backlogs (every subscribe replays up to
-// 512 old events), our own tab.renamed echoes and stale events all fail
-// this test, so they cost nothing.
-func (d *Daemon) newsworthy(ev herdr.Event) bool {
-	s := d.last
-	if s == nil {
-		return true
-	}
-	tab := func(id string) (herdr.Tab, bool) {
-		if i, ok := d.lastTab[id]; ok {
-			return s.Tabs[i], true
-		}
-		return herdr.Tab{}, false
-	}
-	pane := func(id string) (herdr.Pane, bool) {
-		if i, ok := d.lastPane[id]; ok {
-			return s.Panes[i], true
-		}
-		return herdr.Pane{}, false
-	}
-	switch ev.Kind {
-	case "tab.created":
-		_, ok := tab(ev.TabID)
-		return !ok
-	case "tab.closed":
-		_, ok := tab(ev.TabID)
-		return ok
-	case "tab.renamed":
-		t, ok := tab(ev.TabID)
-		return ok && t.Label != ev.Label
-	case "tab.focused":
-		t, ok := tab(ev.TabID)
-		return ok && !t.Focused
-	case "pane.created":
-		_, ok := pane(ev.PaneID)
-		return !ok
-	case "pane.closed", "pane.exited":
-		_, ok := pane(ev.PaneID)
-		return ok
-	case "pane.focused":
-		p, ok := pane(ev.PaneID)
-		return ok && !p.Focused
-	case "pane.agent_detected":
-		p, ok := pane(ev.PaneID)
-		return !ok || p.Agent != eventField(ev, "agent")
-	case "pane.agent_status_changed":
-		p, ok := pane(ev.PaneID)
-		return !ok || string(p.AgentStatus) != eventField(ev, "agent_status")
-	case "pane.updated":
-		p, ok := pane(ev.PaneID)
-		return !ok || p.Revision != eventRevision(ev)
-	case "workspace.renamed":
-		for _, w := range s.Workspaces {
-			if w.ID == ev.WorkspaceID {
-				return w.Label != ev.Label
-			}
-		}
-		return false
-	case "workspace.created":
-		for _, w := range s.Workspaces {
-			if w.ID == ev.WorkspaceID {
-				return false
-			}
-		}
-		return true
-	case "workspace.closed":
-		for _, w := range s.Workspaces {
-			if w.ID == ev.WorkspaceID {
-				return true
-			}
-		}
-		return false
-	}
-	return true
 }
 
 // printDryRun shows each new decision once.
@@ -652,26 +593,4 @@ func sameStrings(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-// eventField reads a top-level string field of an event's data.
-func eventField(ev herdr.Event, key string) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(ev.Data, &m) != nil {
-		return ""
-	}
-	var v string
-	_ = json.Unmarshal(m[key], &v)
-	return v
-}
-
-// eventRevision reads data.pane.revision of a pane.updated event.
-func eventRevision(ev herdr.Event) uint64 {
-	var m struct {
-		Pane struct {
-			Revision uint64 `json:"revision"`
-		} `json:"pane"`
-	}
-	_ = json.Unmarshal(ev.Data, &m)
-	return m.Pane.Revision
 }

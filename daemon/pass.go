@@ -742,6 +742,7 @@ func applyAll(muts []func(map[string]TabMemory)) func(map[string]TabMemory) {
 func (d *Daemon) noteLabel(tabID, label string) {
 	if i, ok := d.lastTab[tabID]; ok {
 		d.last.Tabs[i].Label = label
+		d.seen.label(tabID, label)
 	}
 }
 
@@ -749,6 +750,7 @@ func (d *Daemon) noteLabel(tabID, label string) {
 // look tabs and panes up by id, thousands of times in a big session.
 func (d *Daemon) setLast(snap *herdr.Snapshot) {
 	d.last = snap
+	d.seen.observe(snap)
 	d.lastTab = make(map[string]int, len(snap.Tabs))
 	for i, t := range snap.Tabs {
 		d.lastTab[t.ID] = i

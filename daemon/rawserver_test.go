@@ -19,9 +19,10 @@ type rawServer struct {
 
 	mu     sync.Mutex
 	counts map[string]int
+	order  []string // methods in the order they came
 	// onSubscribe runs after the ack; the connection closes when it
 	// returns.
-	onSubscribe func(c net.Conn, n int)
+	onSubscribe func(c net.Conn, n int, id string)
 }
 
 func startRawServer(t *testing.T) *rawServer {
@@ -51,6 +52,13 @@ func (s *rawServer) count(method string) int {
 	return s.counts[method]
 }
 
+// methods lists the requests so far, in order.
+func (s *rawServer) methods() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.order...)
+}
+
 func (s *rawServer) serve(c net.Conn) {
 	defer c.Close()
 	line, err := bufio.NewReader(c).ReadBytes('\n')
@@ -66,6 +74,7 @@ func (s *rawServer) serve(c net.Conn) {
 	}
 	s.mu.Lock()
 	s.counts[req.Method]++
+	s.order = append(s.order, req.Method)
 	n := s.counts[req.Method]
 	on := s.onSubscribe
 	s.mu.Unlock()
@@ -89,6 +98,6 @@ func (s *rawServer) serve(c net.Conn) {
 		return
 	}
 	if req.Method == "events.subscribe" && on != nil {
-		on(c, n)
+		on(c, n, req.ID)
 	}
 }
