@@ -104,7 +104,7 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	return daemon.Options{
 		Socket: sock, Namer: nm, Procs: procs, Inspector: insp,
 		Git: gitinfo.New(), SSH: sshhosts.New(""),
-		Force: f.Force, Unique: f.Unique, MaxLen: f.MaxLen, Workspace: f.Workspace,
+		Force: f.Force, Unique: f.Unique, Workspace: f.Workspace,
 		StatePath: state, Out: env.stdout, Log: g.logger(env.stderr),
 	}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -32,7 +33,6 @@ type Options struct {
 	Apply     bool
 	Force     bool
 	Unique    bool
-	MaxLen    int
 	Workspace string
 	Poll      time.Duration // 0: events only
 	Debounce  time.Duration
@@ -139,9 +139,6 @@ func (d *Daemon) PassStats(ctx context.Context) (PassStats, error) {
 
 // State exposes the daemon's memory (lock/release and tests).
 func (d *Daemon) State() *State { return d.state }
-
-// Client is the daemon's herdr client.
-func (d *Daemon) Client() *herdr.Client { return d.client }
 
 // Loop tuning. Nudges skip the debounce but passes they cause are spaced by
 // nudgeGap, so a flood of nudges costs at most 1/nudgeGap passes a second.
@@ -264,7 +261,7 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 		}
 		d.logBack()
 		d.printDryRun(reps)
-		if ag := d.agentPanes(); !sameStrings(ag, curAgents) {
+		if ag := d.agentPanes(); !slices.Equal(ag, curAgents) {
 			curAgents = ag
 			// Replace an update the watcher has not taken yet. Only this
 			// goroutine sends, so after the drain the send cannot block;
@@ -581,16 +578,4 @@ func (d *Daemon) reconfigure(opt Options) {
 	// Cached programs were named with the old aliases and rewrites.
 	d.procs = map[string]*paneProc{}
 	d.log.Info("configuration reloaded")
-}
-
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

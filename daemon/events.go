@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
@@ -171,11 +172,15 @@ func (d *Daemon) newsworthy(ev herdr.Event) bool {
 // a 0.7/0.8 subscription the replay brings tabs and panes that closed
 // before we ever saw them. An error counts as there (look, to be safe).
 func (d *Daemon) exists(method, key, id string) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), d.opt.Timeout)
+	// Short: this runs on the loop, and an unsure answer only costs a pass.
+	ctx, cancel := context.WithTimeout(context.Background(), min(d.opt.Timeout, existsTimeout))
 	defer cancel()
 	err := d.calls.Call(ctx, method, map[string]string{key: id}, nil)
 	return err == nil || !herdr.IsCode(err, "tab_not_found") && !herdr.IsCode(err, "pane_not_found")
 }
+
+// existsTimeout bounds exists.
+const existsTimeout = 500 * time.Millisecond
 
 // herdrLabel: "" or a bare position number, what herdr shows itself.
 func herdrLabel(s string) bool {

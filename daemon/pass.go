@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -716,8 +715,6 @@ func oneLine(err error) string {
 	}
 	return fmt.Sprint(err)
 }
-
-var _ = slog.LevelInfo
 
 // memoryOf turns what the state file holds into namer's view of it.
 func memoryOf(m TabMemory) namer.Memory {

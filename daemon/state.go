@@ -181,10 +181,6 @@ func (s *State) Edit(fn func(tabs map[string]TabMemory)) error {
 	})
 }
 
-// Save writes the state under the file lock, merging the user's flags from
-// disk first.
-func (s *State) Save() error { return s.Update(func(map[string]TabMemory) {}) }
-
 // Refresh merges a file changed by someone else into memory: flags from
 // disk, labels from memory. It is a no-op when the file did not change.
 func (s *State) Refresh() error {

@@ -35,7 +35,7 @@ func runDaemon(t *testing.T, f *fixture, reload chan Options) {
 // title) sends pane.updated faster than the debounce. The debounce must
 // still fire: with --poll 0 the events are the only trigger, and a name
 // that never updates while one pane is busy is a dead daemon.
-func TestReviewDebounceIsNotStarvedByAnEventStream(t *testing.T) {
+func TestDebounceIsNotStarvedByAnEventStream(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{dir}", func(o *Options) {
 		o.Poll = 0
@@ -77,7 +77,7 @@ func TestReviewDebounceIsNotStarvedByAnEventStream(t *testing.T) {
 }
 
 // SIGHUP reloads every flag; --poll is one of them.
-func TestReviewReloadAppliesPoll(t *testing.T) {
+func TestReloadAppliesPoll(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 })
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
@@ -105,7 +105,7 @@ func TestReviewReloadAppliesPoll(t *testing.T) {
 
 // SIGHUP reloads --alias and [[rewrites]]; a program already running must
 // show under its new name, not the one cached under the old rules.
-func TestReviewReloadAppliesAliasesToRunningPrograms(t *testing.T) {
+func TestReloadAppliesAliasesToRunningPrograms(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{proc|dir}", nil)
 	f.d.opt.Inspector = fakeInspector{f.srv}
@@ -141,7 +141,7 @@ func TestReviewReloadAppliesAliasesToRunningPrograms(t *testing.T) {
 // without it), herdr refuses the whole subscription. The daemon must not
 // retry the same refused request forever: with --poll 0 it would never
 // see another event.
-func TestReviewResubscribeSurvivesAGoneAgentPane(t *testing.T) {
+func TestResubscribeSurvivesAGoneAgentPane(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Poll = 0 })
 	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
@@ -184,7 +184,7 @@ func lastLines(s string, n int) string {
 // `lock` and `release` run as separate processes: each loads the state,
 // then updates it under the file lock. Whatever another writer saved in
 // between must survive; a flag a user set must never be lost.
-func TestReviewConcurrentLockReleaseLoseNothing(t *testing.T) {
+func TestConcurrentLockReleaseLoseNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	const n = 100
 	var wg sync.WaitGroup
@@ -232,7 +232,7 @@ func TestReviewConcurrentLockReleaseLoseNothing(t *testing.T) {
 // Without $XDG_RUNTIME_DIR the instance lock lives under the shared
 // temporary directory, at a predictable name. Another user who plants a
 // symlink there must not get the daemon to truncate a file of ours.
-func TestReviewInstanceLockFollowsNoSymlink(t *testing.T) {
+func TestInstanceLockFollowsNoSymlink(t *testing.T) {
 	dir := t.TempDir()
 	victim := filepath.Join(dir, "precious")
 	if err := os.WriteFile(victim, []byte("keep me\n"), 0o600); err != nil {
@@ -259,7 +259,7 @@ func TestReviewInstanceLockFollowsNoSymlink(t *testing.T) {
 // or failed answer as a fact"), and it must not be acted on either: one
 // dropped reply should not rename a tab running vim to its directory and
 // back again on the next pass.
-func TestReviewFailedProcessInfoCausesNoFlicker(t *testing.T) {
+func TestFailedProcessInfoCausesNoFlicker(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", nil)
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
 	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"vim"}})
