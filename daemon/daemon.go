@@ -19,6 +19,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // Options configure a Daemon. Namer and Procs are required.
@@ -57,7 +58,7 @@ type Daemon struct {
 	// the longest reply it has read: sharing one with session.snapshot
 	// made every small reply of a big session allocate megabytes.
 	calls *herdr.Client
-	state *State
+	state *state.State
 	procs map[string]*paneProc
 	last  *herdr.Snapshot
 	// lastTab and lastPane index last by id.
@@ -106,7 +107,7 @@ func New(opt Options) (*Daemon, error) {
 		procs:   map[string]*paneProc{},
 		printed: map[string]string{},
 	}
-	st, warn := LoadState(opt.StatePath, opt.Socket)
+	st, warn := state.Load(opt.StatePath, opt.Socket)
 	if warn != nil {
 		d.log.Warn("state file", "err", warn)
 	}
@@ -138,7 +139,7 @@ func (d *Daemon) PassStats(ctx context.Context) (PassStats, error) {
 }
 
 // State exposes the daemon's memory (lock/release and tests).
-func (d *Daemon) State() *State { return d.state }
+func (d *Daemon) State() *state.State { return d.state }
 
 // Loop tuning. Nudges skip the debounce but passes they cause are spaced by
 // nudgeGap, so a flood of nudges costs at most 1/nudgeGap passes a second.

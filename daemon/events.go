@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // Event triage: events only say when to look (a pass reads the truth
@@ -23,13 +24,13 @@ type seen struct {
 	maxWorkspace int
 	maxTab       map[string]int // by workspace id
 	maxPane      map[string]int // by workspace id
-	labels       map[string]LabelSet
+	labels       map[string]state.LabelSet
 }
 
 // observe records a snapshot in the history.
 func (s *seen) observe(snap *herdr.Snapshot) {
 	if s.maxTab == nil {
-		s.maxTab, s.maxPane, s.labels = map[string]int{}, map[string]int{}, map[string]LabelSet{}
+		s.maxTab, s.maxPane, s.labels = map[string]int{}, map[string]int{}, map[string]state.LabelSet{}
 	}
 	for _, w := range snap.Workspaces {
 		if n, err := herdr.ParseWorkspaceID(w.ID); err == nil {
@@ -101,7 +102,7 @@ func (d *Daemon) newsworthy(ev herdr.Event) bool {
 		// --force. A person's label is kept anyway, and a replay carries
 		// a label the tab had before.
 		t, ok := tab(ev.TabID)
-		if !ok || t.Label == ev.Label || d.seen.labels[ev.TabID].has(ev.Label) {
+		if !ok || t.Label == ev.Label || d.seen.labels[ev.TabID].Has(ev.Label) {
 			return false
 		}
 		d.seen.label(ev.TabID, ev.Label)
@@ -136,7 +137,7 @@ func (d *Daemon) newsworthy(ev herdr.Event) bool {
 	case "workspace.renamed":
 		for _, w := range s.Workspaces {
 			if w.ID == ev.WorkspaceID {
-				if w.Label == ev.Label || d.seen.labels[w.ID].has(ev.Label) {
+				if w.Label == ev.Label || d.seen.labels[w.ID].Has(ev.Label) {
 					return false
 				}
 				d.seen.label(w.ID, ev.Label)
@@ -265,16 +266,6 @@ func (d *Daemon) wantOf(tab herdr.Tab, ws herdr.Workspace, panes []herdr.Pane) s
 	facts, _, _ := d.facts(plan, nil)
 	dec := d.opt.Namer.Decide(plan, facts)
 	return dec.Want
-}
-
-// has reports whether label is in the set.
-func (l LabelSet) has(label string) bool {
-	for _, s := range l {
-		if s == label {
-			return true
-		}
-	}
-	return false
 }
 
 // lostEvents recognises the end of a 0.9 stream that fell behind: an

@@ -181,54 +181,6 @@ func lastLines(s string, n int) string {
 	return strings.Join(l, "\n")
 }
 
-// `lock` and `release` run as separate processes: each loads the state,
-// then updates it under the file lock. Whatever another writer saved in
-// between must survive; a flag a user set must never be lost.
-func TestConcurrentLockReleaseLoseNothing(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state.json")
-	const n = 100
-	var wg sync.WaitGroup
-	errs := make(chan error, 2*n)
-	for _, who := range []string{"a", "b"} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range n {
-				st, _ := LoadState(path, "sock")
-				id := fmt.Sprintf("w1:t%s%d", who, i)
-				if err := st.Update(func(tabs map[string]TabMemory) {
-					m := tabs[id]
-					m.Locked = true
-					tabs[id] = m
-				}); err != nil {
-					errs <- err
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	st, warn := LoadState(path, "sock")
-	if warn != nil {
-		t.Fatal(warn)
-	}
-	var lost []string
-	for _, who := range []string{"a", "b"} {
-		for i := range n {
-			id := fmt.Sprintf("w1:t%s%d", who, i)
-			if !st.Tabs[id].Locked {
-				lost = append(lost, id)
-			}
-		}
-	}
-	if len(lost) > 0 {
-		t.Fatalf("%d of %d locks lost by concurrent writers, e.g. %v", len(lost), 2*n, lost[:min(5, len(lost))])
-	}
-}
-
 // Without $XDG_RUNTIME_DIR the instance lock lives under the shared
 // temporary directory, at a predictable name. Another user who plants a
 // symlink there must not get the daemon to truncate a file of ours.

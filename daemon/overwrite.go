@@ -96,10 +96,5 @@ func (d *Daemon) isOurs(tabID, label string) bool {
 	if label == m.Label {
 		return true
 	}
-	for _, p := range m.Pending {
-		if p == label {
-			return true
-		}
-	}
-	return false
+	return m.Pending.Has(label)
 }

@@ -14,17 +14,18 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // release hands a tab back the way the release command does: an Edit of
 // the file by another State value.
 func releaseTab(t *testing.T, f *fixture, tab string, lock bool) {
 	t.Helper()
-	st, warn := LoadState(f.d.opt.StatePath, f.d.opt.Socket)
+	st, warn := state.Load(f.d.opt.StatePath, f.d.opt.Socket)
 	if warn != nil {
 		t.Fatal(warn)
 	}
-	if err := st.Edit(func(tabs map[string]TabMemory) {
+	if err := st.Edit(func(tabs map[string]state.TabMemory) {
 		m := tabs[tab]
 		m.Locked, m.Released = lock, !lock
 		tabs[tab] = m
@@ -117,7 +118,7 @@ func TestLateRenameOfAKilledDaemonStaysOurs(t *testing.T) {
 	if err := f.d.State().Refresh(); err != nil {
 		t.Fatal(err)
 	}
-	f.d.state, _ = LoadState(f.d.opt.StatePath, f.d.opt.Socket)
+	f.d.state, _ = state.Load(f.d.opt.StatePath, f.d.opt.Socket)
 	f.once()
 	f.wantLabels("a")
 	// Now the killed daemon's rename lands.
@@ -137,18 +138,18 @@ func TestPendingLabelsAreBounded(t *testing.T) {
 	f := newFixture(t, "{dir}", nil)
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/d0")
 	tab := f.srv.Snapshot().Tabs[0].ID
-	for i := range 3 * maxPending {
+	for i := range 3 * state.MaxPending {
 		f.srv.SetCwd(p1, home+"/d"+string(rune('a'+i%26))+string(rune('a'+i/26)))
 		f.once()
 	}
-	if n := len(f.d.State().Tabs[tab].Pending); n > maxPending || n == 0 {
-		t.Fatalf("pending labels: %d, want 1..%d", n, maxPending)
+	if n := len(f.d.State().Tabs[tab].Pending); n > state.MaxPending || n == 0 {
+		t.Fatalf("pending labels: %d, want 1..%d", n, state.MaxPending)
 	}
 }
 
 func writeState(t *testing.T, path string, tabs map[string]any) {
 	t.Helper()
-	b, err := json.Marshal(map[string]any{"version": stateVersion, "tabs": tabs})
+	b, err := json.Marshal(map[string]any{"version": state.Version, "tabs": tabs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,40 +405,6 @@ func TestReportsAndDryRunCarryNoControlCharacters(t *testing.T) {
 		t.Errorf("dry run printed a control character: %q", f.out.String())
 	}
 	_ = b
-}
-
-// Issue 11.10: the state's temporary files go beside it (where a killed
-// writer's litter is cleaned), never into $TMPDIR.
-func TestStateTempFilesStayBesideTheState(t *testing.T) {
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	past := time.Now().Add(-time.Hour).Truncate(time.Second)
-	if err := os.Chtimes(tmp, past, past); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "state.json")
-	st, _ := LoadState(path, "sock")
-	if err := st.Update(func(tabs map[string]TabMemory) { tabs["w1:t1"] = TabMemory{Label: "a"} }); err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Stat(tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !fi.ModTime().Equal(past) {
-		t.Fatalf("$TMPDIR was written to while saving the state (mtime %v, was %v)", fi.ModTime(), past)
-	}
-	// A killed writer's litter beside the file goes at the next write.
-	litter := filepath.Join(filepath.Dir(path), ".state.json123456")
-	if err := os.WriteFile(litter, []byte("{"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Update(func(map[string]TabMemory) {}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(litter); !os.IsNotExist(err) {
-		t.Fatalf("temp litter %s survived a write: %v", litter, err)
-	}
 }
 
 // Issue 11.10: a reload cannot switch state files under a running daemon

@@ -14,6 +14,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // TabReport is everything a pass decided about one tab: what `explain`
@@ -181,7 +182,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		}
 	}
 
-	var muts []func(map[string]TabMemory)
+	var muts []func(map[string]state.TabMemory)
 	reports := make([]TabReport, 0, len(todo))
 	var renames []int // indexes into reports and todo
 	for _, t := range todo {
@@ -191,7 +192,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 			// A rename whose reply was lost (or a killed daemon's late
 			// one) did land: the label is ours.
 			label := t.tab.Label
-			muts = append(muts, func(tabs map[string]TabMemory) {
+			muts = append(muts, func(tabs map[string]state.TabMemory) {
 				m := tabs[id]
 				m.Label, m.Released = label, false
 				tabs[id] = m
@@ -206,7 +207,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 			// A release ends as soon as the tab carries our name, even
 			// when no rename was needed: left set, it would hand the
 			// next name a person types to us.
-			muts = append(muts, func(tabs map[string]TabMemory) {
+			muts = append(muts, func(tabs map[string]state.TabMemory) {
 				m := tabs[id]
 				m.Label, m.Released = want, false
 				tabs[id] = m
@@ -226,7 +227,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		// killed, the reply came late) must still read as ours later, or
 		// our own name would look like a person's forever. No rename goes
 		// out unless that memory is on disk.
-		muts = append(muts, func(tabs map[string]TabMemory) {
+		muts = append(muts, func(tabs map[string]state.TabMemory) {
 			for _, i := range renames {
 				m := tabs[reports[i].TabID]
 				m.Pending = m.Pending.Add(reports[i].Want)
@@ -252,7 +253,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 			d.noteLabel(rep.TabID, rep.Want)
 			d.noteOurRename(rep.TabID, rep.Want, rep.Label)
 			id, label := rep.TabID, rep.Want
-			muts = append(muts, func(tabs map[string]TabMemory) {
+			muts = append(muts, func(tabs map[string]state.TabMemory) {
 				m := tabs[id]
 				// Pending keeps the label: other requests (a killed
 				// daemon's) may still land after this one.
@@ -467,8 +468,8 @@ func (d *Daemon) stillMayRename(ctx context.Context, mu *sync.Mutex, rep *TabRep
 	return true, nil
 }
 
-func dropPending(id, label string) func(map[string]TabMemory) {
-	return func(tabs map[string]TabMemory) {
+func dropPending(id, label string) func(map[string]state.TabMemory) {
+	return func(tabs map[string]state.TabMemory) {
 		if m, ok := tabs[id]; ok {
 			m.Pending = m.Pending.Remove(label)
 			tabs[id] = m
@@ -478,19 +479,19 @@ func dropPending(id, label string) func(map[string]TabMemory) {
 
 // saveState applies the pass's changes and prunes tabs that left the
 // session; it writes only when something changed.
-func (d *Daemon) saveState(muts []func(map[string]TabMemory), present map[string]bool) {
+func (d *Daemon) saveState(muts []func(map[string]state.TabMemory), present map[string]bool) {
 	now := d.now()
 	pruned := false
 	if present != nil && d.opt.Workspace == "" {
-		pruned = needsPrune(d.state.Tabs, present, now)
+		pruned = state.NeedsPrune(d.state.Tabs, present, now)
 	}
 	if len(muts) == 0 && !pruned {
 		return
 	}
-	err := d.state.Update(func(tabs map[string]TabMemory) {
+	err := d.state.Update(func(tabs map[string]state.TabMemory) {
 		applyAll(muts)(tabs)
 		if pruned {
-			prune(tabs, present, now)
+			state.Prune(tabs, present, now)
 		}
 	})
 	if err != nil {
@@ -717,7 +718,7 @@ func oneLine(err error) string {
 }
 
 // memoryOf turns what the state file holds into namer's view of it.
-func memoryOf(m TabMemory) namer.Memory {
+func memoryOf(m state.TabMemory) namer.Memory {
 	nm := namer.Memory{Locked: m.Locked, Released: m.Released}
 	if m.Label != "" {
 		nm.Labels = append(nm.Labels, m.Label)
@@ -726,8 +727,8 @@ func memoryOf(m TabMemory) namer.Memory {
 	return nm
 }
 
-func applyAll(muts []func(map[string]TabMemory)) func(map[string]TabMemory) {
-	return func(tabs map[string]TabMemory) {
+func applyAll(muts []func(map[string]state.TabMemory)) func(map[string]state.TabMemory) {
+	return func(tabs map[string]state.TabMemory) {
 		for _, m := range muts {
 			m(tabs)
 		}
