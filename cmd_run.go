@@ -18,8 +18,8 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
-	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
 // NamingFlags decide names; run, once and explain share them.
@@ -131,7 +131,7 @@ func statePath(flag, sock string) (string, error) {
 		}
 		dir = filepath.Join(home, ".local", "state")
 	}
-	return filepath.Join(dir, "herdrtabrenamer", nudge.ServerKey(sock)+".json"), nil
+	return filepath.Join(dir, "herdrtabrenamer", rundir.Key(sock)+".json"), nil
 }
 
 // Run runs the daemon until SIGINT or SIGTERM; SIGHUP reloads the config.
