@@ -248,3 +248,48 @@ func (s *ackCloseServer) serve(c net.Conn) {
 	b, _ := json.Marshal(map[string]any{"id": req.ID, "result": result})
 	_, _ = c.Write(append(b, '\n'))
 }
+
+// Issue 10.3 on the protocols that replay (19, 20): after a resubscribe
+// the replayed backlog costs no pass beyond the one full pass, and a
+// metadata-token spinner no template reads costs none at all.
+func TestOwnershipReplayAndSpinnerCostNoPass(t *testing.T) {
+	for _, proto := range []int{19, 20} {
+		t.Run(fmt.Sprint(proto), func(t *testing.T) {
+			srv := startServer(t, herdrtest.WithProtocol(proto))
+			sb := newSandbox(t)
+			ws, tab, p := srv.NewWorkspace("main", sb.HomePath("a"))
+			for i := range 8 {
+				tid, _ := srv.NewTab(ws, sb.HomePath("gone"))
+				srv.HumanRename(tid, fmt.Sprintf("old %d", i))
+				srv.CloseTab(tid)
+			}
+			for i := range 8 {
+				srv.HumanRename(tab, fmt.Sprintf("was %d", i))
+			}
+			for i := range 12 {
+				srv.SetTitle(p, fmt.Sprintf("title %d", i))
+			}
+			startDaemonIn(t, sb, srv, "--poll", "0", "--format", "{dir}")
+			time.Sleep(2 * time.Second) // the first replay drains, one event per 10 ms tick
+			snaps := func() int { return srv.Calls("session.snapshot") }
+			base, subs := snaps(), srv.Calls("events.subscribe")
+			srv.DropSubscriptions()
+			if !poll(waitTimeout, func() bool { return srv.Calls("events.subscribe") > subs }) {
+				t.Fatal("no resubscribe")
+			}
+			time.Sleep(2 * time.Second)
+			replayExtra := snaps() - base - 1
+			base = snaps()
+			frames := []string{"⠋", "⠙", "⠹", "⠸", "⠼"}
+			for i := range 10 {
+				srv.SetTokens(p, map[string]string{"spinner": frames[i%len(frames)]})
+				time.Sleep(200 * time.Millisecond)
+			}
+			spinner := snaps() - base
+			t.Logf("protocol %d: replay after resubscribe: %d extra passes; 5 Hz token spinner for 2 s: %d passes", proto, replayExtra, spinner)
+			if replayExtra != 0 || spinner != 0 {
+				t.Errorf("replay cost %d extra passes, spinner %d; want 0 and 0", replayExtra, spinner)
+			}
+		})
+	}
+}
