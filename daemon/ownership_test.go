@@ -468,3 +468,24 @@ func mustEncode(t *testing.T, pane string) []byte {
 	}
 	return b
 }
+
+// Issue 11.5: the holder named in "already running" comes from a file
+// another process wrote; no escape sequence from it reaches a terminal.
+func TestAlreadyRunningMessageCarriesNoEscapes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	first, err := AcquireInstance(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Release()
+	if err := os.WriteFile(path, []byte("\x1b]0;pwned\x07pid 1\x1b[2J\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = AcquireInstance(path)
+	if !errors.Is(err, ErrAlreadyRunning) {
+		t.Fatalf("second acquire: %v", err)
+	}
+	if strings.ContainsAny(err.Error(), "\x1b\x07") {
+		t.Fatalf("error carries escapes: %q", err.Error())
+	}
+}
