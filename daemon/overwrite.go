@@ -38,16 +38,22 @@ func (d *Daemon) noteOurRename(tabID, want, seen string) {
 		return
 	}
 	now := time.Now()
-	for id, r := range d.inflight {
-		if now.Sub(r.at) > inflightTTL {
-			delete(d.inflight, id)
-		}
-	}
 	since := time.Unix(0, d.stream.since.Load())
 	if since.IsZero() || now.Sub(since) < replaySettle {
 		return // the stream may still be replaying: it proves nothing
 	}
 	d.inflight[tabID] = &ourRename{want: want, seen: seen, gen: d.stream.gen.Load(), at: now}
+}
+
+// expireInflight forgets renames whose echo never came (a lost event, a
+// cut stream); once per pass, not per rename.
+func (d *Daemon) expireInflight() {
+	now := time.Now()
+	for id, r := range d.inflight {
+		if now.Sub(r.at) > inflightTTL {
+			delete(d.inflight, id)
+		}
+	}
 }
 
 // checkOverwrite closes the window stillMayRename leaves: herdr applies

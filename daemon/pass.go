@@ -93,6 +93,7 @@ type passInput struct {
 // name. It returns reports for the tabs in scope.
 func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats, error) {
 	var stats PassStats
+	d.expireInflight()
 	if err := d.state.Refresh(); err != nil {
 		d.log.Warn("state file", "err", err)
 	}
