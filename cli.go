@@ -6,13 +6,17 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kong"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X main.version=..."; when
+// it is not, the build info Go records says which version this is.
 var version = "dev"
 
 // CLI is the whole kong grammar. Each command lives in its own cmd_*.go.
@@ -27,16 +31,19 @@ type CLI struct {
 	Explain    ExplainCmd    `cmd:"" help:"Show why each tab has or would get its name."`
 	Lock       LockCmd       `cmd:"" help:"Keep a tab's current name: the daemon will not change it."`
 	Release    ReleaseCmd    `cmd:"" help:"Name a tab automatically again, even after a person renamed it."`
+	Restore    RestoreCmd    `cmd:"" help:"Undo: give every tab we named herdr's number back, stop the daemon (dry run unless --apply)."`
+	Status     StatusCmd     `cmd:"" aliases:"doctor" help:"Check the setup: daemon, herdr, config file, state, hooks and plugin; say how to fix each problem."`
 	Init       InitCmd       `cmd:"" help:"Print a shell hook (zsh, bash, fish) or a service unit (systemd, launchd); write the herdr plugin."`
 	Demo       DemoCmd       `cmd:"" help:"Watch it work on a built-in herdr simulator (no herdr needed)."`
 	Ver        VerCmd        `cmd:"" name:"version" help:"Print the version."`
 	Completion CompletionCmd `cmd:"" help:"Print a shell completion script: zsh, bash or fish."`
+	Help       HelpCmd       `cmd:"" help:"Show help for a command."`
 }
 
 // Globals are the flags every command shares.
 type Globals struct {
-	Socket    string `help:"herdr API socket (default: $HERDR_SOCKET_PATH, $HERDR_SESSION, then herdr's config dir)." placeholder:"PATH"`
-	Config    string `help:"Config file (default: $XDG_CONFIG_HOME/herdrtabrenamer/config.toml)." placeholder:"PATH" type:"path"`
+	Socket    string `help:"herdr API socket (found as herdr does: $HERDR_SOCKET_PATH, $HERDR_SESSION, then herdr's config dir)." placeholder:"PATH"`
+	Config    string `help:"Config file (found at $XDG_CONFIG_HOME/herdrtabrenamer/config.toml)." placeholder:"PATH" type:"path"`
 	LogFormat string `help:"Log format: text or json." enum:"text,json" default:"text"`
 	LogLevel  string `help:"Log level: debug, info, warn or error." enum:"debug,info,warn,error" default:"info"`
 }
@@ -79,33 +86,161 @@ type runEnv struct {
 	reparse func() (*CLI, *configFile, error)
 }
 
-// parse builds the kong parser with the config file as a resolver and
-// parses args (after the legacy single-dash rewrite).
-func parse(args []string, stdout, stderr io.Writer, exit func(int)) (*CLI, *kong.Context, *configFile, error) {
+// configFree are the commands that work without the config file, so a
+// typo in it cannot take away help, the shell hooks or completions.
+// status reads the file itself and reports what is wrong with it.
+var configFree = map[string]bool{
+	"help": true, "version": true, "init": true, "completion": true, "demo": true, "status": true,
+}
+
+// newParser builds the kong parser with the config file as a resolver. A
+// config file that cannot be used comes back with its broken field set,
+// not as an error: Main decides whether the chosen command needs it.
+func newParser(args []string, stdout, stderr io.Writer, exit func(int)) (*kong.Kong, *CLI, *configFile, error) {
 	cfgPath, named := configPathFromArgs(args)
 	cf, err := loadConfigFile(cfgPath, named)
 	if err != nil {
-		return nil, nil, nil, err
+		cf = &configFile{Path: cfgPath, broken: err}
 	}
-	var cli CLI
-	parser, err := kong.New(&cli,
+	cli := &CLI{}
+	parser, err := kong.New(cli,
 		kong.Name("herdrtabrenamer"),
 		kong.Description("Names herdr tabs after what runs inside them."),
-		kong.Vars{"version": version},
+		kong.Vars{"version": "herdrtabrenamer " + versionString()},
 		kong.Writers(stdout, stderr),
 		kong.Exit(exit),
 		kong.DefaultEnvars("HERDRTABRENAMER"),
 		kong.Resolvers(cf),
+		kong.TypeMapper(reflect.TypeFor[time.Duration](), durationMapper),
+		kong.TypeMapper(reflect.TypeFor[int](), intMapper),
+		kong.Help(helpPrinter),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 	)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ctx, err := parser.Parse(legacyArgs(args, parser.Model))
+	if cf.broken == nil {
+		cf.broken = cf.checkKeys(parser.Model)
+	}
+	return parser, cli, cf, nil
+}
+
+// parseArgs parses args after the legacy single-dash rewrite.
+func parseArgs(parser *kong.Kong, args []string) (*kong.Context, error) {
+	args = legacyArgs(args, parser.Model)
+	if err := missingValue(args, parser.Model); err != nil {
+		return nil, err
+	}
+	ctx, err := parser.Parse(args)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return ctx, nil
+}
+
+// parse is newParser and parseArgs in one.
+func parse(args []string, stdout, stderr io.Writer, exit func(int)) (*CLI, *kong.Context, *configFile, error) {
+	parser, cli, cf, err := newParser(args, stdout, stderr, exit)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return &cli, ctx, cf, nil
+	ctx, err := parseArgs(parser, args)
+	return cli, ctx, cf, err
+}
+
+// durationMapper and intMapper read flag values and say what is wanted in
+// our words; kong prefixes the flag name.
+var (
+	durationMapper = valueMapper(func(s string) (any, error) {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return nil, fmt.Errorf("want a duration like 3s or 400ms, got %q", s)
+		}
+		return d, nil
+	})
+	intMapper = valueMapper(func(s string) (any, error) {
+		i, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, fmt.Errorf("want a whole number, got %q", s)
+		}
+		return i, nil
+	})
+)
+
+// valueMapper makes a kong mapper from a function of the flag's text.
+func valueMapper(conv func(string) (any, error)) kong.MapperFunc {
+	return func(ctx *kong.DecodeContext, target reflect.Value) error {
+		var s string
+		if err := ctx.Scan.PopValueInto("value", &s); err != nil {
+			return err
+		}
+		v, err := conv(s)
+		if err != nil {
+			return err
+		}
+		target.Set(reflect.ValueOf(v))
+		return nil
+	}
+}
+
+// usageError adds where to read more to kong's parse errors.
+func usageError(err error) error {
+	var pe *kong.ParseError
+	cmd := "herdrtabrenamer"
+	if errors.As(err, &pe) && pe.Context != nil && pe.Context.Selected() != nil {
+		cmd = pe.Context.Selected().FullPath()
+	}
+	return fmt.Errorf("%w (see %s --help)", err, cmd)
+}
+
+// missingValue catches a flag that needs a value at the end of the line,
+// which kong reports in its own words ("expected string value but got
+// "EOL" (<EOL>)").
+func missingValue(args []string, app *kong.Application) error {
+	if len(args) == 0 {
+		return nil
+	}
+	last := args[len(args)-1]
+	name, ok := strings.CutPrefix(last, "--")
+	if !ok || name == "" || strings.Contains(name, "=") {
+		return nil
+	}
+	takesValue := false
+	_ = kong.Visit(app, func(n kong.Visitable, next kong.Next) error {
+		if f, ok := n.(*kong.Flag); ok && f.Name == name && !f.IsBool() && !f.IsCounter() {
+			takesValue = true
+		}
+		return next(nil)
+	})
+	if !takesValue {
+		return nil
+	}
+	return fmt.Errorf("--%s needs a value: --%s=VALUE (see herdrtabrenamer --help)", name, name)
+}
+
+// helpPrinter is kong's help without the global flags under every
+// command: they are listed once, in the top-level help.
+func helpPrinter(opts kong.HelpOptions, ctx *kong.Context) error {
+	if ctx.Selected() == nil {
+		return kong.DefaultHelpPrinter(opts, ctx)
+	}
+	var hidden []*kong.Flag
+	for _, f := range ctx.Model.Flags {
+		if !f.Hidden && f.Name != "help" {
+			f.Hidden = true
+			hidden = append(hidden, f)
+		}
+	}
+	err := kong.DefaultHelpPrinter(opts, ctx)
+	names := make([]string, 0, len(hidden))
+	for _, f := range hidden {
+		f.Hidden = false
+		names = append(names, "--"+f.Name)
+	}
+	if err == nil && len(names) > 0 {
+		_, err = fmt.Fprintf(ctx.Stdout, "\nGlobal flags: %s (see %s --help).\n", strings.Join(names, ", "), ctx.Model.Name)
+	}
+	return err
 }
 
 // configPathFromArgs finds --config before kong runs: the file must be read
@@ -213,25 +348,63 @@ func dropDaemonFlags(args []string) []string {
 
 // Main parses args, runs the chosen command and returns the exit status.
 func Main(args []string, stdout, stderr io.Writer) (code int) {
+	if len(args) == 0 {
+		// A bare command shows what it can do instead of an error.
+		args = []string{"--help"}
+	}
+	var cf *configFile
+	warned := false
+	// warnConfig says once that the config file is broken, for commands
+	// that run without it.
+	warnConfig := func() {
+		if cf != nil && cf.broken != nil && !warned {
+			warned = true
+			fmt.Fprintf(stderr, "herdrtabrenamer: warning: %v (run, once, explain, lock, release and nudge stop until it is fixed; herdrtabrenamer status checks it)\n", cf.broken)
+		}
+	}
 	exited := -1
 	exit := func(c int) { exited = c; panic(kongExit{}) }
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(kongExit); ok {
+				// --help and --version end inside kong.
+				warnConfig()
 				code = exited
 				return
 			}
 			panic(r)
 		}
 	}()
-	cli, ctx, cf, err := parse(args, stdout, stderr, exit)
+	parser, cli, cf, err := newParser(args, stdout, stderr, exit)
 	if err != nil {
 		fmt.Fprintf(stderr, "herdrtabrenamer: %v\n", err)
 		return 2
 	}
+	ctx, err := parseArgs(parser, args)
+	if err != nil {
+		fmt.Fprintf(stderr, "herdrtabrenamer: %v\n", err)
+		warnConfig()
+		return 2
+	}
+	if cf.broken != nil {
+		top := strings.Fields(ctx.Command())[0]
+		if !configFree[top] {
+			if top == "nudge" && cli.Nudge.Quiet {
+				return 0 // a shell hook: never print on a prompt
+			}
+			fmt.Fprintf(stderr, "herdrtabrenamer: %v (fix the file, or name another with --config; herdrtabrenamer status checks it)\n", cf.broken)
+			return 2
+		}
+		if top != "status" {
+			warnConfig()
+		}
+	}
 	env := &runEnv{stdout: stdout, stderr: stderr, config: cf,
 		reparse: func() (*CLI, *configFile, error) {
 			c, _, f, err := parse(args, io.Discard, io.Discard, func(int) {})
+			if err == nil && f.broken != nil {
+				err = f.broken
+			}
 			return c, f, err
 		}}
 	if err := ctx.Run(&cli.Globals, env); err != nil {
@@ -251,11 +424,19 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 // kongExit unwinds kong's help/version exits back into Main.
 type kongExit struct{}
 
-// VerCmd prints the version.
-type VerCmd struct{}
+// HelpCmd is `help [COMMAND...]`, the same as `COMMAND --help`.
+type HelpCmd struct {
+	Command []string `arg:"" optional:"" name:"COMMAND" help:"Command to explain, e.g. run."`
+}
 
-// Run prints the version.
-func (VerCmd) Run(env *runEnv) error {
-	_, err := fmt.Fprintln(env.stdout, "herdrtabrenamer", version)
-	return err
+// Run prints the help through kong, so it is the same text as --help.
+func (c *HelpCmd) Run(kctx *kong.Context) error {
+	sub, err := kong.Trace(kctx.Kong, c.Command)
+	if err != nil {
+		return withExit(2, err)
+	}
+	if sub.Error != nil {
+		return withExit(2, usageError(sub.Error))
+	}
+	return sub.PrintUsage(false)
 }

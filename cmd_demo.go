@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,9 +18,9 @@ import (
 // DemoCmd plays a short story on a built-in herdr simulator, so a newcomer
 // sees what the tool does without herdr installed.
 type DemoCmd struct {
-	Format string        `help:"Name template to show (default: ${default})." default:"{icon} {proc|dir}" placeholder:"TEMPLATE"`
-	MaxLen int           `help:"Longest name in display columns (default: ${default})." default:"24"`
-	Pause  time.Duration `help:"Pause between steps (default: ${default})." default:"0s" env:"-"`
+	Format string        `help:"Name template to show." default:"{icon} {proc|dir}"`
+	MaxLen int           `help:"Longest name in display columns." default:"24"`
+	Pause  time.Duration `help:"Pause between steps." default:"0s" env:"-"`
 }
 
 // demoStep is one moment of the story: what happens, then the tab bar.
@@ -33,7 +32,7 @@ type demoStep struct {
 // Run starts the simulator, runs the real pass code after each step and
 // prints the tab bar herdr would show.
 func (c *DemoCmd) Run(env *runEnv) error {
-	srv, err := herdrsim.New()
+	srv, err := herdrsim.New(herdrsim.WithProtocol(herdrsim.NewestProtocol)) // herdr 0.9.x, 100 ms read poll on
 	if err != nil {
 		return fmt.Errorf("demo: start the herdr simulator: %w", err)
 	}
@@ -58,11 +57,12 @@ func (c *DemoCmd) Run(env *runEnv) error {
 	fmt.Fprintf(env.stdout, "herdrtabrenamer demo: a simulated herdr session, named with --format %q\n", c.Format)
 	fmt.Fprintf(env.stdout, "herdr itself would call every tab by its number.\n\n")
 
-	var ws, rmkPane, nixPane, btopPane, piPane, nixTab string
+	var ws, nixPane, btopPane, piPane, nixTab string
 	rmk := filepath.Join(home, "projects", "rmk")
 	nixos := filepath.Join(home, "opt", "nixos")
 	steps := []demoStep{
 		{"You open herdr in ~/projects/rmk: a shell, so the tab shows the directory.", func(s *herdrsim.Server) {
+			var rmkPane string
 			ws, _, rmkPane = s.NewWorkspace("demo", rmk)
 			s.SetShellPID(rmkPane, 101)
 		}},
@@ -103,7 +103,6 @@ func (c *DemoCmd) Run(env *runEnv) error {
 			time.Sleep(c.Pause)
 		}
 	}
-	_ = rmkPane
 	if v := srv.Violations(); len(v) > 0 {
 		return fmt.Errorf("demo: the simulator saw %d protocol violation(s), first: %s", len(v), v[0])
 	}
@@ -124,5 +123,3 @@ func tabBar(s herdr.Snapshot) string {
 	}
 	return strings.TrimRight(b.String(), " ")
 }
-
-var _ io.Writer

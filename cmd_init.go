@@ -8,12 +8,16 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/contrib"
 	"github.com/herdrtabrenamer/herdrtabrenamer/hooks"
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 )
 
 // InitCmd prints a shell hook to eval from an rc file, the way zoxide,
 // direnv and starship do, or writes the herdr plugin manifest.
 type InitCmd struct {
-	Target    string `arg:"" name:"TARGET" help:"zsh, bash, fish, herdr-plugin, systemd or launchd."`
+	// complete: the words shell completion offers (kong's enum would
+	// answer a typo in its own words; Run does in ours, and optional lets
+	// Run say what is missing too).
+	Target    string `arg:"" optional:"" name:"TARGET" complete:"zsh,bash,fish,herdr-plugin,systemd,launchd" help:"zsh, bash, fish, herdr-plugin, systemd or launchd."`
 	Dir       string `arg:"" optional:"" name:"DIR" help:"herdr-plugin only: folder to write herdr-plugin.toml into (created if missing)."`
 	Cmd       string `help:"Binary the hooks call (default: the absolute path of this executable). A bare name is looked up in PATH at each call." placeholder:"PATH" env:"-"`
 	NoPreexec bool   `help:"Nudge only at the prompt, not also when a command starts." env:"-"`
@@ -33,16 +37,31 @@ func (c *InitCmd) Run(env *runEnv) error {
 	}
 	service := c.Target == systemdTarget || c.Target == launchdTarget
 	if !isShell && !service && c.Target != pluginTarget {
-		return withExit(2, fmt.Errorf("init: unknown target %q: want %s, %s, %s or %s", c.Target, strings.Join(hooks.Shells, ", "), pluginTarget, systemdTarget, launchdTarget))
+		what := fmt.Sprintf("unknown target %q", c.Target)
+		if c.Target == "" {
+			what = "missing TARGET"
+		}
+		return withExit(2, fmt.Errorf("init: %s: want %s, %s, %s or %s", what, strings.Join(hooks.Shells, ", "), pluginTarget, systemdTarget, launchdTarget))
 	}
 	bin, err := c.binary()
 	if err != nil {
 		return withExit(2, err)
 	}
+	if c.Cmd == "" && isTempBuild(bin) {
+		what := map[string]string{systemdTarget: "unit", launchdTarget: "agent", pluginTarget: "plugin manifest"}[c.Target]
+		if what == "" {
+			what = c.Target + " hook"
+		}
+		fmt.Fprintf(env.stderr, "herdrtabrenamer: warning: %s is a temporary build that `go run` deletes when it exits, so this %s would call nothing; "+
+			"install the binary (go install . or go build -o ~/.local/bin/herdrtabrenamer .) and run init with it, or pass --cmd PATH\n", bin, what)
+	}
 	if service {
 		return c.printService(env, bin)
 	}
 	if isShell {
+		if err := nudge.Available(); err != nil {
+			return withExit(2, fmt.Errorf("init %s: no shell hooks on this system: %w", c.Target, err))
+		}
 		if c.Dir != "" {
 			return withExit(2, fmt.Errorf("init %s: unexpected argument %q (DIR is for %s only)", c.Target, c.Dir, pluginTarget))
 		}
@@ -89,11 +108,25 @@ func (c *InitCmd) binary() (string, error) {
 		}
 		return abs, nil
 	}
-	exe, err := os.Executable()
+	exe, err := executable()
 	if err != nil {
 		return "", fmt.Errorf("init: find this executable (pass --cmd PATH): %w", err)
 	}
 	return exe, nil
+}
+
+// executable is os.Executable; tests pretend to be other binaries.
+var executable = os.Executable
+
+// isTempBuild says whether bin lives in a go-build work folder, where
+// `go run` and `go test` put binaries they delete afterwards.
+func isTempBuild(bin string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(bin), "/") {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
 }
 
 // printService prints a systemd user unit or a launchd agent that runs the

@@ -3,16 +3,23 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
+// pretendExecutable makes init see bin as the running binary.
+func pretendExecutable(t *testing.T, bin string) {
+	t.Helper()
+	old := executable
+	t.Cleanup(func() { executable = old })
+	executable = func() (string, error) { return bin, nil }
+}
+
 func TestInitCmd(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	const exe = "/usr/local/bin/herdrtabrenamer"
+	pretendExecutable(t, exe)
 	cwd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +38,7 @@ func TestInitCmd(t *testing.T) {
 		{name: "bare --cmd kept", args: []string{"init", "zsh", "--cmd", "herdrtabrenamer"}, stdout: []string{"='herdrtabrenamer'"}},
 		{name: "relative --cmd made absolute", args: []string{"init", "zsh", "--cmd", "./bin/htr"}, stdout: []string{"'" + filepath.Join(cwd, "bin/htr") + "'"}},
 		{name: "unknown shell", args: []string{"init", "tcsh"}, code: 2, stderr: `unknown target "tcsh": want zsh, bash, fish, herdr-plugin, systemd or launchd`},
-		{name: "systemd unit", args: []string{"init", "systemd", "--cmd", "/opt/htr"}, stdout: []string{"ExecStart=/opt/htr run --apply", "Restart=on-failure", "WantedBy=default.target"}},
+		{name: "systemd unit", args: []string{"init", "systemd", "--cmd", "/opt/htr"}, stdout: []string{"ExecStart=/opt/htr run --apply --if-not-running", "ExecReload=", "Restart=on-failure", "WantedBy=default.target"}},
 		{name: "launchd agent", args: []string{"init", "launchd", "--cmd", "/opt/h&tr"}, stdout: []string{"<string>/opt/h&amp;tr</string>", "RunAtLoad"}},
 		{name: "service needs an absolute path", args: []string{"init", "systemd", "--cmd", "htr"}, code: 2, stderr: "needs an absolute --cmd path"},
 		{name: "service takes no dir", args: []string{"init", "launchd", "/tmp/x"}, code: 2, stderr: "takes no DIR"},
@@ -72,6 +79,28 @@ func TestInitCmd(t *testing.T) {
 	}
 }
 
+// `go run . init zsh` would write a binary that is gone a moment later:
+// say so, and how to get one that stays.
+func TestInitWarnsAboutATemporaryGoRunBinary(t *testing.T) {
+	const tmp = "/tmp/go-build1234/b001/exe/herdrtabrenamer"
+	pretendExecutable(t, tmp)
+	for _, args := range [][]string{{"init", "zsh"}, {"init", "fish"}, {"init", "systemd"}, {"init", "launchd"}} {
+		var stdout, stderr bytes.Buffer
+		if code := Main(args, &stdout, &stderr); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
+		}
+		msg := stderr.String()
+		if !strings.Contains(stdout.String(), tmp) || strings.Count(msg, "\n") != 1 ||
+			!strings.Contains(msg, tmp) || !strings.Contains(msg, "go install") || !strings.Contains(msg, "--cmd") {
+			t.Errorf("%v: stderr %q, want one warning line naming the binary, go install and --cmd", args, msg)
+		}
+	}
+	var stderr bytes.Buffer
+	if Main([]string{"init", "zsh", "--cmd", tmp}, &bytes.Buffer{}, &stderr); stderr.Len() != 0 {
+		t.Errorf("a --cmd the user chose is not second-guessed: %q", stderr.String())
+	}
+}
+
 func TestInitHerdrPlugin(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "new", "plugin")
 	var stdout, stderr bytes.Buffer
@@ -104,5 +133,43 @@ func TestInitHerdrPlugin(t *testing.T) {
 	stderr.Reset()
 	if code := Main([]string{"init", "herdr-plugin", file}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "create "+file) {
 		t.Errorf("dir is a file: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// The hooks tell `status` they are loaded: each snippet exports
+// HERDRTABRENAMER_HOOKS in an interactive shell inside herdr, for the
+// programs that shell starts.
+func TestInitHooksExportTheirMarker(t *testing.T) {
+	for _, shell := range []string{"zsh", "bash", "fish"} {
+		t.Run(shell, func(t *testing.T) {
+			path, err := exec.LookPath(shell)
+			if err != nil {
+				t.Skipf("%s not installed", shell)
+			}
+			var snippet bytes.Buffer
+			if code := Main([]string{"init", shell, "--cmd", "/bin/true"}, &snippet, &bytes.Buffer{}); code != 0 {
+				t.Fatalf("init %s: exit %d", shell, code)
+			}
+			file := filepath.Join(t.TempDir(), "hook")
+			if err := os.WriteFile(file, snippet.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			script := "source " + file + "; printenv HERDRTABRENAMER_HOOKS"
+			// An empty rc file: zsh would otherwise start its new-user menu.
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, ".zshrc"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(path, "-i", "-c", script)
+			cmd.Env = append(os.Environ(), "HERDR_PANE_ID=w1:p1", "HERDRTABRENAMER_HOOKS=", "HOME="+home, "ZDOTDIR="+home)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s: %v", shell, err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			if got := strings.TrimSpace(lines[len(lines)-1]); got != shell {
+				t.Fatalf("a child of %s sees HERDRTABRENAMER_HOOKS=%q, want %q", shell, got, shell)
+			}
+		})
 	}
 }

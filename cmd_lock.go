@@ -1,10 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
-	"sort"
+	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
@@ -14,13 +15,13 @@ import (
 // LockCmd freezes a tab's name.
 type LockCmd struct {
 	TabID string `arg:"" optional:"" name:"TAB_ID" help:"Tab to lock, e.g. w1:t2 (default: $HERDR_TAB_ID, the tab you are in)."`
-	State string `help:"State file (default: ${default}, one per herdr server)." default:"auto" placeholder:"PATH"`
+	State string `help:"State file; \"auto\" is one per herdr server." default:"auto"`
 }
 
 // ReleaseCmd hands a tab back to automatic naming.
 type ReleaseCmd struct {
 	TabID string `arg:"" optional:"" name:"TAB_ID" help:"Tab to release, e.g. w1:t2 (default: $HERDR_TAB_ID, the tab you are in)."`
-	State string `help:"State file (default: ${default}, one per herdr server)." default:"auto" placeholder:"PATH"`
+	State string `help:"State file; \"auto\" is one per herdr server." default:"auto"`
 }
 
 // Run locks the tab.
@@ -54,6 +55,11 @@ func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(*sta
 	if path == "" {
 		return withExit(2, fmt.Errorf("%s needs a state file, but --state is empty", what))
 	}
+	// The mark belongs to a tab of a running herdr: without one it would
+	// land on whatever server next uses this socket.
+	if err := tabExists(sock, tabID); err != nil {
+		return withExit(1, fmt.Errorf("%s not %s: %w", tabID, what, err))
+	}
 	st, warn := state.Load(path, sock)
 	if warn != nil {
 		fmt.Fprintf(env.stderr, "herdrtabrenamer: warning: %v\n", warn)
@@ -73,4 +79,21 @@ func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(*sta
 	return nil
 }
 
-func sortStrings(s []string) { sort.Strings(s) }
+// tabExists asks herdr whether tabID is one of its tabs.
+func tabExists(sock, tabID string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	snap, err := herdr.New(sock).Snapshot(ctx)
+	if err != nil {
+		if errors.Is(err, herdr.ErrNotRunning) {
+			return fmt.Errorf("%w: start herdr first (or pass --socket PATH for the herdr that has the tab)", err)
+		}
+		return err
+	}
+	for _, t := range snap.Tabs {
+		if t.ID == tabID {
+			return nil
+		}
+	}
+	return fmt.Errorf("herdr at %s has no tab %s (herdrtabrenamer explain lists the tabs)", sock, tabID)
+}

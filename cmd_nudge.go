@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -15,7 +14,7 @@ import (
 // NudgeCmd sends one datagram to the daemon. It runs on every shell prompt,
 // so it does no socket call to herdr and never waits for an answer.
 type NudgeCmd struct {
-	PaneID string `arg:"" name:"PANE_ID" help:"Pane to look at, e.g. w1:p3 (shell hooks pass $HERDR_PANE_ID)."`
+	PaneID string `arg:"" optional:"" name:"PANE_ID" help:"Pane to look at, e.g. w1:p3 (default: $HERDR_PANE_ID, which herdr sets in panes and in plugin event hooks)."`
 	When   string `help:"Hook point: preexec (a program is about to start) or precmd (back at the prompt)." enum:",preexec,precmd" default:"" env:"-"`
 	Quiet  bool   `help:"Print nothing and exit 0 even when no daemon runs (for shell hooks)." env:"-"`
 }
@@ -27,12 +26,17 @@ func (c *NudgeCmd) Run(g *Globals, env *runEnv) error {
 		return nil
 	}
 	if errors.Is(err, nudge.ErrNoDaemon) {
-		return withExit(3, err)
+		return withExit(3, fmt.Errorf("%w; start one with herdrtabrenamer run --apply (herdrtabrenamer status shows what runs)", err))
 	}
 	return err
 }
 
 func (c *NudgeCmd) send(g *Globals) error {
+	if c.PaneID == "" {
+		if c.PaneID = os.Getenv("HERDR_PANE_ID"); c.PaneID == "" {
+			return withExit(2, errors.New("nudge: no PANE_ID given and $HERDR_PANE_ID is not set (run it inside herdr, or name the pane: w1:p3)"))
+		}
+	}
 	if _, _, err := herdr.ParsePaneID(c.PaneID); err != nil {
 		return withExit(2, err)
 	}
@@ -44,10 +48,11 @@ func (c *NudgeCmd) send(g *Globals) error {
 }
 
 // hookNudge recognises the argument shapes the shell hooks and scripts
-// send (`nudge [--quiet] [--when preexec|precmd] [--socket PATH] PANE_ID`).
+// send (`nudge [--quiet] [--when preexec|precmd] [--socket PATH] [PANE_ID]`;
+// herdr's plugin event hook leaves PANE_ID to $HERDR_PANE_ID).
 // Anything else, or anything odd, goes through kong as usual.
 func hookNudge(args []string) (*NudgeCmd, *Globals, bool) {
-	if len(args) < 2 || args[0] != "nudge" {
+	if len(args) < 1 || args[0] != "nudge" {
 		return nil, nil, false
 	}
 	c, g := &NudgeCmd{}, &Globals{}
@@ -73,14 +78,21 @@ func hookNudge(args []string) (*NudgeCmd, *Globals, bool) {
 		}
 	}
 	if c.PaneID == "" {
+		c.PaneID = os.Getenv("HERDR_PANE_ID")
+	}
+	if c.PaneID == "" {
 		return nil, nil, false
 	}
 	// kong reads the socket from the environment too (flag > env); so
 	// must the fast path, or it nudges a socket no daemon listens on.
 	if !socketFlag {
 		g.Socket = os.Getenv("HERDRTABRENAMER_SOCKET")
-		if g.Socket == "" && configSetsSocket() {
-			return nil, nil, false // the config file names it: let kong read it
+		if g.Socket == "" {
+			cf, err := loadConfigFile(configPathFromArgs(nil))
+			if err != nil {
+				return nil, nil, false // let kong report it (or stay quiet)
+			}
+			g.Socket = cf.socket()
 		}
 	}
 	if _, err := nudge.ParseWhen(c.When); err != nil {
@@ -102,14 +114,4 @@ func (c *NudgeCmd) runFast(g *Globals, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "herdrtabrenamer: %v\n", err)
 	return code
-}
-
-var socketKey = regexp.MustCompile(`(?m)^[ \t]*"?socket"?[ \t]*=`)
-
-// configSetsSocket is a cheap look at the config file for a socket key,
-// so the fast path never disagrees with kong about where the daemon is.
-func configSetsSocket() bool {
-	path, _ := configPathFromArgs(nil)
-	b, err := os.ReadFile(path)
-	return err == nil && socketKey.Match(b)
 }

@@ -6,15 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/glyphs"
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
@@ -24,14 +27,22 @@ import (
 
 // NamingFlags decide names; run, once and explain share them.
 type NamingFlags struct {
-	Format    string `help:"Name template (default: ${default})." default:"{proc|dir}" placeholder:"TEMPLATE"`
-	MaxLen    int    `help:"Longest name in display columns, 0 for no limit (default: ${default})." default:"24"`
+	Format    string `help:"Name template." default:"{proc|dir}"`
+	MaxLen    int    `help:"Longest name in display columns, 0 for no limit." default:"24"`
 	Icons     string `help:"Status icons, e.g. \"blocked=🟥,idle=\" (default: 🔴 blocked, 🟡 working, 🟢 done, ⚪ idle)." placeholder:"SPEC"`
 	Alias     string `help:"Program name rewrites, e.g. \"nvim=vim,python3=py\"." placeholder:"SPEC"`
 	Unique    bool   `help:"Tell apart same-named tabs of a workspace by their parent directory."`
 	Force     bool   `help:"Rename tabs even when a person named them."`
 	Workspace string `help:"Only name tabs of this workspace, e.g. w1." placeholder:"ID"`
-	State     string `help:"State file; \"auto\" keeps one per herdr server under $XDG_STATE_HOME, \"\" remembers nothing (default: ${default})." default:"auto" placeholder:"PATH"`
+	State     string `help:"State file; \"auto\" keeps one per herdr server under $XDG_STATE_HOME, \"\" remembers nothing." default:"auto"`
+
+	HideDefaultBranch bool `help:"Show no {branch} on the repository's default branch."`
+	IndexPrefixAll    bool `help:"Put the tab position in front of names people chose too."`
+
+	// nil, not empty, when unset: the built-in list applies; --ignore ""
+	// (or ignore = [] in the file) ignores nothing.
+	Ignore       []string `help:"Quick commands that never name a tab, as globs on the program name (a glob with a blank, \"git status*\", on the command line); replaces the built-in list (ls, cat, cp, rm, echo, git status and more: see README)." placeholder:"GLOB"`
+	ExtendIgnore []string `help:"More quick commands, added to the built-in list or to --ignore." placeholder:"GLOB"`
 }
 
 // minPoll is the shortest --poll: below it a typo (1ns, 1us) would turn the
@@ -42,8 +53,8 @@ const minPoll = 10 * time.Millisecond
 type RunCmd struct {
 	NamingFlags  `embed:""`
 	Apply        bool          `help:"Rename tabs (without it: dry run, print only new decisions)."`
-	Poll         time.Duration `help:"Full pass interval besides events; 0 for events only (default: ${default})." default:"3s"`
-	Debounce     time.Duration `help:"Coalesce events for this long before a pass (default: ${default})." default:"400ms"`
+	Poll         time.Duration `help:"Full pass interval besides events; 0 for events only." default:"3s"`
+	Debounce     time.Duration `help:"Coalesce events for this long before a pass." default:"400ms"`
 	IfNotRunning bool          `help:"Exit 0 quietly when a daemon already serves this herdr (for startup hooks)." env:"-"`
 }
 
@@ -58,6 +69,7 @@ type ExplainCmd struct {
 	NamingFlags `embed:""`
 	TabID       string `arg:"" optional:"" name:"TAB_ID" help:"Only this tab, e.g. w1:t2."`
 	JSON        bool   `help:"Print JSON instead of a table." env:"-"`
+	Notify      bool   `help:"Show one tab's decision as a herdr notification (the plugin's \"Why this name?\"; TAB_ID defaults to $HERDR_TAB_ID)." env:"-"`
 }
 
 // options builds the daemon's options from flags and the config file.
@@ -83,8 +95,15 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	}
 	nm, err := namer.New(namer.Config{
 		Format: f.Format, MaxLen: f.MaxLen, Icons: f.Icons,
-		Rules: rules, Home: home, Unique: f.Unique,
+		Rules: rules, Home: home, Unique: f.Unique, HideDefaultBranch: f.HideDefaultBranch,
+		SameDir: daemon.SameDir, Ignore: f.Ignore, ExtendIgnore: f.ExtendIgnore,
 	})
+	var ignoreErr *namer.IgnoreError
+	if errors.As(err, &ignoreErr) {
+		// The file's lists were checked with file:line on load: this one
+		// came from the flag or its environment variable.
+		return o, withExit(2, fmt.Errorf("--%w", err))
+	}
 	if err != nil {
 		return o, withExit(2, configErr(env, err))
 	}
@@ -101,18 +120,34 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 	if err != nil {
 		return o, withExit(2, err)
 	}
+	var glyphMap map[string]string
+	if env.config != nil {
+		glyphMap = env.config.Glyphs
+	}
+	glyphTable, err := glyphs.New(glyphMap) // checked with file:line on load
+	if err != nil {
+		return o, withExit(2, err)
+	}
 	return daemon.Options{
 		Socket: sock, Namer: nm, Procs: procs, Inspector: insp,
-		Git: gitinfo.New(), SSH: sshhosts.New(""),
+		Git: gitinfo.New(), SSH: sshhosts.New(""), Glyphs: glyphTable, IndexPrefixAll: f.IndexPrefixAll,
 		Force: f.Force, Unique: f.Unique, Workspace: f.Workspace,
 		StatePath: state, Out: env.stdout, Log: g.logger(env.stderr),
 	}, nil
 }
 
+// noHerdrHint says what to do when no herdr answers on the socket.
+func noHerdrHint(err error) error {
+	if errors.Is(err, herdr.ErrNotRunning) {
+		return fmt.Errorf("%w: start herdr and run this inside one of its panes, or pass --socket PATH (herdrtabrenamer demo shows it without herdr)", err)
+	}
+	return err
+}
+
 // configErr names the config file and line in errors about its rules.
 func configErr(env *runEnv, err error) error {
 	if env.config != nil && (len(env.config.Rules) > 0 || len(env.config.Rewrites) > 0) {
-		return env.config.locate(err)
+		return env.config.atTable(err)
 	}
 	return err
 }
@@ -183,7 +218,7 @@ func (c *RunCmd) Run(g *Globals, env *runEnv) error {
 		if c.IfNotRunning {
 			return nil
 		}
-		return withExit(1, err)
+		return withExit(1, fmt.Errorf("%w (one daemon serves each herdr; --if-not-running exits 0 instead, herdrtabrenamer status shows it)", err))
 	}
 	return err
 }
@@ -216,7 +251,7 @@ func (c *OnceCmd) Run(g *Globals, env *runEnv) error {
 	}
 	reps, err := d.Once(context.Background())
 	if err != nil {
-		return withExit(1, err)
+		return withExit(1, noHerdrHint(err))
 	}
 	failed := 0
 	for _, r := range reps {
@@ -236,6 +271,9 @@ func (c *OnceCmd) Run(g *Globals, env *runEnv) error {
 
 // Run prints every tab's decision.
 func (c *ExplainCmd) Run(g *Globals, env *runEnv) error {
+	if c.Notify {
+		return c.notify(g, env)
+	}
 	if c.TabID != "" {
 		if _, _, err := herdr.ParseTabID(c.TabID); err != nil {
 			return withExit(2, err)
@@ -251,7 +289,7 @@ func (c *ExplainCmd) Run(g *Globals, env *runEnv) error {
 	}
 	reps, err := d.Explain(context.Background(), c.TabID)
 	if err != nil {
-		return withExit(1, err)
+		return withExit(1, noHerdrHint(err))
 	}
 	if c.JSON {
 		enc := json.NewEncoder(env.stdout)
@@ -290,10 +328,5 @@ func writeExplain(w io.Writer, reps []daemon.TabReport) error {
 }
 
 func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sortStrings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }

@@ -6,30 +6,60 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/alecthomas/kong"
+	"github.com/pelletier/go-toml/v2/unstable"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/glyphs"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
 
 // configFile is the TOML file: every long flag name is a key (`max-len =
-// 24`), plus the per-directory [[rules]] and program-name [[rewrites]].
+// 24`), plus the per-directory [[rules]], program-name [[rewrites]] and
+// the [glyphs] table.
 // Precedence is flags > HERDRTABRENAMER_* env > file > defaults; kong gives
 // env priority over resolvers, and a resolver only fills unset flags.
 type configFile struct {
 	Path     string
-	values   map[string]any
-	lines    []string
+	values   map[string]configValue
 	Rules    []namer.RuleSpec
 	Rewrites []procinfo.RewriteSpec
+	Glyphs   map[string]string // [glyphs]: program = "glyph"
+	// ruleLines and rewriteLines are the lines of each table's header, so
+	// an error about rule N points at its table.
+	ruleLines, rewriteLines []int
+	// broken is why the file cannot be used; the file then sets nothing,
+	// and only the commands that need it fail (see Main).
+	broken error
 }
+
+// configValue is a top-level key's value and the line that set it.
+type configValue struct {
+	v     any // string, int64, float64, bool or []any of strings
+	line  int
+	items []int // a list's entries' lines
+}
+
+// ConfigError is a problem at a place in the config file.
+type ConfigError struct {
+	Path string
+	Line int // 0: the file as a whole
+	Err  error
+}
+
+func (e *ConfigError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
+	}
+	return fmt.Sprintf("config %s: %v", e.Path, e.Err)
+}
+
+func (e *ConfigError) Unwrap() error { return e.Err }
 
 // defaultConfigPath is $XDG_CONFIG_HOME/herdrtabrenamer/config.toml.
 func defaultConfigPath() string {
@@ -45,9 +75,10 @@ func defaultConfigPath() string {
 }
 
 // loadConfigFile reads path. A missing default file is no config; a missing
-// file the user named is an error.
+// file the user named is an error. The error is a *ConfigError naming the
+// file and, where there is one, the line.
 func loadConfigFile(path string, named bool) (*configFile, error) {
-	cf := &configFile{Path: path, values: map[string]any{}}
+	cf := &configFile{Path: path, values: map[string]configValue{}}
 	if path == "" {
 		return cf, nil
 	}
@@ -56,65 +87,216 @@ func loadConfigFile(path string, named bool) (*configFile, error) {
 		if errors.Is(err, os.ErrNotExist) && !named {
 			return cf, nil
 		}
-		return nil, fmt.Errorf("config %s: %w", path, err)
-	}
-	cf.lines = strings.Split(string(b), "\n")
-	var raw map[string]any
-	if _, err := toml.Decode(string(b), &raw); err != nil {
-		return nil, cf.tomlError(err)
-	}
-	var tables struct {
-		Rules    []namer.RuleSpec       `toml:"rules"`
-		Rewrites []procinfo.RewriteSpec `toml:"rewrites"`
-	}
-	md, err := toml.Decode(string(b), &tables)
-	if err != nil {
-		return nil, cf.tomlError(err)
-	}
-	for _, k := range md.Undecoded() {
-		if len(k) >= 2 && (k[0] == "rules" || k[0] == "rewrites") {
-			return nil, fmt.Errorf("%s: unknown key %q in [[%s]] (want %s)", cf.where(k[len(k)-1]), k[len(k)-1], k[0], tableKeys(k[0]))
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is said once, by ConfigError
 		}
+		return nil, &ConfigError{Path: path, Err: err}
 	}
-	cf.Rules, cf.Rewrites = tables.Rules, tables.Rewrites
-	for k, v := range raw {
-		if k == "rules" || k == "rewrites" {
-			continue
-		}
-		cf.values[k] = v
+	if err := cf.decode(b); err != nil {
+		return nil, err
 	}
 	return cf, nil
 }
 
-func tableKeys(table string) string {
-	if table == "rules" {
-		return "dir, program, format, name, skip"
+// decode is the one reader of the file: it walks TOML expressions in order
+// and records each key's line as it goes, so every later error can name
+// its line without looking at the text again.
+func (cf *configFile) decode(b []byte) error {
+	var p unstable.Parser
+	p.Reset(b)
+	line := func(n *unstable.Node) int { return p.Shape(n.Raw).Start.Line }
+	bad := func(l int, format string, args ...any) error {
+		return &ConfigError{Path: cf.Path, Line: l, Err: fmt.Errorf(format, args...)}
 	}
-	return "match, replace"
-}
-
-func (cf *configFile) tomlError(err error) error {
-	var pe toml.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s:%d: %s", cf.Path, pe.Position.Line, pe.Message)
-	}
-	return fmt.Errorf("config %s: %w", cf.Path, err)
-}
-
-// where finds the line that sets key, for file:line errors.
-func (cf *configFile) where(key string) string {
-	re := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(key) + `"?\s*=`)
-	for i, l := range cf.lines {
-		if re.MatchString(l) {
-			return fmt.Sprintf("%s:%d", cf.Path, i+1)
+	table := ""              // "", "rules", "rewrites" or "glyphs"
+	seen := map[string]int{} // keys of the current table -> line
+	for p.NextExpression() {
+		e := p.Expression()
+		key, keyLine := keyPath(e, line)
+		switch e.Kind {
+		case unstable.ArrayTable:
+			table, seen = key, map[string]int{}
+			switch key {
+			case "rules":
+				cf.Rules = append(cf.Rules, namer.RuleSpec{})
+				cf.ruleLines = append(cf.ruleLines, keyLine)
+			case "rewrites":
+				cf.Rewrites = append(cf.Rewrites, procinfo.RewriteSpec{})
+				cf.rewriteLines = append(cf.rewriteLines, keyLine)
+			default:
+				return bad(keyLine, "unknown table [[%s]] (want [[rules]] or [[rewrites]])", key)
+			}
+		case unstable.Table:
+			if key != "glyphs" {
+				return bad(keyLine, "unknown table [%s] (the tables are [[rules]], [[rewrites]] and [glyphs])", key)
+			}
+			table, seen = key, map[string]int{}
+			if cf.Glyphs == nil {
+				cf.Glyphs = map[string]string{}
+			}
+		case unstable.KeyValue:
+			if first, dup := seen[key]; dup {
+				return bad(keyLine, "%q is set twice (first on line %d); keep one", key, first)
+			}
+			seen[key] = keyLine
+			var v any
+			var items []int
+			var err error
+			errLine := keyLine
+			if e.Value().Kind == unstable.Array {
+				v, items, errLine, err = stringList(e.Value(), line, keyLine)
+			} else {
+				v, err = scalar(e.Value())
+			}
+			if err != nil {
+				return bad(errLine, "%s: %v", key, err)
+			}
+			if err := cf.set(table, key, v, keyLine); err != nil {
+				return &ConfigError{Path: cf.Path, Line: keyLine, Err: err}
+			}
+			if cv, ok := cf.values[key]; ok && table == "" && items != nil {
+				cv.items = items
+				cf.values[key] = cv
+			}
 		}
 	}
-	return cf.Path
+	if err := p.Error(); err != nil {
+		var pe *unstable.ParserError
+		if errors.As(err, &pe) {
+			return bad(p.Shape(p.Range(pe.Highlight)).Start.Line, "%s", pe.Message)
+		}
+		return &ConfigError{Path: cf.Path, Err: err}
+	}
+	return nil
 }
 
-// Validate rejects keys that are no flag and values of the wrong type,
+// keyPath joins a dotted key and returns the line of its first part.
+func keyPath(e *unstable.Node, line func(*unstable.Node) int) (string, int) {
+	var parts []string
+	l := 0
+	for it := e.Key(); it.Next(); {
+		k := it.Node()
+		if l == 0 {
+			l = line(k)
+		}
+		parts = append(parts, string(k.Data))
+	}
+	return strings.Join(parts, "."), l
+}
+
+// stringList converts a TOML array of strings (ignore = ["ls", "git
+// status*"]) and returns each entry's line; errLine is the bad entry's.
+func stringList(n *unstable.Node, line func(*unstable.Node) int, keyLine int) (list []any, lines []int, errLine int, err error) {
+	list, lines = []any{}, []int{}
+	for it := n.Children(); it.Next(); {
+		c := it.Node()
+		if c.Kind != unstable.String {
+			return nil, nil, line(c), fmt.Errorf("want a list of strings, entry %d is %s", len(list)+1, strings.ToLower(c.Kind.String()))
+		}
+		list, lines = append(list, string(c.Data)), append(lines, line(c))
+	}
+	return list, lines, keyLine, nil
+}
+
+// scalar converts a TOML value. Settings are strings, numbers and booleans
+// only; arrays, inline tables and dates have no place in this file.
+func scalar(n *unstable.Node) (any, error) {
+	s := string(n.Data)
+	switch n.Kind {
+	case unstable.String:
+		return s, nil
+	case unstable.Bool:
+		return s == "true", nil
+	case unstable.Integer:
+		i, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 0, 64)
+		if err != nil {
+			return nil, fmt.Errorf("integer %s out of range", s)
+		}
+		return i, nil
+	case unstable.Float:
+		f, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
+		if err != nil {
+			return nil, fmt.Errorf("number %s out of range", s)
+		}
+		return f, nil
+	case unstable.Array, unstable.InlineTable:
+		return nil, errors.New("want a string, number or true/false, not a list or table (rules go in [[rules]] tables)")
+	}
+	return nil, errors.New("want a string, number or true/false, not a date")
+}
+
+// set stores one key of the top level or of the current table.
+func (cf *configFile) set(table, key string, v any, line int) error {
+	switch table {
+	case "":
+		if key == "glyphs" {
+			return fmt.Errorf("glyphs: want a table [glyphs] of program = \"glyph\", got %v", v)
+		}
+		cf.values[key] = configValue{v: v, line: line}
+		return nil
+	case "rules":
+		r := &cf.Rules[len(cf.Rules)-1]
+		switch key {
+		case "dir":
+			return setString(&r.Dir, key, v)
+		case "program":
+			return setString(&r.Program, key, v)
+		case "format":
+			return setString(&r.Format, key, v)
+		case "name":
+			return setString(&r.Name, key, v)
+		case "skip":
+			b, ok := v.(bool)
+			if !ok {
+				return fmt.Errorf("skip: want true or false, got %v", v)
+			}
+			r.Skip = b
+			return nil
+		}
+		return fmt.Errorf("unknown key %q in [[rules]] (want dir, program, format, name, skip)", key)
+	case "glyphs":
+		g, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("glyphs: %s: want a string (\"\" removes the glyph), got %v", key, v)
+		}
+		if err := glyphs.CheckKey(key); err != nil {
+			return err
+		}
+		if err := glyphs.CheckValue(key, g); err != nil {
+			return err
+		}
+		cf.Glyphs[key] = g
+		return nil
+	default: // rewrites
+		r := &cf.Rewrites[len(cf.Rewrites)-1]
+		switch key {
+		case "match":
+			return setString(&r.Match, key, v)
+		case "replace":
+			return setString(&r.Replace, key, v)
+		}
+		return fmt.Errorf("unknown key %q in [[rewrites]] (want match, replace)", key)
+	}
+}
+
+func setString(dst *string, key string, v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("%s: want a string, got %v", key, v)
+	}
+	*dst = s
+	return nil
+}
+
+// Validate is kong's resolver check, run while parsing. It passes: the
+// file was checked by checkKeys before, and a file that failed then is
+// marked broken and sets nothing, so that only commands that need it stop.
+func (cf *configFile) Validate(*kong.Application) error { return nil }
+
+// checkKeys rejects keys that are no flag and values of the wrong type,
 // naming file and line.
-func (cf *configFile) Validate(app *kong.Application) error {
+func (cf *configFile) checkKeys(app *kong.Application) error {
 	flags := map[string]*kong.Flag{}
 	_ = kong.Visit(app, func(n kong.Visitable, next kong.Next) error {
 		if f, ok := n.(*kong.Flag); ok {
@@ -122,18 +304,28 @@ func (cf *configFile) Validate(app *kong.Application) error {
 		}
 		return next(nil)
 	})
+	// File order: the first error a person sees is the first in the file.
 	keys := make([]string, 0, len(cf.values))
 	for k := range cf.values {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.SortFunc(keys, func(a, b string) int { return cf.values[a].line - cf.values[b].line })
 	for _, k := range keys {
+		v := cf.values[k]
 		f, ok := flags[k]
 		if !ok || configExcluded[k] {
-			return fmt.Errorf("%s: unknown key %q (keys are long flag names, e.g. format, max-len, plus [[rules]] and [[rewrites]])", cf.where(k), k)
+			return &ConfigError{Path: cf.Path, Line: v.line,
+				Err: fmt.Errorf("unknown key %q (keys are long flag names, e.g. format, max-len, plus [[rules]], [[rewrites]] and [glyphs])", k)}
 		}
-		if err := checkType(f, cf.values[k]); err != nil {
-			return fmt.Errorf("%s: %s: %w", cf.where(k), k, err)
+		if err := checkType(f, v.v); err != nil {
+			return &ConfigError{Path: cf.Path, Line: v.line, Err: fmt.Errorf("%s: %w", k, err)}
+		}
+		if k == "ignore" || k == "extend-ignore" {
+			for i, p := range v.v.([]any) {
+				if err := namer.CheckIgnore(p.(string)); err != nil {
+					return &ConfigError{Path: cf.Path, Line: v.items[i], Err: fmt.Errorf("%s: entry %d: %w", k, i+1, err)}
+				}
+			}
 		}
 	}
 	return nil
@@ -143,14 +335,21 @@ func (cf *configFile) Validate(app *kong.Application) error {
 var configExcluded = map[string]bool{
 	"help": true, "version": true, "config": true,
 	// per-invocation switches, not settings
-	"when": true, "quiet": true, "json": true, "cmd": true, "no-preexec": true, "pause": true, "if-not-running": true,
+	"when": true, "quiet": true, "json": true, "cmd": true, "no-preexec": true, "pause": true, "if-not-running": true, "notify": true,
 }
 
-var durationType = reflect.TypeOf(time.Duration(0))
+var durationType = reflect.TypeFor[time.Duration]()
 
 func checkType(f *kong.Flag, v any) error {
 	t := f.Target.Type()
+	_, list := v.([]any)
 	switch {
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
+		if !list {
+			return fmt.Errorf("want a list of strings like [\"ls\", \"git status*\"], got %v", v)
+		}
+	case list:
+		return errors.New("want a string, number or true/false, not a list")
 	case t == durationType:
 		s, ok := v.(string)
 		if !ok {
@@ -168,16 +367,24 @@ func checkType(f *kong.Flag, v any) error {
 			return fmt.Errorf("want a whole number, got %v", v)
 		}
 	case t.Kind() == reflect.String:
-		if _, ok := v.(string); !ok {
+		s, ok := v.(string)
+		if !ok {
 			return fmt.Errorf("want a string, got %v", v)
+		}
+		if f.Enum != "" && !slices.Contains(f.EnumSlice(), s) {
+			return fmt.Errorf("want one of %s, got %q", strings.Join(f.EnumSlice(), ", "), s)
 		}
 	}
 	return nil
 }
 
 // Resolve hands kong the file's value for a flag; kong calls it only for
-// flags not set on the command line or in the environment.
+// flags not set on the command line or in the environment. Validate has
+// checked every value, and a broken file sets nothing.
 func (cf *configFile) Resolve(_ *kong.Context, _ *kong.Path, f *kong.Flag) (any, error) {
+	if cf.broken != nil {
+		return nil, nil
+	}
 	v, ok := cf.values[f.Name]
 	if !ok {
 		return nil, nil
@@ -189,39 +396,31 @@ func (cf *configFile) Resolve(_ *kong.Context, _ *kong.Path, f *kong.Flag) (any,
 			return nil, nil
 		}
 	}
-	if err := checkType(f, v); err != nil {
-		// kong prefixes the flag name.
-		return nil, fmt.Errorf("%s: %w", cf.where(f.Name), err)
+	if i, ok := v.v.(int64); ok {
+		return strconv.FormatInt(i, 10), nil
 	}
-	if i, ok := v.(int64); ok {
-		return fmt.Sprint(i), nil
-	}
-	return v, nil
+	return v.v, nil
 }
 
-var tableErr = regexp.MustCompile(`^(rewrite rule|rule) (\d+)\b`)
+// socket is the file's socket key, for the hooks' fast nudge path.
+func (cf *configFile) socket() string {
+	s, _ := cf.values["socket"].v.(string)
+	return s
+}
 
-// locate prefixes an error about the n-th [[rules]] or [[rewrites]] table
-// with file:line of that table's header.
-func (cf *configFile) locate(err error) error {
+// atTable puts file and line on an error about the file's rules: the
+// [[rules]] or [[rewrites]] table it is about, else the file.
+func (cf *configFile) atTable(err error) error {
 	if cf == nil || cf.Path == "" {
 		return err
 	}
-	m := tableErr.FindStringSubmatch(err.Error())
-	if m == nil {
-		return fmt.Errorf("%s: %w", cf.Path, err)
+	var re *namer.RuleError
+	if errors.As(err, &re) && re.Index >= 1 && re.Index <= len(cf.ruleLines) {
+		return &ConfigError{Path: cf.Path, Line: cf.ruleLines[re.Index-1], Err: err}
 	}
-	header := "[[rules]]"
-	if m[1] == "rewrite rule" {
-		header = "[[rewrites]]"
+	var we *procinfo.RewriteError
+	if errors.As(err, &we) && we.Index >= 1 && we.Index <= len(cf.rewriteLines) {
+		return &ConfigError{Path: cf.Path, Line: cf.rewriteLines[we.Index-1], Err: err}
 	}
-	n, _ := strconv.Atoi(m[2])
-	for i, l := range cf.lines {
-		if strings.TrimSpace(l) == header {
-			if n--; n == 0 {
-				return fmt.Errorf("%s:%d: %w", cf.Path, i+1, err)
-			}
-		}
-	}
-	return fmt.Errorf("%s: %w", cf.Path, err)
+	return &ConfigError{Path: cf.Path, Err: err}
 }

@@ -27,14 +27,23 @@
           src = lib.cleanSource self;
           # NAR hash of `go mod vendor`. It changes with go.mod, go.sum and the
           # set of imported packages: recompute with contrib/vendorhash.sh.
-          # flake_test.go fails while this value is stale.
-          vendorHash = "sha256-eD5h4zhXzwG/71x2mEFncaamKXOiH1j1YQBdCO4gOLo=";
+          # flakecheck/flake_test.go fails while this value is stale.
+          vendorHash = "sha256-sUtAybtO6BC+4/kCzoPLPCfBca58sGtOPP1AsDhOdXQ=";
           subPackages = [ "." ];
           ldflags = [
             "-s"
             "-w"
             "-X main.version=${version}"
           ];
+          # Completions come from the built binary (`completion SHELL`), so
+          # they always match its flags.
+          nativeBuildInputs = [ pkgs.installShellFiles ];
+          postInstall = lib.optionalString (pkgs.stdenv.buildPlatform.canExecute pkgs.stdenv.hostPlatform) ''
+            installShellCompletion --cmd herdrtabrenamer \
+              --bash <($out/bin/herdrtabrenamer completion bash) \
+              --zsh <($out/bin/herdrtabrenamer completion zsh) \
+              --fish <($out/bin/herdrtabrenamer completion fish)
+          '';
           # The tests need real shells on ptys and herdr's protocol schemas
           # from outside this repository; CI runs them (.ci/run).
           doCheck = false;
@@ -46,11 +55,12 @@
         };
 
       # The home-manager module. Naming settings (format, maxLen, icons,
-      # rules) go to config.toml, so `herdrtabrenamer explain` and `once` in
-      # a shell name tabs exactly as the service does; daemon-only settings
-      # (apply, poll, extraArgs) go on the service's command line, so a
-      # hand-run `once` stays a dry run. flake_test.go checks every option
-      # against the program's flags and config keys.
+      # rules, and anything in the free-form `settings`) go to config.toml,
+      # so `herdrtabrenamer explain` and `once` in a shell name tabs exactly
+      # as the service does; daemon-only settings (apply, poll, extraArgs)
+      # go on the service's command line, so a hand-run `once` stays a dry
+      # run. flake_module_test.go checks every option against the program's
+      # flags and config keys.
       homeManagerModule =
         {
           config,
@@ -69,14 +79,17 @@
           present = lib.filterAttrs (n: v: v != null && v != [ ] && n != "_module");
 
           # Keys of config.toml are the program's long flag names, plus the
-          # [[rules]] and [[rewrites]] tables.
-          settings = present {
-            format = cfg.format;
-            max-len = cfg.maxLen;
-            icons = cfg.icons;
-            rules = map present cfg.rules;
-            rewrites = map present cfg.rewrites;
-          };
+          # [[rules]] and [[rewrites]] tables. `settings` is written as it is;
+          # the typed options below are a shorthand and win over it.
+          settings =
+            cfg.settings
+            // present {
+              format = cfg.format;
+              max-len = cfg.maxLen;
+              icons = cfg.icons;
+              rules = map present cfg.rules;
+              rewrites = map present cfg.rewrites;
+            };
 
           # ExecStart words: double-quoted with systemd's escapes, and % and
           # $ doubled so systemd expands no specifier or variable in them.
@@ -91,6 +104,10 @@
           args =
             [ "run" ]
             ++ lib.optional cfg.apply "--apply"
+            # The herdr plugin may already run a daemon for this herdr:
+            # then the service exits 0 instead of failing into its restart
+            # limit.
+            ++ [ "--if-not-running" ]
             ++ lib.optionals (cfg.poll != null) [
               "--poll"
               cfg.poll
@@ -104,6 +121,13 @@
             ++ cfg.extraArgs;
         in
         {
+          # The first release called them shellIntegration.{zsh,bash,fish}.
+          imports = [
+            (lib.mkRenamedOptionModule [ "services" "herdrtabrenamer" "shellIntegration" "zsh" ] [ "services" "herdrtabrenamer" "enableZshIntegration" ])
+            (lib.mkRenamedOptionModule [ "services" "herdrtabrenamer" "shellIntegration" "bash" ] [ "services" "herdrtabrenamer" "enableBashIntegration" ])
+            (lib.mkRenamedOptionModule [ "services" "herdrtabrenamer" "shellIntegration" "fish" ] [ "services" "herdrtabrenamer" "enableFishIntegration" ])
+          ];
+
           options.services.herdrtabrenamer = {
             enable = mkEnableOption "herdrtabrenamer, which names herdr tabs after what runs inside them";
 
@@ -112,6 +136,19 @@
               default = self.packages.${pkgs.stdenv.hostPlatform.system}.default;
               defaultText = lib.literalExpression "herdrtabrenamer.packages.\${pkgs.stdenv.hostPlatform.system}.default";
               description = "The herdrtabrenamer package to run.";
+            };
+
+            settings = mkOption {
+              type = tomlFormat.type;
+              default = { };
+              example = lib.literalExpression ''
+                {
+                  format = "{icon} {proc|dir}";
+                  unique = true;
+                  rules = [ { dir = "~/work/**"; format = "{repo}:{branch}"; } ];
+                }
+              '';
+              description = "config.toml as Nix: keys are the program's long flag names, plus rules and rewrites lists (see `herdrtabrenamer --help` and README).";
             };
 
             format = mkOption {
@@ -197,11 +234,9 @@
               description = "Program name rewrites, written as [[rewrites]] tables.";
             };
 
-            shellIntegration = {
-              zsh = mkEnableOption "the zsh hook that tells the daemon about each command at once";
-              bash = mkEnableOption "the bash hook that tells the daemon about each command at once";
-              fish = mkEnableOption "the fish hook that tells the daemon about each command at once";
-            };
+            enableZshIntegration = mkEnableOption "the zsh hook that tells the daemon about each command at once";
+            enableBashIntegration = mkEnableOption "the bash hook that tells the daemon about each command at once";
+            enableFishIntegration = mkEnableOption "the fish hook that tells the daemon about each command at once";
 
             extraArgs = mkOption {
               type = types.listOf types.str;
@@ -221,17 +256,17 @@
                 home.packages = [ cfg.package ];
                 xdg.configFile."herdrtabrenamer/config.toml".source = configFile;
               }
-              (mkIf cfg.shellIntegration.zsh {
-                programs.zsh.initExtra = ''
+              (mkIf cfg.enableZshIntegration {
+                programs.zsh.initContent = ''
                   eval "$(${exe} init zsh)"
                 '';
               })
-              (mkIf cfg.shellIntegration.bash {
+              (mkIf cfg.enableBashIntegration {
                 programs.bash.initExtra = ''
                   eval "$(${exe} init bash)"
                 '';
               })
-              (mkIf cfg.shellIntegration.fish {
+              (mkIf cfg.enableFishIntegration {
                 programs.fish.interactiveShellInit = ''
                   ${exe} init fish | source
                 '';
@@ -243,11 +278,43 @@
                     StartLimitIntervalSec = 60;
                     StartLimitBurst = 4;
                   };
+                  # The same service and sandbox as contrib/herdrtabrenamer.service.
                   Service = {
                     ExecStart = lib.concatMapStringsSep " " systemdWord ([ exe ] ++ args);
+                    ExecReload = "/bin/kill -HUP $MAINPID";
                     Restart = "on-failure";
                     RestartSec = 1;
+                    StateDirectory = "herdrtabrenamer";
+                    RuntimeDirectory = "herdrtabrenamer";
+                    RuntimeDirectoryMode = "0700";
+                    RuntimeDirectoryPreserve = "yes";
+                    UMask = "0077";
                     NoNewPrivileges = true;
+                    ProtectSystem = "strict";
+                    ProtectHome = "read-only";
+                    PrivateTmp = true;
+                    PrivateDevices = true;
+                    PrivateNetwork = true;
+                    RestrictAddressFamilies = "AF_UNIX";
+                    IPAddressDeny = "any";
+                    CapabilityBoundingSet = "";
+                    ProtectKernelTunables = true;
+                    ProtectKernelModules = true;
+                    ProtectKernelLogs = true;
+                    ProtectControlGroups = true;
+                    ProtectClock = true;
+                    ProtectHostname = true;
+                    RestrictNamespaces = true;
+                    RestrictRealtime = true;
+                    RestrictSUIDSGID = true;
+                    LockPersonality = true;
+                    MemoryDenyWriteExecute = true;
+                    SystemCallArchitectures = "native";
+                    SystemCallFilter = [
+                      "@system-service"
+                      "~@privileged @resources"
+                    ];
+                    SystemCallErrorNumber = "EPERM";
                   };
                   Install.WantedBy = [ "default.target" ];
                 };

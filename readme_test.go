@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"sort"
 	"strings"
 	"testing"
@@ -105,4 +106,71 @@ func TestReadmeReference(t *testing.T) {
 		return
 	}
 	t.Fatalf("README.md's flag reference disagrees with the code; run UPDATE_README=1 go test -run TestReadmeReference .\nwant:\n%s\ngot:\n%s", want, got)
+}
+
+// readmeCommands returns the shell commands of README's "First two
+// commands" block, continuation lines joined and comments dropped.
+func readmeCommands(t *testing.T) []string {
+	t.Helper()
+	raw, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), "## First two commands")
+	if !ok {
+		t.Fatal(`README.md has no "## First two commands" section`)
+	}
+	_, rest, ok = strings.Cut(rest, "```sh\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("README's first section has no ```sh block")
+	}
+	var cmds []string
+	cur := ""
+	for _, line := range strings.Split(block, "\n") {
+		if i := strings.Index(line, "  #"); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.TrimSpace(line)
+		if more, ok := strings.CutSuffix(line, `\`); ok {
+			cur += more
+			continue
+		}
+		if cur += line; strings.TrimSpace(cur) != "" {
+			cmds = append(cmds, strings.Join(strings.Fields(cur), " "))
+		}
+		cur = ""
+	}
+	return cmds
+}
+
+// TestReadmeTestLineRuns runs README's test command as a user would: from
+// the repository root, through the shell, exactly as written, with only a
+// -run filter added (through GOFLAGS) so that it runs one test that needs
+// herdr's schemas from a package folder and not this test again.
+func TestReadmeTestLineRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds every package with -race; skipped with -short")
+	}
+	cmds := readmeCommands(t)
+	if len(cmds) != 2 || cmds[0] != "go run . demo" {
+		t.Fatalf("README's first commands are %q, want `go run . demo` and the test line", cmds)
+	}
+	line := cmds[1]
+	if !strings.HasPrefix(line, "go mod download && ") || !strings.Contains(line, "go test") || !strings.HasSuffix(line, "./...") {
+		t.Fatalf("README's test line %q: want `go mod download && ... go test ... ./...`", line)
+	}
+	if _, err := os.Stat("../shared/herdr-api"); err != nil {
+		t.Skipf("no ../shared/herdr-api beside the repository, which README's line expects: %v", err)
+	}
+	const probe = "TestSchemaInvalidReplyIsCaught" // herdr/fake_test.go
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -run=^"+probe+"$ -v"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("README's test line failed: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "--- PASS: "+probe) {
+		t.Fatalf("README's test line did not run %s with the schemas:\n%s", probe, out)
+	}
 }

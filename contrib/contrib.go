@@ -10,8 +10,9 @@ package contrib
 import (
 	_ "embed"
 	"encoding/xml"
-	"fmt"
 	"strings"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/quote"
 )
 
 var (
@@ -34,7 +35,7 @@ const (
 // herdrtabrenamer binary) as ExecStart's command, quoted and escaped so any
 // path survives systemd's word splitting and its % and $ expansions.
 func SystemdUnit(bin string) string {
-	return strings.ReplaceAll(systemdTemplate, "@BIN@", systemdQuote(bin))
+	return strings.ReplaceAll(systemdTemplate, "@BIN@", quote.Systemd(bin))
 }
 
 // LaunchdPlist returns the agent with bin as the program and logs under
@@ -43,41 +44,6 @@ func SystemdUnit(bin string) string {
 func LaunchdPlist(bin, home string) string {
 	home = strings.TrimRight(home, "/")
 	return strings.NewReplacer("@BIN@", xmlEscape(bin), "@HOME@", xmlEscape(home)).Replace(launchdTemplate)
-}
-
-// systemdQuote makes one ExecStart word of s. Plain paths stay as they are,
-// so the unit reads naturally; anything else becomes a double-quoted word
-// with C-style escapes (systemd.syntax(7)), and % is doubled because systemd
-// expands specifiers even inside quotes. $ stays: systemd expands variables
-// in arguments only, never in the command itself.
-func systemdQuote(s string) string {
-	plain := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+@,=", r)) {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return s
-	}
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '%':
-			b.WriteString("%%")
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // xmlEscape escapes s for a plist <string>. encoding/xml also turns

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/glyphs"
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
@@ -30,6 +31,9 @@ type Options struct {
 	Inspector procinfo.Inspector // nil: always ask herdr
 	Git       *gitinfo.Cache
 	SSH       *sshhosts.Aliases
+	Glyphs    *glyphs.Table // nil: the built-in table
+	// IndexPrefixAll puts the tab position in front of people's labels too.
+	IndexPrefixAll bool
 
 	Apply     bool
 	Force     bool
@@ -140,6 +144,10 @@ func (d *Daemon) PassStats(ctx context.Context) (PassStats, error) {
 
 // State exposes the daemon's memory (lock/release and tests).
 func (d *Daemon) State() *state.State { return d.state }
+
+// Client is the daemon's herdr client (restore and why --notify speak to
+// the same herdr through it).
+func (d *Daemon) Client() *herdr.Client { return d.client }
 
 // Loop tuning. Nudges skip the debounce but passes they cause are spaced by
 // nudgeGap, so a flood of nudges costs at most 1/nudgeGap passes a second.

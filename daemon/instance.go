@@ -8,10 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
@@ -19,6 +16,9 @@ import (
 // ErrAlreadyRunning means another daemon holds the instance lock for the
 // same herdr server.
 var ErrAlreadyRunning = errors.New("already running")
+
+// errLockBusy: another process holds a lock tryLockFile asked for.
+var errLockBusy = errors.New("lock held by another process")
 
 // Instance is the single-instance lock for one herdr server. The kernel
 // drops it when the process dies, so a crash never leaves it stuck.
@@ -31,14 +31,13 @@ type Instance struct {
 // AcquireInstance takes the lock at path without blocking. When another
 // process holds it, the error wraps ErrAlreadyRunning and names the holder.
 func AcquireInstance(path string) (*Instance, error) {
-	// O_NOFOLLOW: a planted symlink must not make us truncate its target.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	f, err := openLockFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("open instance lock %s: %w", path, err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := tryLockFile(f); err != nil {
 		defer f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
+		if errors.Is(err, errLockBusy) {
 			holder := "another process"
 			if b, rerr := os.ReadFile(path); rerr == nil {
 				if h := printable(string(b)); h != "" {
@@ -77,16 +76,9 @@ func (in *Instance) Release() {
 	if in.Intact() {
 		_ = in.f.Truncate(0)
 	}
-	_ = unix.Flock(int(in.f.Fd()), unix.LOCK_UN)
+	unlockFile(in.f)
 	in.f.Close()
 	in.f = nil
-}
-
-func inodeOf(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino)
-	}
-	return 0
 }
 
 // printable keeps what a lock file may show of its holder: another

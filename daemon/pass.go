@@ -125,6 +125,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		forced bool
 	}
 	var plans []planned
+	positions := namer.Positions(snap.Tabs)
 	present := make(map[string]bool, len(snap.Tabs))
 	for _, tab := range snap.Tabs {
 		present[tab.ID] = true
@@ -153,6 +154,7 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 	for _, pl := range plans {
 		tab, plan := pl.tab, pl.plan
 		facts, prog, known := d.facts(plan, answers)
+		facts.Index = positions[tab.ID]
 		dec := d.opt.Namer.Decide(plan, facts)
 		rep := TabReport{
 			TabID: tab.ID, Workspace: tab.WorkspaceID, Label: tab.Label, Want: dec.Want,
@@ -185,7 +187,8 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 
 	var muts []func(map[string]state.TabMemory)
 	reports := make([]TabReport, 0, len(todo))
-	var renames []int // indexes into reports and todo
+	var renames []int  // indexes into reports and todo
+	var prefixes []int // indexes into reports
 	for _, t := range todo {
 		mem := d.state.Tabs[t.tab.ID]
 		id := t.tab.ID
@@ -218,6 +221,11 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 			rep.Action = ActionWouldRename
 			if d.opt.Apply && !in.plan {
 				renames = append(renames, len(reports))
+			}
+		} else if want, ok := d.personPrefix(t.tab, verdict, positions); ok {
+			rep.Want, rep.Action = want, ActionWouldRename
+			if d.opt.Apply && !in.plan {
+				prefixes = append(prefixes, len(reports))
 			}
 		}
 		reports = append(reports, rep)
@@ -277,13 +285,14 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		d.saveState(muts, nil)
 		return reports, stats, gone
 	}
+	err = d.prefixPeople(ctx, reports, prefixes, &stats)
 	if !in.plan {
 		d.saveState(muts, present)
 	}
 	for i := range reports {
 		reports[i].escapeText()
 	}
-	return reports, stats, nil
+	return reports, stats, err
 }
 
 // escapeText makes the free-text fields safe to print: they quote argv,
@@ -527,16 +536,11 @@ func (d *Daemon) facts(plan namer.Plan, answers map[string]procinfo.Program) (na
 				prog, known = c.prog, true
 			}
 		}
-		f.Proc = prog.Name
-		if plan.NeedsHost && d.opt.SSH != nil {
-			if dest := procinfo.SSHDestination(prog.Argv); dest != "" {
-				f.Host = d.opt.SSH.Display(dest)
-			}
-		}
 	}
+	d.programFacts(&f, plan, prog)
 	if (plan.NeedsRepo || plan.NeedsBranch) && d.opt.Git != nil && plan.Dir != "" {
 		if info, ok := d.opt.Git.Lookup(plan.Dir); ok {
-			f.Repo, f.Branch = info.Repo, info.Branch
+			f.Repo, f.Branch, f.DefaultBranch = info.Repo, info.Branch, info.DefaultBranch
 		}
 	}
 	return f, prog, known

@@ -4,34 +4,27 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	fastjson "github.com/goccy/go-json"
 	"io"
 	"log/slog"
 	"net"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	json "github.com/goccy/go-json"
 )
 
 // DefaultTimeout bounds every call that has no sooner context deadline. The
-// server puts no timeout on a busy app loop (PROTOCOL.md §2), so without
+// server puts no timeout on a busy app loop (docs/herdr.md §2), so without
 // ours a wedged herdr would hang us forever.
 const DefaultTimeout = 5 * time.Second
 
 // MaxReply caps one reply or event line. A 2,000-pane snapshot is about
 // 2 MiB; anything past this is a broken peer, not data.
 const MaxReply = 16 << 20
-
-// Protocols this client was written against (PROTOCOL.md §0).
-const (
-	OldestKnownProtocol = 17
-	NewestKnownProtocol = 20
-)
 
 // Client talks to one herdr server. It holds no connection: herdr answers
 // one request per connection and closes, so every call dials afresh. A
@@ -45,11 +38,12 @@ type Client struct {
 	seq        atomic.Uint64
 	protocol   atomic.Int64
 	version    atomic.Pointer[string]
-	warned     atomic.Int64 // last protocol number we warned about
-	noSnapshot atomic.Bool  // server lacks session.snapshot: use the lists
+	warned     atomic.Bool // the one unknown-protocol warning is out
+	noSnapshot atomic.Bool // server lacks session.snapshot: use the lists
 	// largest is the longest reply line seen: a snapshot is read into a
 	// buffer of that size at once instead of growing to it by copies.
 	largest atomic.Int64
+	hedge   *hedger // when and how often reads go out twice
 }
 
 // Option configures a Client.
@@ -77,12 +71,8 @@ func WithLogger(l *slog.Logger) Option {
 // New returns a client for the herdr API socket at socketPath. It does not
 // connect; the first call does.
 func New(socketPath string, opts ...Option) *Client {
-	c := &Client{path: socketPath, timeout: DefaultTimeout, log: slog.Default()}
-	c.warned.Store(-1)
-	c.dial = func(ctx context.Context, path string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "unix", path)
-	}
+	c := &Client{path: socketPath, timeout: DefaultTimeout, log: slog.Default(), hedge: newHedger()}
+	c.dial = dialSocket
 	for _, o := range opts {
 		o(c)
 	}
@@ -96,7 +86,7 @@ func (c *Client) SocketPath() string { return c.path }
 func (c *Client) Protocol() int { return int(c.protocol.Load()) }
 
 // request is the wire envelope. Params is raw so that it is always an
-// object, never absent or null: herdr rejects both (PROTOCOL.md §2).
+// object, never absent or null: herdr rejects both (docs/herdr.md §3).
 type request struct {
 	ID     string          `json:"id"`
 	Method string          `json:"method"`
@@ -217,11 +207,26 @@ func (c *Client) transportErr(ctx context.Context, op string, deadline time.Time
 	return &TransportError{Op: op, Path: c.path, Err: err}
 }
 
-// exchange sends one request on a fresh connection and returns the one
-// reply line. The connection is closed on return; ctx cancellation
-// unblocks it by moving the deadline, never by writing.
+// exchange sends one request and returns the one reply line. Idempotent
+// reads may go out twice, on two connections (hedge.go); everything else
+// goes out once.
 func (c *Client) exchange(ctx context.Context, method string, params any) ([]byte, error) {
-	line, conn, deadline, err := c.open(ctx, method, params)
+	line, _, err := c.encodeRequest(method, params)
+	if err != nil {
+		return nil, err
+	}
+	deadline := c.deadline(ctx)
+	if c.hedge.applies(ctx, method) {
+		return c.hedgedExchange(ctx, method, line, deadline)
+	}
+	return c.roundTrip(ctx, method, line, deadline)
+}
+
+// roundTrip writes line on a fresh connection and reads the one reply
+// line. The connection is closed on return; ctx cancellation unblocks it
+// by moving the deadline, never by writing.
+func (c *Client) roundTrip(ctx context.Context, method string, line []byte, deadline time.Time) ([]byte, error) {
+	conn, err := c.connect(ctx, method, deadline)
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +306,7 @@ func decodeReply[T any](method, path string, line []byte) (*T, error) {
 		return nil, &TransportError{Op: method, Path: path, Err: errors.New("empty reply line")}
 	}
 	var r reply[T]
-	if err := fastjson.Unmarshal(line, &r); err != nil {
+	if err := json.Unmarshal(line, &r); err != nil {
 		return nil, &TransportError{Op: method, Path: path, Err: fmt.Errorf("reply is not a JSON reply object (%v): %s", err, snippet(line))}
 	}
 	if r.Error != nil {
@@ -359,26 +364,23 @@ type pongResult struct {
 }
 
 // Ping asks for the server's version and protocol and remembers the
-// protocol. A protocol outside 17..20 still works; it is logged once per
-// distinct number because field shapes may have moved.
+// protocol. A protocol this client does not know still works; the first
+// such answer is logged once per Client (docs/herdr.md §1). A ping that
+// finds another version than the last one forgets which methods the old
+// server lacked, so features are detected afresh.
 func (c *Client) Ping(ctx context.Context) (Pong, error) {
 	r, err := typedCall[pongResult](ctx, c, "ping", nil, "pong")
 	if err != nil {
 		return Pong{}, err
 	}
 	p := r.Pong
-	c.protocol.Store(int64(p.Protocol))
-	c.version.Store(&p.Version)
-	if p.Protocol > NewestKnownProtocol || p.Protocol < OldestKnownProtocol {
-		if c.warned.Swap(int64(p.Protocol)) != int64(p.Protocol) {
-			rel := "newer"
-			if p.Protocol < OldestKnownProtocol {
-				rel = "older"
-			}
-			c.log.Warn("herdr protocol is "+rel+" than this client knows; carrying on with the protocol 20 shapes",
-				"protocol", p.Protocol, "version", p.Version, "known", "17, 19, 20", "socket", c.path)
-		}
+	old := c.version.Swap(&p.Version)
+	if c.protocol.Swap(int64(p.Protocol)) != int64(p.Protocol) || old == nil || *old != p.Version {
+		// Another herdr answers (first ping, upgrade, restart): what
+		// was learnt about the old one's methods no longer holds.
+		c.noSnapshot.Store(false)
 	}
+	c.warnProtocol(p)
 	return p, nil
 }
 
@@ -398,24 +400,13 @@ func (c *Client) Snapshot(ctx context.Context) (*Snapshot, error) {
 			return nil, &TransportError{Op: "session.snapshot", Path: c.path, Err: errors.New("result has no snapshot")}
 		case err == nil:
 			return r.Snapshot, nil
-		case !lacksMethod(err):
+		case !IsUnsupported(err):
 			return nil, err
 		}
 		c.noSnapshot.Store(true)
 		c.log.Info("herdr has no session.snapshot; using workspace.list, tab.list and pane.list", "socket", c.path, "reason", err.Error())
 	}
 	return c.listSnapshot(ctx)
-}
-
-// lacksMethod recognises "this server does not know that method": serde's
-// unknown-variant parse error, or herdr's fallback arm.
-func lacksMethod(err error) bool {
-	var ae *APIError
-	if !errors.As(err, &ae) {
-		return false
-	}
-	return ae.Code == "not_implemented" ||
-		(ae.Code == "invalid_request" && strings.Contains(ae.Message, "unknown variant"))
 }
 
 // listSnapshot assembles a Snapshot from the three list calls. The focus

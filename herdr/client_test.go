@@ -1,6 +1,7 @@
 package herdr
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -50,7 +52,7 @@ func TestNotRunning(t *testing.T) {
 	}
 }
 
-// TestTransportFaults walks the rows of PROTOCOL.md §2 that a client meets
+// TestTransportFaults walks the cases of docs/herdr.md §2 that a client meets
 // on a plain request, plus the broken replies only a broken peer sends.
 func TestTransportFaults(t *testing.T) {
 	tests := []struct {
@@ -377,7 +379,7 @@ func TestCallDecodesResult(t *testing.T) {
 }
 
 func TestDecodeShapes(t *testing.T) {
-	// Replies copied from PROTOCOL.md §3 and §4.
+	// Reply shapes of docs/herdr.md §3 and §5.
 	srv := startRaw(t, func(c *rawConn) {
 		req, _ := c.readRequest()
 		var line string
@@ -430,29 +432,41 @@ func TestDecodeShapes(t *testing.T) {
 
 func TestProtocolWarnings(t *testing.T) {
 	tests := []struct {
-		protocol int
-		warn     string // "" = no warning
+		name      string
+		protocols []int  // one per ping, in order
+		warn      string // "" = no warning
 	}{
-		{17, ""}, {18, ""}, {19, ""}, {20, ""},
-		{21, "newer than this client knows"},
-		{16, "older than this client knows"},
+		{"16", []int{16, 16}, ""},
+		{"17", []int{17, 17}, ""},
+		{"18", []int{18, 18}, ""},
+		{"19", []int{19, 19}, ""},
+		{"20", []int{20, 20}, ""},
+		{"21", []int{21, 21}, ""},
+		{"22", []int{22, 22}, ""},
+		{"newer", []int{23, 23, 23}, "newer than this client knows; carrying on with the protocol 22 shapes"},
+		{"older", []int{15, 15}, "older than this client knows"},
+		// A restarted server of yet another version still gets no second
+		// line: one warning per client.
+		{"newer then newer still", []int{23, 24, 22, 25}, "protocol=23"},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprint(tt.protocol), func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
+			var next atomic.Int64
 			srv := startRaw(t, func(c *rawConn) {
 				req, _ := c.readRequest()
-				c.write(fmt.Sprintf(`{"id":%q,"result":{"type":"pong","version":"0.9.0","protocol":%d,"capabilities":{}}}`+"\n", req.ID, tt.protocol))
+				p := tt.protocols[next.Add(1)-1]
+				c.write(fmt.Sprintf(`{"id":%q,"result":{"type":"pong","version":"0.9.0","protocol":%d,"capabilities":{}}}`+"\n", req.ID, p))
 				c.expectCleanClose()
 			})
 			log, buf := newLogger()
 			c := New(srv.path, WithLogger(log))
-			for range 3 {
+			for _, want := range tt.protocols {
 				p, err := c.Ping(context.Background())
 				if err != nil {
 					t.Fatal(err)
 				}
-				if p.Protocol != tt.protocol || c.Protocol() != tt.protocol {
-					t.Fatalf("protocol %d / %d, want %d", p.Protocol, c.Protocol(), tt.protocol)
+				if p.Protocol != want || c.Protocol() != want {
+					t.Fatalf("protocol %d / %d, want %d", p.Protocol, c.Protocol(), want)
 				}
 			}
 			out := buf.String()
@@ -464,6 +478,30 @@ func TestProtocolWarnings(t *testing.T) {
 				t.Errorf("want exactly one warning containing %q, got %d: %s", tt.warn, n, out)
 			}
 		})
+	}
+}
+
+func TestProtocolReleases(t *testing.T) {
+	tests := []struct {
+		protocol int
+		want     string
+		known    bool
+	}{
+		{15, "", false},
+		{16, "0.7.2-0.7.4", true},
+		{17, "0.7.5", true},
+		{18, "preview builds between 0.7.5 and 0.8.0", true},
+		{19, "0.8.0", true},
+		{20, "0.8.1-0.8.2", true},
+		{21, "an unreleased development branch", true},
+		{22, "0.9.x", true},
+		{23, "", false},
+	}
+	for _, tt := range tests {
+		got, ok := ProtocolReleases(tt.protocol)
+		if got != tt.want || ok != tt.known {
+			t.Errorf("ProtocolReleases(%d) = %q, %v; want %q, %v", tt.protocol, got, ok, tt.want, tt.known)
+		}
 	}
 }
 
@@ -570,5 +608,66 @@ func TestNotRunningUnwraps(t *testing.T) {
 	var nr *NotRunningError
 	if !errors.As(err, &nr) || nr.Reason != "socket missing" {
 		t.Errorf("err = %#v", err)
+	}
+}
+
+// TestUpgradeRedetectsSnapshot: a 0.7.x herdr without session.snapshot is
+// replaced by a 0.9 one; the ping after the reconnect makes the client ask
+// for the snapshot again instead of keeping the three-call fallback.
+func TestUpgradeRedetectsSnapshot(t *testing.T) {
+	var upgraded atomic.Bool
+	var mu sync.Mutex
+	calls := map[string]int{}
+	old, _ := fallbackServer(t, `{"code":"invalid_request","message":"invalid request: unknown variant `+"`session.snapshot`"+`"}`)
+	srv := startRaw(t, func(c *rawConn) {
+		if !upgraded.Load() {
+			// Relay to the old server, byte for byte.
+			up, err := net.Dial("unix", old.path)
+			if err != nil {
+				c.t.Error(err)
+				return
+			}
+			defer up.Close()
+			_, line := c.readRequest()
+			_, _ = up.Write(line)
+			reply, _ := bufio.NewReader(up).ReadBytes('\n')
+			_, _ = c.Write(reply)
+			c.expectCleanClose()
+			return
+		}
+		req, _ := c.readRequest()
+		mu.Lock()
+		calls[req.Method]++
+		mu.Unlock()
+		switch req.Method {
+		case "ping":
+			c.write(`{"id":"` + req.ID + `","result":{"type":"pong","version":"0.9.0","protocol":22,"capabilities":null}}` + "\n")
+		case "session.snapshot":
+			c.write(`{"id":"` + req.ID + `","result":{"type":"session_snapshot","snapshot":{"version":"0.9.0","protocol":22,"workspaces":[],"tabs":[],"panes":[],"layouts":[],"agents":[]}}}` + "\n")
+		default:
+			c.t.Errorf("server: %s after the upgrade", req.Method)
+		}
+		c.expectCleanClose()
+	})
+	c := New(srv.path)
+	ctx := context.Background()
+	if _, err := c.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := c.Snapshot(ctx); err != nil || s.Protocol != 17 {
+		t.Fatalf("old snapshot = %+v, %v", s, err)
+	}
+	upgraded.Store(true)
+	if _, err := c.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Snapshot(ctx)
+	if err != nil || s.Protocol != 22 || s.Version != "0.9.0" {
+		t.Fatalf("snapshot after the upgrade = %+v, %v", s, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls["session.snapshot"] != 1 {
+		t.Errorf("session.snapshot asked %d times after the upgrade, want 1", calls["session.snapshot"])
 	}
 }

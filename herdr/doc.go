@@ -1,5 +1,6 @@
 // Package herdr talks to a herdr server over its JSON socket API: one
 // request per connection, typed errors, and an event stream. It knows
-// nothing about naming tabs. PROTOCOL.md in the shared herdr-api folder is
-// the source for every quirk handled here.
+// nothing about naming tabs. docs/herdr.md in this repository describes
+// every herdr behaviour handled here, with the herdr source it comes from;
+// comments cite it as docs/herdr.md §N.
 package herdr

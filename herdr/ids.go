@@ -6,7 +6,7 @@ import (
 )
 
 // idAlphabet is herdr's bijective base-32 alphabet for public ids
-// (PROTOCOL.md §9): digit values 1..32, no I L O U, uppercase only.
+// (docs/herdr.md §5): digit values 1..32, no I L O U, uppercase only.
 const idAlphabet = "123456789ABCDEFGHJKMNPQRSTVWXYZ0"
 
 // EncodeNumber renders n (>= 1) the way herdr writes the numeric part of a

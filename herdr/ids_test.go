@@ -8,7 +8,7 @@ import (
 )
 
 func TestEncodeNumber(t *testing.T) {
-	// The examples of PROTOCOL.md §9.
+	// The examples of docs/herdr.md §5.
 	tests := []struct {
 		n    int
 		want string

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 )
 
 // Env looks up an environment variable; os.LookupEnv in production, a map
@@ -11,11 +13,23 @@ import (
 type Env func(key string) (string, bool)
 
 // ResolveSocketPath finds herdr's API socket the way herdr itself does
-// (PROTOCOL.md §1): an explicit path (our --socket flag) first, then
+// (docs/herdr.md §2): an explicit path (our --socket flag) first, then
 // HERDR_SOCKET_PATH verbatim (set inside every herdr pane; herdr honours an
 // empty value, but an empty path can only fail, so we report it), then
-// HERDR_SESSION, then the default socket under the config directory.
+// HERDR_SESSION, then the default socket under the config directory. On
+// Windows the result is the path herdr derives its named pipe from
+// (PipeName).
 func ResolveSocketPath(explicit string, env Env) (string, error) {
+	return resolveSocketPath(explicit, env, runtime.GOOS)
+}
+
+// resolveSocketPath is ResolveSocketPath for a given GOOS, so that the
+// Windows rules are tested everywhere.
+func resolveSocketPath(explicit string, env Env, goos string) (string, error) {
+	join := filepath.Join
+	if goos == "windows" {
+		join = windowsJoin
+	}
 	if env == nil {
 		env = os.LookupEnv
 	}
@@ -28,34 +42,67 @@ func ResolveSocketPath(explicit string, env Env) (string, error) {
 		}
 		return p, nil
 	}
-	cfg, err := configDir(env)
-	if err != nil {
-		return "", err
-	}
+	cfg := configDir(env, goos, join)
 	if name, ok := env("HERDR_SESSION"); ok && name != "" && name != "default" {
 		if err := ValidSessionName(name); err != nil {
 			return "", fmt.Errorf("HERDR_SESSION: %w", err)
 		}
-		return filepath.Join(cfg, "sessions", name, "herdr.sock"), nil
+		return join(cfg, "sessions", name, "herdr.sock"), nil
 	}
-	return filepath.Join(cfg, "herdr.sock"), nil
+	return join(cfg, "herdr.sock"), nil
 }
 
 // configDir is herdr's <CONFIG>: $XDG_CONFIG_HOME/herdr when the variable is
 // set at all (even empty or relative, as herdr does), else
-// $HOME/.config/herdr, else $TMPDIR/herdr.
-func configDir(env Env) (string, error) {
+// $HOME/.config/herdr, else $TMPDIR/herdr. Windows tries %APPDATA% and
+// %USERPROFILE%\AppData\Roaming before HOME (src/config/io.rs@v0.8.2).
+func configDir(env Env, goos string, join func(...string) string) string {
 	if x, ok := env("XDG_CONFIG_HOME"); ok {
-		return filepath.Join(x, "herdr"), nil
+		return join(x, "herdr")
+	}
+	if goos == "windows" {
+		if a, ok := env("APPDATA"); ok {
+			return join(a, "herdr")
+		}
+		if p, ok := env("USERPROFILE"); ok {
+			return join(p, "AppData", "Roaming", "herdr")
+		}
 	}
 	if h, ok := env("HOME"); ok && h != "" {
-		return filepath.Join(h, ".config", "herdr"), nil
+		// herdr joins ".config/herdr" as one piece, so on Windows the
+		// path really has a forward slash in it; the pipe name must match.
+		return join(h, ".config/herdr")
 	}
-	tmp, ok := env("TMPDIR")
-	if !ok || tmp == "" {
-		tmp = "/tmp"
+	return join(tempDir(env, goos), "herdr")
+}
+
+// tempDir is Rust's std::env::temp_dir as herdr sees it: TMPDIR on Unix,
+// TMP then TEMP on Windows.
+func tempDir(env Env, goos string) string {
+	keys, fallback := []string{"TMPDIR"}, "/tmp"
+	if goos == "windows" {
+		keys, fallback = []string{"TMP", "TEMP"}, `C:\Windows\Temp`
 	}
-	return filepath.Join(tmp, "herdr"), nil
+	for _, k := range keys {
+		if v, ok := env(k); ok && v != "" {
+			return v
+		}
+	}
+	return fallback
+}
+
+// windowsJoin joins the way Rust's PathBuf::push does on Windows: a
+// backslash between parts unless the left one already ends in a separator,
+// and nothing cleaned, because herdr cleans nothing either.
+func windowsJoin(elems ...string) string {
+	var b strings.Builder
+	for i, e := range elems {
+		if i > 0 && b.Len() > 0 && !strings.HasSuffix(b.String(), `\`) && !strings.HasSuffix(b.String(), "/") {
+			b.WriteByte('\\')
+		}
+		b.WriteString(e)
+	}
+	return b.String()
 }
 
 // ValidSessionName applies herdr's rule: 1-64 bytes of [A-Za-z0-9._-], and

@@ -12,7 +12,7 @@ func mapEnv(m map[string]string) Env {
 	}
 }
 
-// TestResolveSocketPath has one row per rule of PROTOCOL.md §1 (our
+// TestResolveSocketPath has one row per rule of docs/herdr.md §2 (our
 // --socket flag stands in for herdr's --session flag at the top).
 func TestResolveSocketPath(t *testing.T) {
 	home := map[string]string{"HOME": "/home/u"}
@@ -65,6 +65,41 @@ func TestResolveSocketPath(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestResolveSocketPathWindows checks herdr's Windows rules
+// (src/config/io.rs@v0.8.2): the resulting path is what the named pipe
+// name is made from, so it must match herdr's byte for byte.
+func TestResolveSocketPathWindows(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"APPDATA", map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`, "USERPROFILE": `C:\Users\me`, "HOME": `C:\h`}, `C:\Users\me\AppData\Roaming\herdr\herdr.sock`},
+		{"APPDATA with a trailing separator", map[string]string{"APPDATA": `C:\R\`}, `C:\R\herdr\herdr.sock`},
+		{"USERPROFILE", map[string]string{"USERPROFILE": `C:\Users\me`, "HOME": `C:\h`}, `C:\Users\me\AppData\Roaming\herdr\herdr.sock`},
+		{"HOME keeps herdr's forward slash", map[string]string{"HOME": `C:\h`}, `C:\h\.config/herdr\herdr.sock`},
+		{"XDG_CONFIG_HOME first", map[string]string{"XDG_CONFIG_HOME": `D:\cfg`, "APPDATA": `C:\R`}, `D:\cfg\herdr\herdr.sock`},
+		{"session", map[string]string{"APPDATA": `C:\R`, "HERDR_SESSION": "work"}, `C:\R\herdr\sessions\work\herdr.sock`},
+		{"HERDR_SOCKET_PATH verbatim", map[string]string{"APPDATA": `C:\R`, "HERDR_SOCKET_PATH": `C:/x/../h.sock`}, `C:/x/../h.sock`},
+		{"nothing: TMP", map[string]string{"TMP": `C:\T`, "TEMP": `C:\U`}, `C:\T\herdr\herdr.sock`},
+		{"nothing at all", map[string]string{}, `C:\Windows\Temp\herdr\herdr.sock`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := resolveSocketPath("", mapEnv(tt.env), "windows")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+			if pipe := PipeName(got); pipe != `\\.\pipe\`+tt.want {
+				t.Errorf("pipe %q", pipe)
 			}
 		})
 	}

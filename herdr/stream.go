@@ -3,13 +3,14 @@ package herdr
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"strings"
 	"sync"
+
+	json "github.com/goccy/go-json"
 )
 
 // Subscription is one entry of events.subscribe. Type is dotted
@@ -22,8 +23,9 @@ type Subscription struct {
 }
 
 // ErrStreamEnded matches (errors.Is) the error Next returns when the server
-// closed the stream at a line boundary: herdr sends no final message, so
-// this is how a server stop or restart looks. It also matches io.EOF.
+// closed the stream at a line boundary: herdr sends no final message on a
+// stop or restart (docs/herdr.md §3), so this is how one looks. It also
+// matches io.EOF.
 var ErrStreamEnded = fmt.Errorf("herdr event stream ended: %w", io.EOF)
 
 // ErrStreamClosed is what Next returns after our own Close.
@@ -101,7 +103,9 @@ type Stream struct {
 // A setup failure, such as an unknown pane in a per-pane entry (error id
 // "<id>:sub:<n>:probe"), is an *APIError. Cancelling ctx closes the socket;
 // nothing is ever written after the request line, because herdr ends a
-// subscription on any byte it receives.
+// subscription on any byte it receives (docs/herdr.md §2). herdr up to 0.8
+// replays old events after the ack; 0.9 sends only live ones (§7), so the
+// caller subscribes first and reads the session after the ack.
 func (c *Client) Subscribe(ctx context.Context, subs []Subscription) (*Stream, error) {
 	const method = "events.subscribe"
 	for i, s := range subs {
@@ -158,8 +162,9 @@ func (s *Stream) closeConn() {
 	s.closeOnce.Do(func() { _ = s.conn.Close() })
 }
 
-// eventLine is either dialect of a stream line; ID and Error catch an error
-// envelope, which herdr does not send after the ack but a broken peer might.
+// eventLine is either dialect of a stream line (docs/herdr.md §7); ID and
+// Error catch an error line after the ack: events_lost from a 0.9 server
+// whose retained history the stream fell out of, or server_unavailable.
 type eventLine struct {
 	Event string          `json:"event"`
 	Data  json.RawMessage `json:"data"`
@@ -191,11 +196,13 @@ type eventData struct {
 	} `json:"workspace"`
 }
 
-// Next blocks until the next event. Blank lines are skipped. The stream
-// ends with ErrStreamEnded (server closed it), ErrStreamClosed (Close),
-// the context's error (ctx cancelled), a *TransportError (a line that is not
-// JSON, a line cut short, a reset) or an *APIError; every later call returns
-// the same error.
+// Next blocks until the next event. Blank lines are skipped; a burst of
+// lines in one read comes out one event per call. The stream ends with
+// ErrStreamEnded (server closed it), ErrStreamClosed (Close), the context's
+// error (ctx cancelled), a *TransportError (a line that is not JSON, a line
+// cut short, a reset) or an *APIError from an error line. IsEventsLost
+// tells the one that asks for a resubscribe and a full pass, IsServerGone
+// the ones that ask for a backoff. Every later call returns the same error.
 func (s *Stream) Next() (Event, error) {
 	s.mu.Lock()
 	err := s.err

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -264,7 +266,7 @@ func TestStreamErrorEnvelopeMidStream(t *testing.T) {
 // TestStreamEndsWithoutWriting proves the two ways we end a stream — ctx
 // cancel and Close — only close the socket: the server reads EOF and not
 // one byte after the request line (any byte would end a herdr
-// subscription, PROTOCOL.md §2).
+// subscription, docs/herdr.md §2).
 func TestStreamEndsWithoutWriting(t *testing.T) {
 	for _, how := range []string{"cancel", "close"} {
 		t.Run(how, func(t *testing.T) {
@@ -324,5 +326,115 @@ func TestSubscribeCancelBeforeAck(t *testing.T) {
 	_, err := New(srv.path).Subscribe(ctx, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// paneUpdatedLine is a pane_updated line as herdr 0.9 writes it on a
+// stream: keys sorted alphabetically at every level, data.type beside the
+// payload (shape of the live 0.9.0 burst in docs/herdr.md §7).
+func paneUpdatedLine(rev int) string {
+	return fmt.Sprintf(`{"data":{"pane":{"agent":"claude","agent_status":"working","cwd":"/home/u/repo","focused":true,"foreground_cwd":"/home/u/repo","pane_id":"w1X:p1","revision":%d,"tab_id":"w1X:t1","terminal_id":"term_65bad9eb5302814","terminal_title":"✳ Fix tests","terminal_title_stripped":"Fix tests","tokens":{"title_working":"%d"},"workspace_id":"w1X"},"type":"pane_updated"},"event":"pane_updated"}`, rev, rev)
+}
+
+// TestStreamBurstThenEventsLost plays the 0.9 way: a burst of events in
+// one write (the whole retained backlog drained in one round), the closed
+// events a pane exit now brings, then the events_lost line that ends a
+// stream that fell behind. Every event arrives in order, then the stream
+// ends with an error IsEventsLost recognises, and stays ended.
+func TestStreamBurstThenEventsLost(t *testing.T) {
+	const burst = 300
+	var all strings.Builder
+	for i := range burst {
+		all.WriteString(paneUpdatedLine(10415 + i))
+		all.WriteString("\n")
+	}
+	all.WriteString(`{"data":{"pane_id":"w1X:p1","type":"pane_exited","workspace_id":"w1X"},"event":"pane_exited"}` + "\n")
+	all.WriteString(`{"data":{"tab_id":"w1X:t1","type":"tab_closed","workspace_id":"w1X"},"event":"tab_closed"}` + "\n")
+	all.WriteString(`{"data":{"type":"workspace_closed","workspace_id":"w1X"},"event":"workspace_closed"}` + "\n")
+	tests := []struct{ name, lost string }{
+		{"declaration order", `{"id":"%s","error":{"code":"events_lost","message":"subscription fell behind retained event history; resubscribe and resync with session.snapshot"}}`},
+		{"sorted keys", `{"error":{"code":"events_lost","message":"events lost"},"id":"%s"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := startRaw(t, func(c *rawConn) {
+				req, _ := c.readRequest()
+				// ack, burst and the loss line all in one write: one read
+				// on our side may hold all of them.
+				c.write(ackLine + all.String() + fmt.Sprintf(tt.lost, req.ID) + "\n")
+				c.expectCleanClose()
+			})
+			s, err := New(srv.path).Subscribe(context.Background(), []Subscription{{Type: "pane.updated"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			for i := range burst {
+				ev, err := s.Next()
+				if err != nil {
+					t.Fatalf("event %d: %v", i, err)
+				}
+				if ev.Kind != "pane.updated" || ev.PaneID != "w1X:p1" || ev.TabID != "w1X:t1" || ev.WorkspaceID != "w1X" {
+					t.Fatalf("event %d = %+v", i, ev)
+				}
+				if want := fmt.Sprintf(`"revision":%d,`, 10415+i); !strings.Contains(string(ev.Data), want) {
+					t.Fatalf("event %d out of order: %s", i, ev.Data)
+				}
+			}
+			for _, want := range []Event{
+				{Kind: "pane.exited", PaneID: "w1X:p1", WorkspaceID: "w1X"},
+				{Kind: "tab.closed", TabID: "w1X:t1", WorkspaceID: "w1X"},
+				{Kind: "workspace.closed", WorkspaceID: "w1X"},
+			} {
+				ev, err := s.Next()
+				ev.Data = nil
+				if err != nil || !reflect.DeepEqual(ev, want) {
+					t.Fatalf("event = %+v, %v; want %+v", ev, err, want)
+				}
+			}
+			_, err = s.Next()
+			if !IsEventsLost(err) || IsServerGone(err) {
+				t.Fatalf("err = %v; want IsEventsLost and not IsServerGone", err)
+			}
+			if !strings.Contains(err.Error(), "events_lost") {
+				t.Errorf("err = %q does not name the code", err)
+			}
+			if _, err2 := s.Next(); err2 != err {
+				t.Errorf("Next after the loss = %v, want the same error", err2)
+			}
+		})
+	}
+}
+
+// TestSubscribeEventsLostBeforeAck: a server that finds the history gone
+// while setting up answers the subscribe itself with events_lost.
+func TestSubscribeEventsLostBeforeAck(t *testing.T) {
+	srv := startRaw(t, func(c *rawConn) {
+		req, _ := c.readRequest()
+		c.write(`{"id":"` + req.ID + `","error":{"code":"events_lost","message":"events lost"}}` + "\n")
+		c.expectCleanClose()
+	})
+	_, err := New(srv.path).Subscribe(context.Background(), nil)
+	if !IsEventsLost(err) {
+		t.Errorf("err = %v, want IsEventsLost", err)
+	}
+}
+
+// TestStreamServerShutdown: on 0.8.2+ a stopping server closes streams
+// without a word; whatever the form, the caller sees a server going away.
+func TestStreamServerShutdown(t *testing.T) {
+	for _, tail := range []string{"", `{"id":"x","error":{"code":"server_unavailable","message":"server is shutting down"}}` + "\n"} {
+		srv := startRaw(t, func(c *rawConn) {
+			c.readRequest()
+			c.write(ackLine + tail)
+		})
+		s, err := New(srv.path).Subscribe(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Next(); !IsServerGone(err) || IsEventsLost(err) {
+			t.Errorf("tail %q: err = %v, want IsServerGone", tail, err)
+		}
+		s.Close()
 	}
 }

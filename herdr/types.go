@@ -1,7 +1,7 @@
 package herdr
 
-// Wire types of herdr's JSON socket API (PROTOCOL.md §4). Only the fields a
-// tab namer needs are declared; unknown fields are ignored by encoding/json,
+// Wire types of herdr's JSON socket API (docs/herdr.md §5). Only the fields a
+// tab namer needs are declared; unknown fields are ignored when decoding,
 // which is what lets a newer protocol work unchanged.
 
 // AgentStatus is a pane's or tab's agent status as herdr reports it.
@@ -16,11 +16,13 @@ const (
 	StatusUnknown AgentStatus = "unknown"
 )
 
-// Pong is the answer to ping.
+// Pong is the answer to ping. Version is herdr's release ("0.8.2", with a
+// channel suffix on non-stable builds); Capabilities is nil when the server
+// sent null or nothing.
 type Pong struct {
-	Version      string          `json:"version"`
-	Protocol     int             `json:"protocol"`
-	Capabilities map[string]bool `json:"capabilities"`
+	Version      string        `json:"version"`
+	Protocol     int           `json:"protocol"`
+	Capabilities *Capabilities `json:"capabilities"`
 }
 
 // Workspace is herdr's WorkspaceInfo. Number is the workspace's position.
@@ -38,7 +40,7 @@ type Workspace struct {
 
 // Tab is herdr's TabInfo. Number is the stable creation counter encoded in
 // ID; Label is the custom name or, when there is none, the 1-based position
-// as a decimal string (PROTOCOL.md §5).
+// as a decimal string (docs/herdr.md §6).
 type Tab struct {
 	ID          string      `json:"tab_id"`
 	WorkspaceID string      `json:"workspace_id"`
@@ -50,7 +52,7 @@ type Tab struct {
 }
 
 // Pane is herdr's PaneInfo. Revision moves only on stripped-title and token
-// changes (PROTOCOL.md §7), never on program changes.
+// changes (docs/herdr.md §8), never on program changes.
 type Pane struct {
 	ID                    string            `json:"pane_id"`
 	TerminalID            string            `json:"terminal_id"`

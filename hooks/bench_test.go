@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/quote"
 )
 
 // promptsPerRound is how many prompts one timed round drives.
@@ -108,10 +110,7 @@ func renderBaseline(b *testing.B, baseline, shell, bin, dir string) string {
 	if err != nil {
 		b.Fatalf("%s: %s: %v", baselineEnv, name, err)
 	}
-	quoted := quotePOSIX(bin)
-	if shell == "fish" {
-		quoted = quoteFish(bin)
-	}
+	quoted := quote.Shell(shell, bin)
 	text, err = fill(name, text, "'"+placeholder+"'", quoted)
 	if err != nil {
 		b.Fatalf("%s: %v", baselineEnv, err)

@@ -7,6 +7,8 @@
 # sourcing this twice still gives one nudge per event.
 if status is-interactive; and set -q HERDR_PANE_ID; and test -n "$HERDR_PANE_ID"
     set -g __herdrtabrenamer_bin '@HERDRTABRENAMER_BIN@'
+    # For `herdrtabrenamer status`: which hooks this shell runs.
+    set -gx HERDRTABRENAMER_HOOKS fish
 
     # $last_pid is the user's when a command line of theirs changed it (a
     # `sleep 60 &`, to `kill $last_pid` later). fish changes it on its own

@@ -1,18 +1,30 @@
 // Package hooks holds the shell snippets (zsh, bash, fish) that nudge the
 // daemon on every command and prompt, and the herdr plugin manifest that
-// starts it. They are real files beside this one, so they can be read and
-// shellchecked, and are embedded here for `herdrtabrenamer init`.
+// starts it (a template, rendered for the repository root and for `init`).
+// They are real files beside this one, so they can be read and
+// shellchecked, and are embedded here for `herdrtabrenamer init`. Each
+// snippet exports HERDRTABRENAMER_HOOKS=<shell>, which is how
+// `herdrtabrenamer status` tells that a shell has its hooks loaded.
 package hooks
 
 import (
 	"embed"
 	"fmt"
+	"slices"
 	"strings"
+	"text/template"
 	"unicode/utf8"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/quote"
 )
 
-//go:embed herdrtabrenamer.zsh herdrtabrenamer.bash herdrtabrenamer.fish herdr-plugin.toml
+//go:embed herdrtabrenamer.zsh herdrtabrenamer.bash herdrtabrenamer.fish herdr-plugin.toml.tmpl
 var files embed.FS
+
+// RepoBinary is where the repository's manifest builds and runs the binary:
+// herdr resolves a relative program path with a "/" against the plugin root
+// (docs/herdr.md §10).
+const RepoBinary = "bin/herdrtabrenamer"
 
 // placeholder stands for the binary's path in every embedded file. In the
 // snippets it sits inside single quotes, so the files stay valid scripts.
@@ -33,15 +45,10 @@ func Snippet(shell, bin string, preexec bool) (string, error) {
 	if bin == "" {
 		return "", fmt.Errorf("hook for %s: empty binary path", shell)
 	}
-	var quoted string
-	switch shell {
-	case "zsh", "bash":
-		quoted = quotePOSIX(bin)
-	case "fish":
-		quoted = quoteFish(bin)
-	default:
+	if !slices.Contains(Shells, shell) {
 		return "", fmt.Errorf("unknown shell %q: want %s", shell, strings.Join(Shells, ", "))
 	}
+	quoted := quote.Shell(shell, bin)
 	name := "herdrtabrenamer." + shell
 	b, err := files.ReadFile(name)
 	if err != nil {
@@ -54,7 +61,8 @@ func Snippet(shell, bin string, preexec bool) (string, error) {
 	return fill(name, text, "'"+placeholder+"'", quoted)
 }
 
-// PluginManifest returns herdr-plugin.toml with bin in every command.
+// PluginManifest returns herdr-plugin.toml with bin in every command, for
+// `init herdr-plugin DIR`: the binary is already built, so no [[build]].
 func PluginManifest(bin string) (string, error) {
 	if bin == "" {
 		return "", fmt.Errorf("herdr plugin manifest: empty binary path")
@@ -63,12 +71,30 @@ func PluginManifest(bin string) (string, error) {
 		// TOML files are UTF-8; such a path cannot be written into one.
 		return "", fmt.Errorf("herdr plugin manifest: binary path %q is not valid UTF-8", bin)
 	}
-	const name = "herdr-plugin.toml"
-	b, err := files.ReadFile(name)
+	return renderManifest(bin, false)
+}
+
+// RepoPluginManifest is the herdr-plugin.toml at the repository root, which
+// `herdr plugin install` reads: [[build]] compiles RepoBinary in herdr's
+// checkout and every command runs it.
+func RepoPluginManifest() (string, error) { return renderManifest(RepoBinary, true) }
+
+// renderManifest fills the one manifest template both manifests come from.
+func renderManifest(bin string, build bool) (string, error) {
+	const name = "herdr-plugin.toml.tmpl"
+	tmpl, err := template.New(name).Option("missingkey=error").ParseFS(files, name)
 	if err != nil {
-		return "", fmt.Errorf("read embedded %s: %w", name, err)
+		return "", fmt.Errorf("parse embedded %s: %w", name, err)
 	}
-	return fill(name, string(b), `"`+placeholder+`"`, quoteTOML(bin))
+	var out strings.Builder
+	data := struct {
+		Bin   string
+		Build bool
+	}{quote.TOML(bin), build}
+	if err := tmpl.Execute(&out, data); err != nil {
+		return "", fmt.Errorf("render embedded %s: %w", name, err)
+	}
+	return out.String(), nil
 }
 
 // fill replaces the quoted placeholder, and fails if any placeholder is left
@@ -114,37 +140,4 @@ func preexecBlocks(text string, keep bool) (string, error) {
 		return "", fmt.Errorf("unterminated %q", preexecBegin)
 	}
 	return out.String(), nil
-}
-
-// quotePOSIX single-quotes s for sh, bash and zsh: inside single quotes
-// nothing is special except the quote itself.
-func quotePOSIX(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// quoteFish single-quotes s for fish, where \ and ' are escapes inside
-// single quotes.
-func quoteFish(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`)
-	return "'" + r.Replace(s) + "'"
-}
-
-// quoteTOML makes a TOML basic string. TOML has no \x escape and forbids raw
-// control characters, so those become \uXXXX.
-func quoteTOML(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

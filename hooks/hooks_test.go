@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/pluginmanifest"
 )
 
 // Paths a user may really have; each must survive quoting in every shell.
@@ -163,130 +164,22 @@ func TestPreexecBlocks(t *testing.T) {
 	}
 }
 
-// manifest mirrors herdr-plugin.toml (PROTOCOL.md §10) for the checks.
-type manifest struct {
-	ID              string    `toml:"id"`
-	Name            string    `toml:"name"`
-	Version         string    `toml:"version"`
-	MinHerdrVersion string    `toml:"min_herdr_version"`
-	Description     string    `toml:"description"`
-	Platforms       *[]string `toml:"platforms"`
-	Startup         []struct {
-		Command   []string  `toml:"command"`
-		Platforms *[]string `toml:"platforms"`
-	} `toml:"startup"`
-	Actions []struct {
-		ID          string    `toml:"id"`
-		Title       string    `toml:"title"`
-		Description string    `toml:"description"`
-		Contexts    []string  `toml:"contexts"`
-		Platforms   *[]string `toml:"platforms"`
-		Command     []string  `toml:"command"`
-	} `toml:"actions"`
-}
-
-var (
-	pluginIDRE = regexp.MustCompile(`^[A-Za-z0-9:._-]{1,120}$`)
-	actionIDRE = regexp.MustCompile(`^[A-Za-z0-9:_-]{1,120}$`)
-	semverRE   = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`)
-)
-
-// TestPluginManifest checks the field rules of PROTOCOL.md §10.
+// TestPluginManifest checks the init manifest against herdr's rules
+// (docs/herdr.md §10) for paths a user may really have.
 func TestPluginManifest(t *testing.T) {
 	for _, bin := range append(oddPaths, "/tmp/ctl\x01\x7f/herdrtabrenamer") {
 		text, err := PluginManifest(bin)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var m manifest
-		md, err := toml.Decode(text, &m)
+		m, err := pluginmanifest.Parse(text)
 		if err != nil {
-			t.Fatalf("bin %q: manifest does not parse: %v\n%s", bin, err, text)
+			t.Fatalf("bin %q: %v\n%s", bin, err, text)
 		}
-		if un := md.Undecoded(); len(un) > 0 {
-			t.Errorf("keys not in the manifest format: %v", un)
+		if len(m.Build) != 0 {
+			t.Errorf("init manifest has [[build]] %+v: the binary is already built", m.Build)
 		}
-		checkPlatforms := func(where string, p *[]string) {
-			if p == nil {
-				return
-			}
-			if len(*p) == 0 {
-				t.Errorf("%s: platforms = [] is an error in herdr", where)
-			}
-			for _, x := range *p {
-				if !slices.Contains([]string{"linux", "macos", "windows"}, x) {
-					t.Errorf("%s: unknown platform %q", where, x)
-				}
-			}
-		}
-		checkCommand := func(where string, argv []string, wantBin bool) {
-			if len(argv) == 0 {
-				t.Errorf("%s: empty command", where)
-			}
-			for i, a := range argv {
-				if a == "" {
-					t.Errorf("%s: command[%d] is empty", where, i)
-				}
-			}
-			if wantBin && !slices.Contains(argv, bin) {
-				t.Errorf("%s: command %q does not run %q", where, argv, bin)
-			}
-		}
-		if !pluginIDRE.MatchString(m.ID) {
-			t.Errorf("plugin id %q", m.ID)
-		}
-		if m.Name == "" || m.Version == "" {
-			t.Errorf("name %q / version %q must be set", m.Name, m.Version)
-		}
-		if !semverRE.MatchString(m.MinHerdrVersion) {
-			t.Errorf("min_herdr_version %q is not semver", m.MinHerdrVersion)
-		}
-		if m.Platforms == nil {
-			t.Errorf("no top-level platforms: herdr warns")
-		}
-		checkPlatforms("top level", m.Platforms)
-		if len(m.Startup) != 1 {
-			t.Fatalf("%d [[startup]] hooks, want 1", len(m.Startup))
-		}
-		st := m.Startup[0]
-		checkCommand("startup", st.Command, true)
-		checkPlatforms("startup", st.Platforms)
-		joined := strings.Join(st.Command, " ")
-		for _, want := range []string{"run", "--apply", "--if-not-running", "setsid", "</dev/null", ">/dev/null 2>&1 &"} {
-			if !strings.Contains(joined, want) {
-				t.Errorf("startup command %q lacks %q", st.Command, want)
-			}
-		}
-		seen := map[string]bool{}
-		for _, a := range m.Actions {
-			where := "action " + a.ID
-			if !actionIDRE.MatchString(a.ID) {
-				t.Errorf("%s: bad id", where)
-			}
-			if seen[a.ID] {
-				t.Errorf("%s: duplicate id", where)
-			}
-			seen[a.ID] = true
-			if a.Title == "" {
-				t.Errorf("%s: no title", where)
-			}
-			for _, c := range a.Contexts {
-				if !slices.Contains([]string{"global", "workspace", "tab", "pane", "selection"}, c) {
-					t.Errorf("%s: unknown context %q", where, c)
-				}
-			}
-			checkPlatforms(where, a.Platforms)
-			checkCommand(where, a.Command, true)
-		}
-		var cmds [][]string
-		for _, a := range m.Actions {
-			cmds = append(cmds, a.Command[1:])
-		}
-		for _, want := range [][]string{{"once", "--apply"}, {"lock"}, {"release"}} {
-			if !slices.ContainsFunc(cmds, func(c []string) bool { return slices.Equal(c, want) }) {
-				t.Errorf("no action runs %q (have %q)", want, cmds)
-			}
-		}
+		checkCommands(t, m, bin)
 	}
 	if _, err := PluginManifest("/tmp/\xff/herdrtabrenamer"); err == nil || !strings.Contains(err.Error(), "UTF-8") {
 		t.Errorf("non-UTF-8 path: error = %v, want one about UTF-8", err)
@@ -294,6 +187,74 @@ func TestPluginManifest(t *testing.T) {
 	if _, err := PluginManifest(""); err == nil {
 		t.Error("empty path: no error")
 	}
+}
+
+// checkCommands: every command runs bin, and each job the plugin promises
+// has its command.
+func checkCommands(t *testing.T, m *pluginmanifest.Manifest, bin string) {
+	t.Helper()
+	for where, argv := range m.Commands() {
+		if !slices.Contains(argv, bin) {
+			t.Errorf("%s: command %q does not run %q", where, argv, bin)
+		}
+	}
+	if len(m.Startup) != 1 {
+		t.Fatalf("%d [[startup]] hooks, want 1", len(m.Startup))
+	}
+	joined := strings.Join(m.Startup[0].Command, " ")
+	for _, want := range []string{"run", "--apply", "--if-not-running", "setsid", "</dev/null", ">/dev/null 2>&1 &"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("startup command %q lacks %q", m.Startup[0].Command, want)
+		}
+	}
+	var cmds [][]string
+	for _, a := range m.Actions {
+		cmds = append(cmds, a.Command[1:])
+	}
+	for _, want := range [][]string{{"once", "--apply"}, {"lock"}, {"release"}, {"restore", "--apply"}, {"explain", "--notify"}} {
+		if !slices.ContainsFunc(cmds, func(c []string) bool { return slices.Equal(c, want) }) {
+			t.Errorf("no action runs %q (have %q)", want, cmds)
+		}
+	}
+	// The hook must take nudge's fast path: PANE_ID comes from
+	// $HERDR_PANE_ID, which herdr sets to the event's pane.
+	if len(m.Events) != 1 || m.Events[0].On != "pane.agent_status_changed" ||
+		!slices.Equal(m.Events[0].Command[1:], []string{"nudge", "--quiet"}) {
+		t.Errorf("events = %+v, want one pane.agent_status_changed hook running nudge --quiet", m.Events)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite ../herdr-plugin.toml from the template")
+
+// TestRepoManifest: the manifest `herdr plugin install` reads is the
+// template's render, builds into bin/ and runs that binary everywhere.
+func TestRepoManifest(t *testing.T) {
+	text, err := RepoPluginManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const path = "../herdr-plugin.toml"
+	if *update {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != text {
+		t.Fatalf("%s differs from hooks/herdr-plugin.toml.tmpl's render: run go test ./hooks -run TestRepoManifest -update", path)
+	}
+	m, err := pluginmanifest.Parse(text)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	want := []string{"go", "build", "-o", RepoBinary, "."}
+	if len(m.Build) != 1 || !slices.Equal(m.Build[0].Command, want) {
+		t.Errorf("build = %+v, want one command %q", m.Build, want)
+	}
+	checkCommands(t, m, RepoBinary)
 }
 
 // TestPluginStartupDetaches runs the startup command the way herdr does
@@ -310,8 +271,8 @@ func TestPluginStartupDetaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m manifest
-	if _, err := toml.Decode(text, &m); err != nil {
+	m, err := pluginmanifest.Parse(text)
+	if err != nil {
 		t.Fatal(err)
 	}
 	argv := m.Startup[0].Command

@@ -337,10 +337,28 @@ func poll(timeout time.Duration, cond func() bool) bool {
 	}
 }
 
-// startServer starts a fake herdr with a fast event tick.
+// startServer starts a fake herdr with a fast event tick. It plays
+// protocol 22 (herdr 0.9.x) with herdr's 100 ms request-read poll, unless
+// opts say otherwise.
 func startServer(t testing.TB, opts ...herdrtest.Option) *herdrtest.Server {
 	t.Helper()
 	return herdrtest.Start(t, append([]herdrtest.Option{herdrtest.WithTick(10 * time.Millisecond)}, opts...)...)
+}
+
+// playedProtocols are the protocols of the herdr releases people run:
+// 17 (0.7.5), 19 (0.8.0), 20 (0.8.2) and 22 (0.9.x).
+var playedProtocols = []int{17, 19, 20, 22}
+
+// onProtocols runs scenario in parallel subtests, once per played
+// protocol, each against its own server playing that protocol.
+func onProtocols(t *testing.T, scenario func(t *testing.T, srv *herdrtest.Server)) {
+	t.Helper()
+	for _, p := range playedProtocols {
+		t.Run(fmt.Sprintf("protocol-%d", p), func(t *testing.T) {
+			t.Parallel()
+			scenario(t, startServer(t, herdrtest.WithProtocol(p)))
+		})
+	}
 }
 
 // labels lists the session's tab labels in snapshot order (workspaces in

@@ -6,8 +6,9 @@
 // # Templates
 //
 // A template mixes literal text and token groups: "{icon} {proc|dir}".
-// Tokens: proc dir agent cwd title icon status number host repo branch
-// workspace match and token.NAME (a pane metadata token). A group with
+// Tokens: proc args dir agent task cwd title icon glyph status number index
+// host repo branch ticket workspace match and token.NAME (a pane metadata
+// token). A group with
 // alternatives, {a|b|c}, takes the first non-empty value. "{{" and "}}" are
 // literal braces; a lone "}" or a "{" inside a group is an error.
 //
@@ -20,14 +21,19 @@
 //
 // # Values
 //
-// {dir} is the basename of the lead pane's cwd ("~" for the home directory,
-// "/" for the root), {cwd} the whole path with the home directory shown as
-// "~". {title} is the pane's metadata title, else its stripped terminal
+// {dir} is the basename of the lead pane's directory ("~" for the home
+// directory, "/" for the root): herdr's foreground_cwd (the program's own
+// directory), else its cwd, and the cwd when foreground_cwd is only that
+// path with symlinks resolved (Config.SameDir). {cwd} is the whole path with
+// the home directory shown as "~". {title} is the pane's metadata title, else its stripped terminal
 // title. {status} is the tab's agent status ("" for unknown) and {icon} its
 // icon. {number} is herdr's stable tab number, {workspace} the workspace
-// label, {token.NAME} the lead pane's metadata token NAME. {proc}, {host},
-// {repo} and {branch} come from the caller (Facts); a lead pane with a
-// detected agent has no {proc}. {match} is set by the override rule that
+// label, {token.NAME} the lead pane's metadata token NAME. {proc}, {args},
+// {host}, {repo}, {branch}, {glyph} and {index} come from the caller
+// (Facts); a lead pane with a detected agent has no {proc} or {args}.
+// {task} is read from an agent pane's title (Task), {ticket} from the
+// branch (Ticket); {index} shows positions 1-9 only, and {branch} is empty
+// on the default branch with Config.HideDefaultBranch. {match} is set by the override rule that
 // matched. Every value and every final name is sanitised (see Sanitize) and
 // cut to the configured display width (see Truncate).
 //
@@ -45,6 +51,15 @@
 // with {match} = "api". A rule's program is a glob (no separators) on {proc};
 // it never matches an empty {proc}. A rule with only a program sets {match}
 // to the program. A rule sets exactly one of format, name or skip.
+//
+// # Quick commands
+//
+// While a quick command (DefaultIgnore, or Config.Ignore plus
+// Config.ExtendIgnore) is the lead pane's program, Decide names the tab as
+// with the shell in front: no {proc}, {args}, {glyph} or {host}, and the
+// shell's directory rather than the program's. So `ls` or `git status`
+// costs no rename, and none back when it exits. A pattern is a glob on the
+// program name, or, with a blank, on the command line ({args}).
 //
 // # Ownership
 //

@@ -23,6 +23,18 @@ type Config struct {
 	Rules  []RuleSpec // override rules, first match wins
 	Home   string     // home directory, for "~"
 	Unique bool       // the daemon should pass names through Namer.Unique
+	// HideDefaultBranch empties {branch} on the repository's default
+	// branch (Facts.DefaultBranch).
+	HideDefaultBranch bool
+	// SameDir reports whether fgCwd is cwd with its symlinks resolved
+	// (nil: never). herdr's cwd is the path a shell reports with OSC 7,
+	// symlinks kept; foreground_cwd is read from /proc, resolved.
+	SameDir func(cwd, fgCwd string) bool
+	// Ignore are the quick commands (globs on the program name) that
+	// never name a tab; nil is DefaultIgnore, empty ignores nothing.
+	// ExtendIgnore adds to it (the pair is flake8's ignore and
+	// extend-ignore: replace the defaults, or keep them and add).
+	Ignore, ExtendIgnore []string
 }
 
 // Namer holds a compiled Config. It is immutable and safe for concurrent use.
@@ -33,6 +45,7 @@ type Namer struct {
 	icons       Icons
 	rules       []*rule
 	programRule bool // some rule has a program glob
+	quick       quickList
 }
 
 // New compiles cfg; every template, icon and rule error surfaces here.
@@ -43,7 +56,14 @@ func New(cfg Config) (*Namer, error) {
 	if cfg.MaxLen < 0 {
 		return nil, fmt.Errorf("max-len %d: must be 0 (no limit) or more", cfg.MaxLen)
 	}
+	if cfg.Ignore == nil {
+		cfg.Ignore = DefaultIgnore()
+	}
 	n := &Namer{cfg: cfg}
+	var err error
+	if n.quick, err = compileQuick(cfg.Ignore, cfg.ExtendIgnore); err != nil {
+		return nil, err
+	}
 	if cfg.Home != "" {
 		n.home = path.Clean(cfg.Home)
 		if n.home == "/" || !path.IsAbs(n.home) {
@@ -78,12 +98,16 @@ type Plan struct {
 	Workspace herdr.Workspace
 	Lead      herdr.Pane
 	LeadWhy   string
-	Dir       string     // cleaned cwd of the lead pane, used for {dir}, {cwd} and rules
-	Rule      *RuleMatch // first dir-only rule that matched; Decide re-checks program rules
+	// Dir is the lead pane's cleaned foreground_cwd (the directory of the
+	// program in front, docs/herdr.md §9), else its cwd; {dir}, {cwd},
+	// {repo}, {branch} and the rules use it.
+	Dir  string
+	Rule *RuleMatch // first dir-only rule that matched; Decide re-checks program rules
 	// Which caller-supplied facts the template, or any rule that may still
 	// apply once {proc} is known, refers to. NeedsProc is false when the lead
-	// has an agent: such a pane has no {proc}.
-	NeedsProc, NeedsHost, NeedsRepo, NeedsBranch bool
+	// has an agent: such a pane has no {proc}. NeedsGlyph: the caller looks
+	// up Facts.Glyph (of the program, or of the agent).
+	NeedsProc, NeedsHost, NeedsRepo, NeedsBranch, NeedsGlyph bool
 }
 
 // Plan picks the lead pane of a tab and the dir-only rule, and says which
@@ -91,9 +115,14 @@ type Plan struct {
 func (n *Namer) Plan(tab herdr.Tab, ws herdr.Workspace, panes []herdr.Pane) Plan {
 	p := Plan{Tab: tab, Workspace: ws}
 	p.Lead, p.LeadWhy, _ = Lead(panes)
-	cwd := p.Lead.Cwd
-	if cwd == "" {
-		cwd = p.Lead.ForegroundCwd
+	// The program's own directory, as the original tool shows it: `npm
+	// run dev` started in ~/src/api that runs in ~/src/api/frontend is
+	// "frontend". At an idle prompt foreground_cwd is the shell's.
+	cwd := p.Lead.ForegroundCwd
+	if cwd == "" || cwd != p.Lead.Cwd && p.Lead.Cwd != "" && n.cfg.SameDir != nil && n.cfg.SameDir(p.Lead.Cwd, cwd) {
+		// The same place, as the shell names it: ~/work/x, not
+		// /mnt/ssd/work/x, so rules on ~/work still match.
+		cwd = p.Lead.Cwd
 	}
 	if cwd != "" {
 		p.Dir = path.Clean(cwd)
@@ -112,7 +141,7 @@ func (n *Namer) Plan(tab herdr.Tab, ws herdr.Workspace, panes []herdr.Pane) Plan
 			}
 			continue
 		}
-		if m, ok := r.match(p.Dir, ""); ok {
+		if m, ok := r.match(p.Dir, "", ""); ok {
 			p.Rule = m
 			uses |= r.uses()
 			chosen = true
@@ -122,10 +151,15 @@ func (n *Namer) Plan(tab herdr.Tab, ws herdr.Workspace, panes []herdr.Pane) Plan
 	if !chosen {
 		uses |= n.tmpl.uses
 	}
-	p.NeedsProc = !agent && (p.NeedsProc || uses&(1<<kProc) != 0)
+	// A program working in another directory than the shell's names the
+	// tab after that directory, unless it is a quick command: which it is
+	// decides the name, whatever the template.
+	moved := p.Lead.Cwd != "" && cwd != p.Lead.Cwd && n.quick.any()
+	p.NeedsProc = !agent && (p.NeedsProc || moved || uses&(1<<kProc|1<<kArgs|1<<kGlyph) != 0)
 	p.NeedsHost = uses&(1<<kHost) != 0
 	p.NeedsRepo = uses&(1<<kRepo) != 0
-	p.NeedsBranch = uses&(1<<kBranch) != 0
+	p.NeedsBranch = uses&(1<<kBranch|1<<kTicket) != 0
+	p.NeedsGlyph = uses&(1<<kGlyph) != 0
 	return p
 }
 
@@ -138,10 +172,21 @@ func (r *rule) uses() uint32 {
 
 // Facts are the values the caller computes outside namer.
 type Facts struct {
-	Proc   string // program of the lead pane (procinfo); ignored when it has an agent
+	Proc string // {proc}: program of the lead pane (procinfo), "@host:cmd" for ssh; ignored when it has an agent
+	// Exe is the program's own name when Proc shows something else
+	// (ssh for "@zmb"): rules' program globs match either.
+	Exe    string
+	Args   string // {args}: the program with its arguments; ignored with an agent
 	Host   string // ssh destination alias
 	Repo   string // git work tree name
 	Branch string // git branch
+	// DefaultBranch is the repository's default branch, for
+	// Config.HideDefaultBranch.
+	DefaultBranch string
+	Glyph         string // {glyph} of the program, or of the agent
+	// Index is the tab's 1-based position in its workspace (0: unknown);
+	// {index} shows 1-9, the positions herdr's alt+1..9 jump to.
+	Index int
 }
 
 // Decision is what Decide concluded for one tab.
@@ -155,13 +200,23 @@ type Decision struct {
 
 // Decide renders the name of a planned tab from the facts.
 func (n *Namer) Decide(p Plan, f Facts) Decision {
+	if n.quickProgram(p, f) {
+		// A quick command is gone before its name could be read: name
+		// the tab as with the shell in front, so no rename goes out now
+		// and none goes back when it exits.
+		p, f = n.shellPlan(p), asShell(f)
+	}
 	var vs values
 	n.fill(&vs, p, f)
 	rm, r := p.Rule, n.ruleAt(p.Rule)
 	if n.programRule && vs.v[kProc] != "" {
 		rm, r = nil, nil
+		exe := ""
+		if p.Lead.Agent == "" {
+			exe = Sanitize(f.Exe)
+		}
 		for _, cand := range n.rules {
-			if m, ok := cand.match(p.Dir, vs.v[kProc]); ok {
+			if m, ok := cand.match(p.Dir, vs.v[kProc], exe); ok {
 				rm, r = m, cand
 				break
 			}
@@ -214,6 +269,15 @@ func (n *Namer) fill(vs *values, p Plan, f Facts) {
 	if vs.v[kTitle] = Sanitize(lead.Title); vs.v[kTitle] == "" {
 		vs.v[kTitle] = Sanitize(lead.TerminalTitleStripped)
 	}
+	if lead.Agent == "" {
+		vs.v[kArgs] = Sanitize(f.Args)
+	} else {
+		vs.v[kTask] = Task(*lead)
+	}
+	vs.v[kGlyph] = Sanitize(f.Glyph)
+	if f.Index >= 1 && f.Index <= 9 {
+		vs.v[kIndex] = strconv.Itoa(f.Index)
+	}
 	st := p.Tab.AgentStatus
 	if statusIndex(st) != statusIndex(herdr.StatusUnknown) {
 		vs.v[kStatus] = string(st)
@@ -224,7 +288,10 @@ func (n *Namer) fill(vs *values, p Plan, f Facts) {
 	}
 	vs.v[kHost] = Sanitize(f.Host)
 	vs.v[kRepo] = Sanitize(f.Repo)
-	vs.v[kBranch] = Sanitize(f.Branch)
+	vs.v[kTicket] = Sanitize(Ticket(f.Branch))
+	if !n.cfg.HideDefaultBranch || f.Branch != f.DefaultBranch || f.Branch == "" {
+		vs.v[kBranch] = Sanitize(f.Branch)
+	}
 	vs.v[kWorkspace] = Sanitize(p.Workspace.Label)
 	vs.tokens = lead.Tokens
 }
@@ -286,6 +353,21 @@ func (n *Namer) variants(t *Template, vs values, p Plan, want string) []string {
 		nAgent = 2
 	}
 	var buf [128]byte
+	if t.uses1(kIndex) {
+		// herdr renumbers tabs as others are created, moved and closed:
+		// the same name at any other position (or none, from the tenth
+		// on) was ours too, even when the state file forgot it.
+		at := vs
+		for i := 0; i <= MaxIndex; i++ {
+			at.v[kIndex] = ""
+			if i > 0 {
+				at.v[kIndex] = strconv.Itoa(i)
+			}
+			if v := n.finish(t.render(&at, buf[:0])); v != "" && !contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
 	for si := range nStatus {
 		if nStatus > 1 {
 			st := statuses[si]

@@ -13,7 +13,7 @@ import (
 // RuleSpec is one [[rules]] table of the config file.
 type RuleSpec struct {
 	Dir     string `toml:"dir"`     // glob on the cwd or an ancestor ("~/projects/*")
-	Program string `toml:"program"` // glob on {proc} ("ssh", "{n,}vim")
+	Program string `toml:"program"` // glob on {proc} or the program's own name ("ssh" for "@zmb", "{n,}vim")
 	Format  string `toml:"format"`  // template for matching tabs
 	Name    string `toml:"name"`    // fixed name for matching tabs
 	Skip    bool   `toml:"skip"`    // never rename matching tabs
@@ -60,11 +60,40 @@ type rule struct {
 // which is what people who write shell globs expect.
 var dirCompiler = glob.Compiler{Separators: []rune{'/'}, Globstar: true}
 
+// RuleError is a rule that does not compile. Index lets the config file
+// point at the rule's own [[rules]] table without parsing this message.
+type RuleError struct {
+	Index int    // 1-based position in Config.Rules
+	What  string // the part at fault, e.g. `dir "~/[a"`; "" for the whole rule
+	Err   error
+}
+
+func (e *RuleError) Error() string {
+	if e.What == "" {
+		return fmt.Sprintf("rule %d: %v", e.Index, e.Err)
+	}
+	return fmt.Sprintf("rule %d (%s): %v", e.Index, e.What, e.Err)
+}
+
+func (e *RuleError) Unwrap() error { return e.Err }
+
 func compileRule(i int, spec RuleSpec, home string) (*rule, error) {
+	r, err := compileRuleSpec(i, spec, home)
+	if err != nil {
+		var re *RuleError
+		if !errors.As(err, &re) {
+			err = &RuleError{Index: i + 1, Err: err}
+		}
+		return nil, err
+	}
+	return r, nil
+}
+
+func compileRuleSpec(i int, spec RuleSpec, home string) (*rule, error) {
 	r := &rule{spec: spec, index: i + 1}
-	where := fmt.Sprintf("rule %d", i+1)
+	bad := func(what string, err error) error { return &RuleError{Index: i + 1, What: what, Err: err} }
 	if spec.Dir == "" && spec.Program == "" {
-		return nil, fmt.Errorf("%s: needs dir or program", where)
+		return nil, errors.New("needs dir or program")
 	}
 	set := 0
 	if spec.Format != "" {
@@ -77,33 +106,33 @@ func compileRule(i int, spec RuleSpec, home string) (*rule, error) {
 		set++
 	}
 	if set != 1 {
-		return nil, fmt.Errorf("%s: set exactly one of format, name and skip (it sets %d)", where, set)
+		return nil, fmt.Errorf("set exactly one of format, name and skip (it sets %d)", set)
 	}
 	if spec.Dir != "" {
 		g, err := compileDir(spec.Dir, home)
 		if err != nil {
-			return nil, fmt.Errorf("%s (dir %q): %w", where, spec.Dir, err)
+			return nil, bad(fmt.Sprintf("dir %q", spec.Dir), err)
 		}
 		r.dir = g
 	}
 	if spec.Program != "" {
 		g, err := glob.Compile(spec.Program)
 		if err != nil {
-			return nil, fmt.Errorf("%s (program %q): %w", where, spec.Program, globReason(err, spec.Program, 0))
+			return nil, bad(fmt.Sprintf("program %q", spec.Program), globReason(err, spec.Program, 0))
 		}
 		r.program = g
 	}
 	if spec.Format != "" {
 		t, err := ParseTemplate(spec.Format)
 		if err != nil {
-			return nil, fmt.Errorf("%s (format): %w", where, err)
+			return nil, bad("format", err)
 		}
 		r.format = t
 	}
 	if spec.Name != "" {
 		r.name = Sanitize(spec.Name)
 		if r.name == "" {
-			return nil, fmt.Errorf("%s (name %q): nothing left after removing control characters", where, spec.Name)
+			return nil, bad(fmt.Sprintf("name %q", spec.Name), errors.New("nothing left after removing control characters"))
 		}
 	}
 	return r, nil
@@ -174,9 +203,11 @@ func (r *rule) matchDir(cwd string) (matched string, ok bool) {
 	}
 }
 
-// match applies the whole rule; proc "" never matches a program glob.
-func (r *rule) match(cwd, proc string) (*RuleMatch, bool) {
-	if r.program != nil && (proc == "" || !r.program.Match(proc)) {
+// match applies the whole rule; proc "" never matches a program glob. The
+// glob may also match exe, the program's own name when {proc} shows
+// something else ("ssh" for "@zmb").
+func (r *rule) match(cwd, proc, exe string) (*RuleMatch, bool) {
+	if r.program != nil && (proc == "" || !r.program.Match(proc) && (exe == "" || !r.program.Match(exe))) {
 		return nil, false
 	}
 	p, ok := r.matchDir(cwd)

@@ -22,6 +22,11 @@ const (
 	kRepo
 	kBranch
 	kWorkspace
+	kIndex
+	kTask
+	kTicket
+	kArgs
+	kGlyph
 	kMatch
 	kToken
 	numKinds
@@ -30,11 +35,12 @@ const (
 var kindNames = [numKinds]string{
 	kProc: "proc", kDir: "dir", kAgent: "agent", kCwd: "cwd", kTitle: "title",
 	kIcon: "icon", kStatus: "status", kNumber: "number", kHost: "host",
-	kRepo: "repo", kBranch: "branch", kWorkspace: "workspace", kMatch: "match",
+	kRepo: "repo", kBranch: "branch", kWorkspace: "workspace", kIndex: "index",
+	kTask: "task", kTicket: "ticket", kArgs: "args", kGlyph: "glyph", kMatch: "match",
 	kToken: "token.NAME",
 }
 
-const knownTokens = "proc dir agent cwd title icon status number host repo branch workspace match token.NAME"
+const knownTokens = "proc dir agent cwd title icon status number host repo branch workspace index task ticket args glyph match token.NAME"
 
 // ref is one alternative of a token group.
 type ref struct {

@@ -97,6 +97,9 @@ var ErrNoDaemon = errors.New("no herdrtabrenamer daemon is running")
 // Send writes one nudge datagram without waiting for anyone. A missing
 // socket or refused connection is ErrNoDaemon (wrapped with the path).
 func Send(socketPath, paneID string, when When) error {
+	if err := Available(); err != nil {
+		return err
+	}
 	b, err := Encode(paneID, when)
 	if err != nil {
 		return err

@@ -30,7 +30,7 @@ type Inspector interface {
 
 // Local returns the Inspector of this machine: direct /proc reads on Linux
 // where they are cheap, gopsutil v4 elsewhere and as the fallback.
-func Local() Inspector { return local{} }
+func Local() Inspector { return localInspector() }
 
 type local struct{}
 

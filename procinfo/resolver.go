@@ -1,12 +1,14 @@
 package procinfo
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
@@ -45,6 +47,13 @@ type Program struct {
 	PID  int // the process the name came from
 	PGID int // the foreground group it came from; the daemon caches it to notice changes
 	Why  string
+	// Args is the command line for {args}: Argv with its first word shown
+	// by the name it goes by (basename, launcher's package name, alias).
+	Args string
+	// Dest is the destination of a remote shell (ssh, autossh, mosh, et),
+	// as typed; Remote names the program it runs there ("" for a login
+	// shell). {proc} shows them as @host[:remote].
+	Dest, Remote string
 }
 
 // Resolver names programs. It is immutable after New and safe for
@@ -84,17 +93,28 @@ func New(opts Options, in Inspector) (*Resolver, error) {
 	}
 	for i, spec := range opts.Rewrites {
 		if spec.Match == "" {
-			return nil, fmt.Errorf("rewrite rule %d: empty match", i+1)
+			return nil, &RewriteError{Index: i + 1, Err: errors.New("empty match")}
 		}
 		re, err := regexp.Compile(spec.Match)
 		if err != nil {
-			return nil, fmt.Errorf("rewrite rule %d: bad match %q: %w", i+1, spec.Match, err)
+			return nil, &RewriteError{Index: i + 1, Err: fmt.Errorf("bad match %q: %w", spec.Match, err)}
 		}
 		r.rewrites = append(r.rewrites, rewrite{re: re, replace: spec.Replace,
 			why: "rewrite rule " + strconv.Itoa(i+1) + " (" + spec.Match + ")"})
 	}
 	return r, nil
 }
+
+// RewriteError is a [[rewrites]] rule that does not compile; Index lets the
+// config file point at the rule's own table without parsing this message.
+type RewriteError struct {
+	Index int // 1-based position in Options.Rewrites
+	Err   error
+}
+
+func (e *RewriteError) Error() string { return fmt.Sprintf("rewrite rule %d: %v", e.Index, e.Err) }
+
+func (e *RewriteError) Unwrap() error { return e.Err }
 
 // ParseAliases reads an --alias value: comma-separated from=to pairs,
 // blanks around names ignored. "" is no aliases.
@@ -210,7 +230,60 @@ func (r *Resolver) Program(pi herdr.ProcessInfo) Program {
 	}
 	p.Name = name
 	p.Why = strings.Join(why, "; ")
+	if name == "" {
+		return p
+	}
+	first := res.first
+	if first == res.name {
+		first = name // rewritten or aliased like the name
+	}
+	if fromComm {
+		p.Args = name
+	} else {
+		p.Args = joinArgs(first, res.argv)
+	}
+	if _, remote := remoteSpec(res.name); remote && !fromComm {
+		var cmd []string
+		p.Dest, cmd = remoteCommand(res.argv)
+		if len(cmd) > 0 {
+			if rn := r.resolveArgv(cmd, nil).name; !r.IsShell(rn) {
+				p.Remote = rn
+			}
+		}
+	}
 	return p
+}
+
+// maxArgs bounds {args} in bytes: a tab label shows a few dozen columns,
+// and an argv can be megabytes that every pass would otherwise sanitise.
+const maxArgs = 1024
+
+// joinArgs renders a command line for {args}: first, then argv[1:], each
+// word with blanks quoted so the words stay apart; cut after maxArgs bytes
+// on a rune boundary.
+func joinArgs(first string, argv []string) string {
+	var b strings.Builder
+	b.WriteString(first)
+	for _, a := range argv[min(1, len(argv)):] {
+		if b.Len() >= maxArgs {
+			break
+		}
+		b.WriteByte(' ')
+		if a == "" || strings.ContainsAny(a, " \t\n'\"") {
+			b.WriteString(strconv.Quote(a))
+			continue
+		}
+		b.WriteString(a)
+	}
+	s := b.String()
+	if len(s) > maxArgs {
+		cut := maxArgs
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
+	return s
 }
 
 // leaderOf finds the group leader among the foreground processes. When it
@@ -244,10 +317,11 @@ func (r *Resolver) localArgv(pid int) ([]string, string) {
 
 // resolved is the outcome of looking through one command line.
 type resolved struct {
-	name string
-	argv []string
-	pid  int
-	why  []string
+	name  string
+	first string // how argv[0] is shown: its cleaned name or a launcher's better name
+	argv  []string
+	pid   int
+	why   []string
 	// wrapper: the process only wraps the real program (a shell running
 	// -c, a shell running a NixOS -wrapped script), so its children know
 	// better than its command line.
@@ -269,7 +343,7 @@ func (r *Resolver) resolveArgv(argv []string, why []string) resolved {
 			raw = override
 		}
 		name, wrapped := cleanName(raw)
-		res.name, res.argv = name, argv
+		res.name, res.first, res.argv = name, name, argv
 		if wrapped && fromShell {
 			res.wrapper = true
 		}

@@ -7,23 +7,21 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // TestFixturesMatchSchema checks every process_info fixture against herdr's
 // own response schema for each protocol, so the fixtures stay in the wire
-// shape. The schemas live outside the project ($HERDR_API_SCHEMA_DIR).
+// shape. The schemas live outside the project ($HERDR_API_SCHEMA_DIR, found
+// by herdrtest: relative to the module root, fatal under CI when missing).
 func TestFixturesMatchSchema(t *testing.T) {
-	dir := os.Getenv("HERDR_API_SCHEMA_DIR")
-	if dir == "" {
-		t.Skip("HERDR_API_SCHEMA_DIR unset: no herdr schemas to check fixtures against")
-	}
 	fixtures, err := filepath.Glob(filepath.Join("testdata", "process_info", "*.json"))
 	if err != nil || len(fixtures) == 0 {
 		t.Fatalf("no fixtures: %v", err)
 	}
-	for _, protocol := range []int{17, 19, 20} {
-		path := filepath.Join(dir, fmt.Sprintf("protocol-%d.schema.json", protocol))
+	for _, protocol := range []int{17, 19, 20, 22} {
+		path := herdrtest.SchemaFile(t, protocol)
 		f, err := os.Open(path)
 		if err != nil {
 			t.Fatal(err)

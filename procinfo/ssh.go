@@ -1,7 +1,11 @@
 package procinfo
 
-// Options of the remote-shell clients that take a value (ssh(1), mosh(1),
-// Eternal Terminal's et), so the destination is found after them.
+import "strings"
+
+// Options of the remote-shell clients that take a value, so the destination
+// is found after them. ssh's come from OpenSSH's getopt string
+// "1246ab:c:e:fgi:kl:m:no:p:qstvxAB:CD:E:F:GI:J:KL:MNO:P:Q:R:S:TVw:W:XYy";
+// mosh(1) and Eternal Terminal's et take theirs from their manuals.
 var (
 	sshOpts     = optSpec{short: "BbcDEeFIiJLlmOoPpQRSWw"}
 	autosshOpts = optSpec{short: "BbcDEeFIiJLlmOoPpQRSWwM"}
@@ -13,33 +17,87 @@ var (
 		"--terminal-path", "--serverfifo", "--logdir", "--username"}}
 )
 
+// remoteSpec returns the option grammar of a remote-shell client by its
+// cleaned name.
+func remoteSpec(name string) (optSpec, bool) {
+	switch name {
+	case "ssh":
+		return sshOpts, true
+	case "autossh":
+		return autosshOpts, true
+	case "mosh", "mosh-client":
+		return moshOpts, true
+	case "et":
+		return etOpts, true
+	}
+	return optSpec{}, false
+}
+
 // SSHDestination returns the destination operand of an ssh, autossh, mosh
 // or et command line, as typed ("deploy@web1", "ssh://u@db:2222"), for the
 // {host} token; sshhosts.HostOf reduces it to the host. "" when argv is not
 // such a client or names no host. Launchers are not looked through here:
 // pass Program.Argv.
 func SSHDestination(argv []string) string {
+	dest, _ := remoteCommand(argv)
+	return dest
+}
+
+// remoteCommand splits a remote-shell command line into its destination
+// and the command it runs on the remote host (nil for a login shell).
+//
+// ssh parses options again after the destination unless "--" came before
+// it (ssh.c: "goto again"), and its first non-option after that starts the
+// remote command, which the remote shell runs as one string. mosh takes the
+// command after the host (optionally behind "--"); et only with -c.
+func remoteCommand(argv []string) (dest string, cmd []string) {
 	if len(argv) == 0 {
-		return ""
+		return "", nil
 	}
 	name, _ := cleanName(argv[0])
-	var spec optSpec
-	switch name {
-	case "ssh":
-		spec = sshOpts
-	case "autossh":
-		spec = autosshOpts
-	case "mosh":
-		spec = moshOpts
-	case "et":
-		spec = etOpts
-	default:
-		return ""
+	spec, ok := remoteSpec(name)
+	if !ok {
+		return "", nil
 	}
 	args := argv[1:]
-	i := spec.operand(args)
-	if i >= len(args) {
-		return ""
+	if name == "mosh-client" {
+		// Once connected, mosh execs mosh-client with its own command
+		// line folded into one argument for ps: "-# zmb btop |" (mosh.pl).
+		if len(args) == 0 {
+			return "", nil
+		}
+		inner, ok := strings.CutPrefix(args[0], "-#")
+		if !ok {
+			return "", nil
+		}
+		args = strings.Fields(strings.TrimSuffix(strings.TrimSpace(inner), "|"))
+		name = "mosh"
 	}
-	return args[i]
+	var etCmd string
+	visit := func(s byte, l, v string) bool {
+		if name == "et" && (s == 'c' || l == "--command") {
+			etCmd = v
+		}
+		return true
+	}
+	i, _ := spec.scan(args, visit)
+	if i >= len(args) {
+		return "", nil
+	}
+	dest = args[i]
+	rest := args[i+1:]
+	terminated := i > 0 && args[i-1] == "--"
+	if !terminated || name == "mosh" {
+		j, _ := spec.scan(rest, visit)
+		rest = rest[j:]
+	}
+	if name == "et" {
+		return dest, splitCommand(etCmd)
+	}
+	if len(rest) == 0 {
+		return dest, nil
+	}
+	// The remote shell gets the words joined by spaces and parses them
+	// itself.
+	return dest, splitCommand(strings.Join(rest, " "))
 }

@@ -19,7 +19,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 )
 
 // Name is the directory's last element.
@@ -81,14 +80,6 @@ func Check(dir string) error {
 	return nil
 }
 
-func owner(fi os.FileInfo) (int, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return int(st.Uid), true
-}
-
 // Key names one herdr server by its socket path in file names (the state
 // file, the nudge socket): two named herdr sessions both have a w1:t1. A
 // short hash keeps socket paths under the 108-byte sun_path limit.
@@ -118,8 +109,8 @@ func NudgeSocket(herdrSocket string) (string, error) {
 func ServerID(herdrSocket string) (id string, ok bool) {
 	fi, err := os.Stat(herdrSocket)
 	if err == nil {
-		if st, isUnix := fi.Sys().(*syscall.Stat_t); isUnix {
-			return "srv-" + strconv.FormatUint(uint64(st.Dev), 16) + "-" + strconv.FormatUint(uint64(st.Ino), 16), true
+		if dev, ino, ok := devIno(fi); ok {
+			return "srv-" + strconv.FormatUint(dev, 16) + "-" + strconv.FormatUint(ino, 16), true
 		}
 	}
 	path := herdrSocket

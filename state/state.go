@@ -14,10 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
-
-	"github.com/google/renameio/v2"
 )
 
 // Version is the file format version; other versions read as empty.
@@ -70,9 +67,7 @@ type fileStamp struct {
 
 func stampOf(fi os.FileInfo) fileStamp {
 	s := fileStamp{size: fi.Size(), mtime: fi.ModTime()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.ino = st.Ino
-	}
+	s.ino = inode(fi)
 	return s
 }
 
@@ -220,7 +215,7 @@ func (s *State) write() error {
 	b = append(b, '\n')
 	// The temp file goes beside the state, not to $TMPDIR: there a killed
 	// writer's litter is found and removed by removeTempLitter.
-	if err := renameio.WriteFile(s.Path, b, 0o600, renameio.WithTempDir(filepath.Dir(s.Path))); err != nil {
+	if err := writeFileAtomic(s.Path, b, 0o600); err != nil {
 		return fmt.Errorf("write state %s: %w", s.Path, err)
 	}
 	if fi, err := os.Stat(s.Path); err == nil {

@@ -40,6 +40,11 @@ type Info struct {
 	// Worktree is true for a linked worktree (its gitdir has a commondir
 	// file), false for a main work tree or a submodule.
 	Worktree bool
+	// DefaultBranch is the repository's default branch: what
+	// refs/remotes/origin/HEAD points to, else Branch itself when it is
+	// main, master or trunk, else "". It is read with HEAD, so a later
+	// `git remote set-head` shows at the next checkout.
+	DefaultBranch string
 }
 
 // Cache answers Lookup from memory while the files it read are unchanged.
@@ -193,9 +198,16 @@ func load(root, dotGit string, fi os.FileInfo) *entry {
 		return e
 	}
 	e.head = filepath.Join(gitDir, "HEAD")
+	commonDir := gitDir
 	if !fi.IsDir() {
-		if _, err := os.Stat(filepath.Join(gitDir, "commondir")); err == nil {
+		if s, ok := readSmall(filepath.Join(gitDir, "commondir")); ok {
 			e.info.Worktree = true
+			if c := strings.TrimSpace(s); c != "" {
+				if !filepath.IsAbs(c) {
+					c = filepath.Join(gitDir, c)
+				}
+				commonDir = filepath.Clean(c)
+			}
 		}
 	}
 	// Stat before reading: a HEAD rewritten between the two is seen as
@@ -205,7 +217,24 @@ func load(root, dotGit string, fi os.FileInfo) *entry {
 		e.headSig = sig{fi: hfi}
 		e.info.Branch = readHead(e.head)
 	}
+	e.info.DefaultBranch = defaultBranch(commonDir, e.info.Branch)
 	return e
+}
+
+// defaultBranch reads origin/HEAD (a symbolic ref, never packed), else
+// takes the usual names for a default branch.
+func defaultBranch(commonDir, branch string) string {
+	if s, ok := readSmall(filepath.Join(commonDir, "refs", "remotes", "origin", "HEAD")); ok {
+		ref, ok := strings.CutPrefix(strings.TrimSpace(s), "ref:")
+		if b, isOrigin := strings.CutPrefix(strings.TrimSpace(ref), "refs/remotes/origin/"); ok && isOrigin && validRefName(b) {
+			return b
+		}
+	}
+	switch branch {
+	case "main", "master", "trunk":
+		return branch
+	}
+	return ""
 }
 
 // maxSmallFile bounds reads of .git files and HEAD; real ones are under

@@ -119,17 +119,17 @@ func TestLookupLayouts(t *testing.T) {
 		want Info
 		ok   bool
 	}{
-		{"plain repo root", plain, Info{Root: plain, Repo: "plain", Branch: "main"}, true},
-		{"nested dir", filepath.Join(plain, "src", "deep", "er"), Info{Root: plain, Repo: "plain", Branch: "main"}, true},
-		{"unclean path", plain + "/src/../src/deep/", Info{Root: plain, Repo: "plain", Branch: "main"}, true},
+		{"plain repo root", plain, Info{Root: plain, Repo: "plain", Branch: "main", DefaultBranch: "main"}, true},
+		{"nested dir", filepath.Join(plain, "src", "deep", "er"), Info{Root: plain, Repo: "plain", Branch: "main", DefaultBranch: "main"}, true},
+		{"unclean path", plain + "/src/../src/deep/", Info{Root: plain, Repo: "plain", Branch: "main", DefaultBranch: "main"}, true},
 		{"branch with slash", slashy, Info{Root: slashy, Repo: "slashy", Branch: "feat/login-form"}, true},
 		{"detached sha1", detached, Info{Root: detached, Repo: "detached", Branch: sha1Hex[:7]}, true},
 		{"detached sha256", detached256, Info{Root: detached256, Repo: "detached256", Branch: sha256Hex[:7]}, true},
 		{"worktree relative gitdir", filepath.Join(relWT, "cmd"), Info{Root: relWT, Repo: "project-fix", Branch: "fix", Worktree: true}, true},
 		{"worktree absolute gitdir", absWT, Info{Root: absWT, Repo: "hotfix", Branch: sha1Hex[:7], Worktree: true}, true},
-		{"main tree of worktrees", mainRoot, Info{Root: mainRoot, Repo: "project", Branch: "main"}, true},
+		{"main tree of worktrees", mainRoot, Info{Root: mainRoot, Repo: "project", Branch: "main", DefaultBranch: "main"}, true},
 		{"submodule", filepath.Join(super, "vendor", "lib", "src"), Info{Root: filepath.Join(super, "vendor", "lib"), Repo: "lib", Branch: sha1Hex[:7]}, true},
-		{"superproject around submodule", filepath.Join(super, "vendor"), Info{Root: super, Repo: "super", Branch: "trunk"}, true},
+		{"superproject around submodule", filepath.Join(super, "vendor"), Info{Root: super, Repo: "super", Branch: "trunk", DefaultBranch: "trunk"}, true},
 		{"no repository", nothing, Info{}, false},
 		{"empty dir", "", Info{}, false},
 	}
@@ -144,6 +144,47 @@ func TestLookupLayouts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestDefaultBranch(t *testing.T) {
+	base := t.TempDir()
+	outsideAnyRepo(t, base)
+	origin := func(root, target string) {
+		write(t, filepath.Join(root, ".git", "refs", "remotes", "origin", "HEAD"), target)
+	}
+	dev := filepath.Join(base, "dev")
+	mkRepo(t, dev, "ref: refs/heads/develop\n")
+	origin(dev, "ref: refs/remotes/origin/develop\n")
+	wt := filepath.Join(base, "dev-feature")
+	mkWorktree(t, dev, "dev-feature", wt, "ref: refs/heads/ABC-1-x\n", true)
+	onMain := filepath.Join(base, "onmain")
+	mkRepo(t, onMain, "ref: refs/heads/main\n")
+	origin(onMain, "ref: refs/remotes/origin/master\n")
+	master := filepath.Join(base, "master")
+	mkRepo(t, master, "ref: refs/heads/master\n")
+	garbage := filepath.Join(base, "garbage")
+	mkRepo(t, garbage, "ref: refs/heads/main\n")
+	origin(garbage, "ref: refs/remotes/upstream/x\n")
+	feature := filepath.Join(base, "feature")
+	mkRepo(t, feature, "ref: refs/heads/feature\n")
+
+	tests := []struct {
+		dir, branch, def string
+	}{
+		{dev, "develop", "develop"},  // origin/HEAD names it
+		{wt, "ABC-1-x", "develop"},   // a linked worktree reads the common dir
+		{onMain, "main", "master"},   // origin/HEAD wins over the usual names
+		{master, "master", "master"}, // no origin: the usual names
+		{garbage, "main", "main"},    // origin/HEAD of another remote is ignored
+		{feature, "feature", ""},     // nothing to tell
+	}
+	c := New()
+	for _, tt := range tests {
+		got, ok := c.Lookup(tt.dir)
+		if !ok || got.Branch != tt.branch || got.DefaultBranch != tt.def {
+			t.Errorf("Lookup(%s) = branch %q default %q (%v), want %q %q", filepath.Base(tt.dir), got.Branch, got.DefaultBranch, ok, tt.branch, tt.def)
+		}
 	}
 }
 
@@ -411,7 +452,7 @@ func TestRealGit(t *testing.T) {
 	mkdir(t, filepath.Join(wt, "src"))
 
 	c := New()
-	if got, ok := c.Lookup(repo); !ok || got != (Info{Root: repo, Repo: "app", Branch: "main"}) {
+	if got, ok := c.Lookup(repo); !ok || got != (Info{Root: repo, Repo: "app", Branch: "main", DefaultBranch: "main"}) {
 		t.Fatalf("main tree: Lookup = %+v, %v", got, ok)
 	}
 	want := Info{Root: wt, Repo: "app-feature", Branch: "feature", Worktree: true}
@@ -426,6 +467,14 @@ func TestRealGit(t *testing.T) {
 	git(repo, "checkout", "-q", "-b", "other")
 	if got, _ := c.Lookup(repo); got.Branch != "other" {
 		t.Fatalf("after checkout -b other: Branch = %q, want other", got.Branch)
+	}
+	// A clone's origin/HEAD names the default branch on any branch.
+	git(repo, "checkout", "-q", "main")
+	clone := filepath.Join(base, "clone")
+	git(base, "clone", "-q", repo, clone)
+	git(clone, "checkout", "-q", "-b", "topic")
+	if got, _ := c.Lookup(clone); got.Branch != "topic" || got.DefaultBranch != "main" {
+		t.Fatalf("clone on topic: %+v, want default branch main", got)
 	}
 }
 

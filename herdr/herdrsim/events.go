@@ -8,6 +8,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -22,7 +23,7 @@ type hubEvent struct {
 	line   []byte         // the bus line, alphabetical keys
 }
 
-// hub is the per-server ring of the last 512 events (PROTOCOL.md §6).
+// hub is the per-server ring of the last 512 events (docs/herdr.md §7).
 type hub struct {
 	events []hubEvent
 	seq    uint64
@@ -123,22 +124,52 @@ type subscription struct {
 	initial bool
 }
 
-// next returns the line this subscription sends on this tick, if any; s.mu held.
-func (s *Server) next(sub *subscription) []byte {
+// lostHistory reports whether events this subscription has not looked at
+// yet were evicted from the ring; s.mu held.
+func (s *Server) lostHistory(sub *subscription) bool {
+	usesHub := sub.bus != "" || (sub.kind == "pane.agent_status_changed" && !sub.pane.gone)
+	return usesHub && len(s.hub.events) > 0 && s.hub.events[0].seq > sub.cursor+1
+}
+
+// round returns the lines one subscription sends in one round of the
+// stream loop; s.mu held (docs/herdr.md §7). Up to 20 that is at most one
+// event, and a cursor that fell out of the ring silently skips what was
+// evicted. On 22 it is every retained event past the cursor (a burst), and
+// a cursor that fell out of the ring means lost: events_lost, nothing sent.
+func (s *Server) round(sub *subscription) (lines [][]byte, lost bool) {
+	if s.held {
+		return nil, false
+	}
+	defer func() {
+		if len(lines) > 0 {
+			s.rounds++
+		}
+	}()
+	live := s.rel.live()
+	if live && s.lostHistory(sub) {
+		return nil, true
+	}
+	if live {
+		// herdr's cursor moves past everything it looked at, matching or not.
+		defer func() { sub.cursor = s.hub.seq }()
+	}
 	if sub.bus != "" {
 		for _, e := range s.hub.events {
 			if e.seq > sub.cursor && e.kind == sub.bus {
 				sub.cursor = e.seq
-				return e.line
+				lines = append(lines, e.line)
+				if !live {
+					break
+				}
 			}
 		}
-		return nil
+		return lines, false
 	}
 	if sub.kind != "pane.agent_status_changed" || sub.pane.gone {
 		// output_matched and scroll_changed watch screen contents and
 		// scrolling, which the fake does not have; a vanished pane
 		// leaves its subscription quiet forever, as in herdr.
-		return nil
+		return nil, false
 	}
 	for _, e := range s.hub.events {
 		if e.seq <= sub.cursor || e.kind != "pane_agent_status_changed" || e.paneID != sub.pane.id {
@@ -149,23 +180,29 @@ func (s *Server) next(sub *subscription) []byte {
 		data := maps.Clone(e.data)
 		delete(data, "type")
 		if sub.filter == "" || data["agent_status"] == string(sub.filter) {
-			return s.paneLine(data)
+			lines = append(lines, s.paneLine(data))
+			if !live {
+				return lines, false
+			}
 		}
+	}
+	if len(lines) > 0 {
+		return lines, false
 	}
 	now := sub.pane.presentation()
 	if sub.initial {
 		sub.initial = false
 		if now.status == sub.filter {
-			return s.paneLine(sub.pane.statusData())
+			return [][]byte{s.paneLine(sub.pane.statusData())}, false
 		}
 	}
 	if now != sub.last {
 		sub.last = now
 		if sub.filter == "" || now.status == sub.filter {
-			return s.paneLine(sub.pane.statusData())
+			return [][]byte{s.paneLine(sub.pane.statusData())}, false
 		}
 	}
-	return nil
+	return nil, false
 }
 
 func (s *Server) paneLine(data map[string]any) []byte {
@@ -236,8 +273,9 @@ func (s *Server) parseSubscriptions(req *request) ([]*subscription, []string, er
 }
 
 // subscribe handles events.subscribe: probe, ack, then stream until the
-// peer sends anything, closes, a write fails, or the server stops.
-func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}) {
+// peer sends anything, closes, a write fails, the server stops, or (22)
+// the subscription loses history. lose forces that loss at the first round.
+func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}, lose bool) {
 	subs, paneIDs, err := s.parseSubscriptions(req)
 	if err != nil {
 		s.writeChecked(c, req.Method, errorLine("", "invalid_request", err.Error()))
@@ -247,7 +285,10 @@ func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}) {
 	s.mu.Lock()
 	for i, sub := range subs {
 		if sub.bus != "" {
-			continue // bus subscriptions replay: cursor 0
+			if s.rel.live() {
+				sub.cursor = s.hub.seq // 0.9: live from here, no replay
+			}
+			continue // up to 20 bus subscriptions replay: cursor 0
 		}
 		p := s.sess.findPane(paneIDs[i])
 		if p == nil {
@@ -258,7 +299,7 @@ func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}) {
 		}
 		sub.pane, sub.cursor, sub.last, sub.initial = p, s.hub.seq, p.presentation(), sub.filter != ""
 	}
-	drop := s.dropSubs
+	drop, loseAll := s.dropSubs, s.loseSubs
 	s.mu.Unlock()
 	ack, _ := json.Marshal(successResponse{ID: req.ID, Result: typeOnly{Type: "subscription_started"}})
 	s.writeChecked(c, req.Method, ack)
@@ -286,13 +327,19 @@ func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}) {
 		case <-drop:
 			_, _ = c.Write([]byte(`{"data":{"label":"cut`))
 			return
+		case <-loseAll:
+			lose = true
 		default:
 		}
 		for _, sub := range subs {
 			s.mu.Lock()
-			line := s.next(sub)
+			lines, lost := s.round(sub)
 			s.mu.Unlock()
-			if line != nil {
+			if lost || lose {
+				s.eventsLost(c, req.ID)
+				return
+			}
+			for _, line := range lines {
 				if err := writeLine(c, line); err != nil {
 					return
 				}
@@ -307,8 +354,70 @@ func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}) {
 		case <-drop:
 			_, _ = c.Write([]byte(`{"data":{"label":"cut`))
 			return
+		case <-loseAll:
+			lose = true
 		}
 	}
+}
+
+// eventsLost ends a 0.9 stream the way herdr does when a subscription fell
+// behind the retained history: one error line with the subscribe request's
+// id, then close (docs/herdr.md §7). The message is the simulator's words.
+func (s *Server) eventsLost(c net.Conn, id string) {
+	s.mu.Lock()
+	s.lost++
+	s.mu.Unlock()
+	s.writeChecked(c, "events.subscribe", errorLine(id, "events_lost",
+		"event subscription fell behind the retained event history; resubscribe and resync with session.snapshot"))
+}
+
+// LoseEvents makes every open event stream end as one that fell behind
+// herdr's retained history does: the events_lost line, then close. Only
+// 0.9 (protocol 22) has that line; on older protocols it is a misuse,
+// since their streams skip lost events silently and never end for it.
+func (s *Server) LoseEvents() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.rel.live() {
+		s.misuse("LoseEvents: protocol %d has no events_lost (it skips lost events silently)", s.cfg.protocol)
+		return
+	}
+	close(s.loseSubs)
+	s.loseSubs = make(chan struct{})
+}
+
+// HoldEvents pauses delivery on every event stream until the returned
+// func is called, so that a test can put several events into the ring
+// between two rounds of the stream loop, as a busy herdr does. Events are
+// still recorded while held.
+func (s *Server) HoldEvents() (release func()) {
+	s.mu.Lock()
+	s.held = true
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			s.held = false
+			s.mu.Unlock()
+		})
+	}
+}
+
+// DeliveryRounds counts, over every subscription of every stream, the
+// rounds of the stream loop that sent at least one event: up to 20 a
+// subscription sends at most one event a round, on 22 its whole backlog.
+func (s *Server) DeliveryRounds() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rounds
+}
+
+// EventsLost counts the streams ended with events_lost so far.
+func (s *Server) EventsLost() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lost
 }
 
 // DropSubscriptions cuts every open event stream in the middle of a line.

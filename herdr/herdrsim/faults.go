@@ -18,6 +18,11 @@ const (
 	FaultCutLine                        // half of a JSON line, then close
 	FaultOversize                       // a JSON line longer than 1 MiB
 	FaultSchemaInvalid                  // a well-formed line the schema rejects; it is checked like any response
+	// FaultEventsLost, for events.subscribe: the stream is acked, then at
+	// its first round ends with the events_lost error line, as a 0.9
+	// subscription that fell behind herdr's retained history does. Older
+	// protocols have no such line: injecting it there is a misuse.
+	FaultEventsLost
 )
 
 func (f Fault) String() string {
@@ -34,6 +39,8 @@ func (f Fault) String() string {
 		return "oversize"
 	case FaultSchemaInvalid:
 		return "schema-invalid"
+	case FaultEventsLost:
+		return "events-lost"
 	}
 	return fmt.Sprintf("Fault(%d)", int(f))
 }
@@ -45,14 +52,19 @@ type pendingFault struct {
 }
 
 // InjectFault makes the next count calls of method ("" = any method)
-// misbehave with f instead of answering.
+// misbehave with f instead of answering. FaultEventsLost applies to
+// "events.subscribe" only.
 func (s *Server) InjectFault(method string, f Fault, count int) {
-	if f < FaultGarbage || f > FaultSchemaInvalid || count < 1 {
+	if f < FaultGarbage || f > FaultEventsLost || count < 1 || (f == FaultEventsLost && method != "events.subscribe") {
 		s.misuse("InjectFault(%q, %v, %d): unknown fault or count below 1", method, f, count)
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if f == FaultEventsLost && !s.rel.live() {
+		s.misuse("InjectFault(%q, %v): protocol %d has no events_lost (it skips lost events silently)", method, f, s.cfg.protocol)
+		return
+	}
 	s.faults = append(s.faults, pendingFault{method: method, fault: f, left: count})
 }
 

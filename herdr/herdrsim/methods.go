@@ -22,16 +22,25 @@ func errf(code, format string, args ...any) *apiError {
 	return &apiError{code: code, msg: fmt.Sprintf(format, args...)}
 }
 
-// Result payloads: "type" first, then declaration order (PROTOCOL.md §3).
+// Result payloads: "type" first, then declaration order (docs/herdr.md §3).
 type (
 	typeOnly struct {
 		Type string `json:"type"`
 	}
 	pongResult struct {
-		Type         string          `json:"type"`
-		Version      string          `json:"version"`
-		Protocol     int             `json:"protocol"`
-		Capabilities map[string]bool `json:"capabilities"`
+		Type         string       `json:"type"`
+		Version      string       `json:"version"`
+		Protocol     int          `json:"protocol"`
+		Capabilities capabilities `json:"capabilities"`
+	}
+	// capabilities is herdr's ServerCapabilities in declaration order;
+	// 0.9 added the last three, one of them an integer (docs/herdr.md §4).
+	capabilities struct {
+		LiveHandoff                bool  `json:"live_handoff"`
+		DetachedServerDaemon       bool  `json:"detached_server_daemon"`
+		EndpointProtocolGeneration *int  `json:"endpoint_protocol_generation,omitempty"`
+		SurfaceInterest            *bool `json:"surface_interest,omitempty"`
+		HealthCheck                *bool `json:"health_check,omitempty"`
 	}
 	snapshotResult struct {
 		Type     string          `json:"type"`
@@ -72,6 +81,7 @@ type (
 // played protocol knows gets herdr's own not_implemented fallback.
 var implemented = map[string]func(*Server, *params) (any, error){
 	"ping":                 (*Server).ping,
+	"server.stop":          (*Server).serverStop,
 	"session.snapshot":     (*Server).sessionSnapshot,
 	"workspace.list":       (*Server).workspaceList,
 	"tab.list":             (*Server).tabList,
@@ -99,7 +109,7 @@ func (s *Server) dispatch(req *request) (line []byte, accepted bool) {
 		err = errf("not_implemented", "method not implemented yet")
 	} else {
 		pr := &params{req: req}
-		if req.Method == "ping" {
+		if req.Method == "ping" || req.Method == "server.stop" {
 			result, err = h(s, pr)
 		} else {
 			s.mu.Lock()
@@ -124,13 +134,36 @@ func (s *Server) dispatch(req *request) (line []byte, accepted bool) {
 	return b, true
 }
 
+// endpointProtocolGeneration is 0.9's ENDPOINT_PROTOCOL_GENERATION.
+const endpointProtocolGeneration = 1
+
 func (s *Server) ping(*params) (any, error) {
-	return pongResult{Type: "pong", Version: s.version, Protocol: s.cfg.protocol,
-		Capabilities: map[string]bool{"live_handoff": capabilityHandoff, "detached_server_daemon": capabilityDetached}}, nil
+	caps := capabilities{LiveHandoff: capabilityHandoff, DetachedServerDaemon: capabilityDetached}
+	if s.rel.plays >= 22 {
+		gen, yes := endpointProtocolGeneration, true
+		caps.EndpointProtocolGeneration, caps.SurfaceInterest, caps.HealthCheck = &gen, &yes, &yes
+	}
+	return pongResult{Type: "pong", Version: s.version, Protocol: s.cfg.protocol, Capabilities: caps}, nil
+}
+
+// serverStop answers ok. Since 0.8.2 herdr answers it on the socket thread
+// and turns every later request but ping away with server_unavailable until
+// the process is gone (docs/herdr.md §3); the simulator keeps listening
+// until the test calls Stop or Restart, so that state can be observed.
+// Older releases answer ok from the app and go down; here they just answer.
+// Unlike herdr, which parses a request's params before it refuses it, the
+// simulator refuses a request with bad params as server_unavailable too.
+func (s *Server) serverStop(*params) (any, error) {
+	if s.rel.stopGuard() {
+		s.mu.Lock()
+		s.stopping = true
+		s.mu.Unlock()
+	}
+	return typeOnly{Type: "ok"}, nil
 }
 
 func (s *Server) sessionSnapshot(*params) (any, error) {
-	return snapshotResult{Type: "session_snapshot", Snapshot: s.sess.snapshot(s.version, s.cfg.protocol)}, nil
+	return snapshotResult{Type: "session_snapshot", Snapshot: s.sess.snapshot(s.version, s.cfg.protocol, s.rel.plays)}, nil
 }
 
 func (s *Server) workspaceList(*params) (any, error) {
@@ -253,7 +286,7 @@ func (s *Server) tabCreate(pr *params) (any, error) {
 		custom = &label
 	}
 	t, p := s.newTab(ws, cwd, custom, focus)
-	return tabCreatedResult{Type: "tab_created", Tab: s.sess.tabInfo(t), RootPane: s.sess.paneInfo(p, s.cfg.protocol)}, nil
+	return tabCreatedResult{Type: "tab_created", Tab: s.sess.tabInfo(t), RootPane: s.sess.paneInfo(p, s.rel.plays)}, nil
 }
 
 func (s *Server) tabRename(pr *params) (any, error) {
@@ -305,7 +338,7 @@ func (s *Server) paneList(pr *params) (any, error) {
 		}
 		for _, t := range w.tabs {
 			for _, p := range t.panes {
-				out = append(out, s.sess.paneInfo(p, s.cfg.protocol))
+				out = append(out, s.sess.paneInfo(p, s.rel.plays))
 			}
 		}
 	}
@@ -317,7 +350,7 @@ func (s *Server) paneGet(pr *params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return paneResult{Type: "pane_info", Pane: s.sess.paneInfo(p, s.cfg.protocol)}, nil
+	return paneResult{Type: "pane_info", Pane: s.sess.paneInfo(p, s.rel.plays)}, nil
 }
 
 func (s *Server) paneCurrent(pr *params) (any, error) {
@@ -325,7 +358,7 @@ func (s *Server) paneCurrent(pr *params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return paneResult{Type: "pane_current", Pane: s.sess.paneInfo(p, s.cfg.protocol)}, nil
+	return paneResult{Type: "pane_current", Pane: s.sess.paneInfo(p, s.rel.plays)}, nil
 }
 
 func (s *Server) paneProcessInfo(pr *params) (any, error) {
@@ -344,7 +377,7 @@ func (s *Server) paneRename(pr *params) (any, error) {
 		return nil, err
 	}
 	p.label = strings.TrimSpace(label)
-	return paneResult{Type: "pane_info", Pane: s.sess.paneInfo(p, s.cfg.protocol)}, nil
+	return paneResult{Type: "pane_info", Pane: s.sess.paneInfo(p, s.rel.plays)}, nil
 }
 
 var (
@@ -374,7 +407,7 @@ func cleanMetadata(v string) string {
 	return v
 }
 
-// paneReportMetadata validates like herdr (codes from PROTOCOL.md §4; the
+// paneReportMetadata validates like herdr (codes from docs/herdr.md §3; the
 // message wording is this fake's) and applies tokens and presentation.
 func (s *Server) paneReportMetadata(pr *params) (any, error) {
 	source, _ := pr.str("source", true)

@@ -12,7 +12,7 @@ import (
 )
 
 // Internal mutations run with s.mu held and emit exactly the events herdr
-// emits for the same change (PROTOCOL.md §6), gaps included.
+// emits for the same change (docs/herdr.md §7), gaps included.
 
 func (s *Server) newPane(t *tab, cwd string) *pane {
 	t.ws.nextPane++
@@ -50,7 +50,7 @@ func (s *Server) newWorkspace(label, cwd string) (*workspace, *tab, *pane) {
 	}
 	s.emit("workspace_created", map[string]any{"workspace": s.sess.wsInfo(ws)})
 	s.emit("tab_created", map[string]any{"tab": s.sess.tabInfo(t)})
-	s.emit("pane_created", map[string]any{"pane": s.sess.paneInfo(p, s.cfg.protocol)})
+	s.emit("pane_created", map[string]any{"pane": s.sess.paneInfo(p, s.rel.plays)})
 	s.syncFocus()
 	return ws, t, p
 }
@@ -61,7 +61,7 @@ func (s *Server) newTab(ws *workspace, cwd string, custom *string, focus bool) (
 		ws.active, s.sess.focusedWS = t, ws
 	}
 	s.emit("tab_created", map[string]any{"tab": s.sess.tabInfo(t)})
-	s.emit("pane_created", map[string]any{"pane": s.sess.paneInfo(p, s.cfg.protocol)})
+	s.emit("pane_created", map[string]any{"pane": s.sess.paneInfo(p, s.rel.plays)})
 	s.syncFocus()
 	return t, p
 }
@@ -149,8 +149,10 @@ func (s *Server) closeTab(t *tab) {
 }
 
 // removePane takes p out of its tab. exited: the process died (only
-// pane_exited); otherwise pane.close (only pane_closed). Either way an
-// emptied tab vanishes without tab_closed.
+// pane_exited); otherwise pane.close (only pane_closed). Up to 20 an
+// emptied tab vanishes without tab_closed, and a workspace emptied by an
+// exit without workspace_closed; 0.9 (22) announces both after pane_exited
+// (docs/herdr.md §7).
 func (s *Server) removePane(p *pane, exited bool) {
 	t := p.tab
 	i := slices.Index(t.panes, p)
@@ -163,6 +165,12 @@ func (s *Server) removePane(p *pane, exited bool) {
 	wsGone := tabGone && s.dropTab(t)
 	if exited {
 		s.emit("pane_exited", map[string]any{"pane_id": p.id, "workspace_id": t.ws.id})
+		if tabGone && s.rel.live() {
+			s.emit("tab_closed", map[string]any{"tab_id": t.id, "workspace_id": t.ws.id})
+		}
+		if wsGone && s.rel.live() {
+			s.emit("workspace_closed", map[string]any{"workspace_id": t.ws.id})
+		}
 	} else {
 		s.emit("pane_closed", map[string]any{"pane_id": p.id, "workspace_id": t.ws.id})
 		if wsGone {
@@ -183,7 +191,7 @@ func (s *Server) setTokens(p *pane, next map[string]string) {
 	}
 	p.tokens = next
 	p.revision++
-	s.emit("pane_updated", map[string]any{"pane": s.sess.paneInfo(p, s.cfg.protocol)})
+	s.emit("pane_updated", map[string]any{"pane": s.sess.paneInfo(p, s.rel.plays)})
 }
 
 func (s *Server) setAgent(p *pane, agent string, status herdr.AgentStatus) {
@@ -258,7 +266,7 @@ func (s *Server) Split(paneID, cwd string) string {
 	t := p.tab
 	np := s.newPane(t, cwd)
 	t.panes = slices.Insert(t.panes, slices.Index(t.panes, p)+1, np)
-	s.emit("pane_created", map[string]any{"pane": s.sess.paneInfo(np, s.cfg.protocol)})
+	s.emit("pane_created", map[string]any{"pane": s.sess.paneInfo(np, s.rel.plays)})
 	s.emit("layout_updated", map[string]any{"layout": s.sess.layout(t)})
 	return np.id
 }
@@ -334,7 +342,8 @@ func (s *Server) ReportOSC7(paneID, cwd string) {
 }
 
 // SetTitle sets the terminal title. Only a change of the stripped title
-// bumps revision and emits pane_updated.
+// (herdr's rule for the played release) bumps revision and emits
+// pane_updated (docs/herdr.md §8).
 func (s *Server) SetTitle(paneID, title string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -343,10 +352,10 @@ func (s *Server) SetTitle(paneID, title string) {
 		return
 	}
 	p.title = title
-	if st := stripTitle(title); st != p.stripped {
+	if st := stripTitle(title, s.rel.titleGlyphs()); st != p.stripped {
 		p.stripped = st
 		p.revision++
-		s.emit("pane_updated", map[string]any{"pane": s.sess.paneInfo(p, s.cfg.protocol)})
+		s.emit("pane_updated", map[string]any{"pane": s.sess.paneInfo(p, s.rel.plays)})
 	}
 }
 
@@ -443,7 +452,7 @@ func (s *Server) MoveTab(tabID string, index int) {
 func (s *Server) Snapshot() herdr.Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	snap := s.sess.snapshot(s.version, s.cfg.protocol)
+	snap := s.sess.snapshot(s.version, s.cfg.protocol, s.rel.plays)
 	return herdr.Snapshot{Version: snap.Version, Protocol: snap.Protocol, FocusedWorkspaceID: snap.FocusedWorkspaceID,
 		FocusedTabID: snap.FocusedTabID, FocusedPaneID: snap.FocusedPaneID, Workspaces: snap.Workspaces,
 		Tabs: snap.Tabs, Panes: snap.Panes}
@@ -468,7 +477,7 @@ func (s *Server) Pane(paneID string) (herdr.Pane, bool) {
 	if p == nil {
 		return herdr.Pane{}, false
 	}
-	return s.sess.paneInfo(p, s.cfg.protocol), true
+	return s.sess.paneInfo(p, s.rel.plays), true
 }
 
 // ForegroundPGID answers what a local look at /proc/<shellPID>/stat would

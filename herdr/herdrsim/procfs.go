@@ -133,6 +133,7 @@ func usableCwd(path string, protocol int) bool {
 	return true
 }
 
+// liveCwds is cwds read from /proc; 0.9 (22) follows the group leader only.
 func liveCwds(p *pane, protocol int) (cwd, fgCwd string) {
 	shellCwd := readlinkCwd(p.realShell)
 	cwd = firstNonEmpty(p.osc7, shellCwd, p.launchCwd)
@@ -141,7 +142,7 @@ func liveCwds(p *pane, protocol int) (cwd, fgCwd string) {
 	if pgid > 0 {
 		leaderCwd = readlinkCwd(pgid)
 	}
-	if leaderCwd != "" && leaderCwd == shellCwd {
+	if leaderCwd != "" && leaderCwd == shellCwd && protocol < 22 {
 		for _, pr := range procs {
 			if pr.Cwd != "" && pr.Cwd != shellCwd && usableCwd(pr.Cwd, protocol) {
 				return cwd, pr.Cwd

@@ -15,26 +15,31 @@ import (
 	"unicode/utf8"
 )
 
-// Limits of herdr's connection handling (PROTOCOL.md §2).
+// Limits of herdr's connection handling (docs/herdr.md §2).
 const (
 	maxRequestBytes     = MaxRequestBytes
 	defaultReadTimeout  = 5 * time.Second
 	streamWriteTimeout  = 5 * time.Second
 	defaultTick         = 100 * time.Millisecond
-	defaultProtocol     = 20
+	defaultProtocol     = 22
 	capabilityHandoff   = true
 	capabilityDetached  = true
 	eventRingCapacity   = 512
 	maxSequencedSources = 32
+	// ReadPollInterval is herdr's CONNECTION_POLL_INTERVAL: how long a
+	// connection thread sleeps when its request line has not arrived yet.
+	ReadPollInterval = 100 * time.Millisecond
 )
 
 type config struct {
-	protocol    int
+	protocol    int    // 0: the release's, or defaultProtocol
+	version     string // "": the protocol's default release
 	tick        time.Duration
 	schemaDir   string
 	dir         string
 	readTimeout time.Duration
 	noSchemas   bool
+	noReadPoll  bool
 	validator   Validator
 	onViolation func(msg string)
 }
@@ -42,9 +47,23 @@ type config struct {
 // Option configures a Server.
 type Option func(*config)
 
-// WithProtocol picks the protocol to play: 17, 19 or 20 (default 20). A
-// larger number plays as 20 but reports itself, like an unknown newer herdr.
+// WithProtocol picks the protocol to play: 17, 19, 20 or 22 (default 22),
+// as its release does (17: 0.7.5, 19: 0.8.0, 20: 0.8.2, 22: 0.9.1). 21, a
+// development build between 0.8.2 and 0.9.0, plays as 20; a number above 22
+// plays as 22 but reports itself, like an unknown newer herdr.
 func WithProtocol(p int) Option { return func(c *config) { c.protocol = p } }
+
+// WithRelease picks the herdr release to play by its version ("0.7.5",
+// "0.8.0", "0.8.2", "0.9.0" ... "0.9.3", see Releases); ping reports it,
+// and its protocol follows.
+func WithRelease(version string) Option { return func(c *config) { c.version = version } }
+
+// WithoutReadPoll turns off herdr's request-read poll, which is on by
+// default: herdr reads a request line non-blocking and sleeps 100 ms
+// whenever it has not arrived yet, so each request can take 0-100 ms
+// longer (docs/herdr.md §2). For unit tests that do not measure latency;
+// demo, benchmarks and the integration suite keep it on.
+func WithoutReadPoll() Option { return func(c *config) { c.noReadPoll = true } }
 
 // WithTick sets the event stream tick (default 100 ms, herdr's own).
 func WithTick(d time.Duration) Option { return func(c *config) { c.tick = d } }
@@ -76,23 +95,36 @@ func WithViolationHandler(f func(msg string)) Option {
 
 // Settings are the options that matter to a validator loader.
 type Settings struct {
-	Protocol  int
-	SchemaDir string
-	NoSchemas bool
+	Protocol       int // reported
+	SchemaProtocol int // whose schema the played lines follow
+	SchemaDir      string
+	NoSchemas      bool
 }
 
 // SettingsOf applies opts to the defaults and reports the protocol and
 // schema choices, so herdrtest can load the right schema before New.
-func SettingsOf(opts []Option) Settings {
+func SettingsOf(opts []Option) (Settings, error) {
 	c := defaultConfig()
 	for _, o := range opts {
 		o(&c)
 	}
-	return Settings{Protocol: c.protocol, SchemaDir: c.schemaDir, NoSchemas: c.noSchemas}
+	r, err := c.release()
+	if err != nil {
+		return Settings{}, err
+	}
+	return Settings{Protocol: r.protocol, SchemaProtocol: r.plays, SchemaDir: c.schemaDir, NoSchemas: c.noSchemas}, nil
+}
+
+// release resolves WithRelease and WithProtocol (default: protocol 22).
+func (c config) release() (release, error) {
+	if c.protocol == 0 && c.version == "" {
+		c.protocol = defaultProtocol
+	}
+	return resolveRelease(c.version, c.protocol)
 }
 
 func defaultConfig() config {
-	return config{protocol: defaultProtocol, tick: defaultTick, readTimeout: defaultReadTimeout}
+	return config{tick: defaultTick, readTimeout: defaultReadTimeout}
 }
 
 // LineKind says which of the five schemas of a protocol document covers a line.
@@ -134,6 +166,7 @@ type Rename struct {
 // Server is a fake herdr server on a real Unix socket.
 type Server struct {
 	cfg      config
+	rel      release
 	path     string
 	ownDir   string
 	version  string
@@ -145,11 +178,17 @@ type Server struct {
 	hub      hub
 	calls    map[string]int
 	conns    int
+	polls    int  // read polls: 100 ms sleeps waiting for a request line
+	lost     int  // streams ended with events_lost
+	rounds   int  // stream rounds that sent events (per subscription)
+	held     bool // HoldEvents: stream rounds send nothing
+	stopping bool // server.stop was answered (0.8.2+): only ping works
 	renames  []Rename
 	latency  map[string]time.Duration
 	faults   []pendingFault
 	timers   map[*time.Timer]struct{}
 	dropSubs chan struct{} // closed by DropSubscriptions; replaced after
+	loseSubs chan struct{} // closed by LoseEvents; replaced after
 
 	lmu     sync.Mutex // listener and open connections
 	ln      *net.UnixListener
@@ -174,20 +213,18 @@ func New(opts ...Option) (*Server, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if cfg.protocol < 17 || cfg.protocol == 18 {
-		return nil, fmt.Errorf("protocol %d is not played: use 17, 19, 20 or a newer number", cfg.protocol)
+	rel, err := cfg.release()
+	if err != nil {
+		return nil, err
 	}
+	cfg.protocol = rel.protocol
 	if cfg.tick <= 0 || cfg.readTimeout <= 0 {
 		return nil, fmt.Errorf("tick %v and read timeout %v must be positive", cfg.tick, cfg.readTimeout)
 	}
-	var err error
-	s := &Server{cfg: cfg, version: "0.8.0",
-		methods: methodsFor(cfg.protocol), subTypes: subscriptionsFor(cfg.protocol),
+	s := &Server{cfg: cfg, rel: rel, version: rel.version,
+		methods: methodsFor(rel), subTypes: subscriptionsFor(rel.plays),
 		calls: map[string]int{}, latency: map[string]time.Duration{}, timers: map[*time.Timer]struct{}{},
-		dropSubs: make(chan struct{}), open: map[net.Conn]struct{}{}}
-	if cfg.protocol == 17 {
-		s.version = "0.7.5"
-	}
+		dropSubs: make(chan struct{}), loseSubs: make(chan struct{}), open: map[net.Conn]struct{}{}}
 	// Above Linux's largest pid_max (2^22), so a made-up pid never names a
 	// real process that a local /proc look could mistake for it.
 	s.sess.nextPID = 1<<22 + 1000
@@ -214,6 +251,12 @@ func (s *Server) SocketPath() string { return s.path }
 
 // Protocol is the protocol number the server reports.
 func (s *Server) Protocol() int { return s.cfg.protocol }
+
+// Version is the herdr version the server reports.
+func (s *Server) Version() string { return s.version }
+
+// ReadPollOn reports whether herdr's 100 ms request-read poll is played.
+func (s *Server) ReadPollOn() bool { return !s.cfg.noReadPoll }
 
 func (s *Server) listen() error {
 	s.lmu.Lock()
@@ -291,6 +334,7 @@ func (s *Server) Restart() error {
 	}
 	s.mu.Lock()
 	s.hub = hub{}
+	s.stopping = false // a new server process
 	s.mu.Unlock()
 	return s.listen()
 }
@@ -369,24 +413,57 @@ func (s *Server) misuse(format string, args ...any) {
 
 // ---- one connection ----
 
+// errReadTimeout is herdr's "timed out reading api request".
+var errReadTimeout = errors.New("timed out reading api request")
+
 // readRequestLine reads up to the first newline without consuming anything
 // after it, so that unread pipelined bytes make the kernel reset the peer
 // on close, as with herdr's byte-at-a-time reader. The final chunk (ending
 // in the newline) stays queued until finish is called.
-func readRequestLine(c *net.UnixConn) (line []byte, finish func() error, err error) {
+//
+// With the read poll on (herdr's way, docs/herdr.md §2) every read is
+// non-blocking, and whenever nothing is waiting the connection sleeps
+// ReadPollInterval before it looks again: the first look is right after
+// accept, so a request line that is not there yet is noticed only at the
+// next 100 ms boundary counted from accept. The deadline is checked only
+// when a look finds nothing, as herdr does.
+func (s *Server) readRequestLine(c *net.UnixConn, stop chan struct{}) (line []byte, finish func() error, err error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return nil, nil, err
+	}
+	deadline := time.Now().Add(s.cfg.readTimeout)
+	if s.cfg.noReadPoll {
+		if err := c.SetReadDeadline(deadline); err != nil {
+			return nil, nil, err
+		}
 	}
 	buf := make([]byte, 64<<10)
 	for {
 		var n int
 		var rerr error
 		if err := rc.Read(func(fd uintptr) bool {
-			n, _, rerr = syscall.Recvfrom(int(fd), buf, syscall.MSG_PEEK)
+			n, rerr = peek(fd, buf, !s.cfg.noReadPoll)
+			if !s.cfg.noReadPoll {
+				return rerr != syscall.EINTR // EAGAIN is "pending": handled below
+			}
 			return rerr != syscall.EAGAIN && rerr != syscall.EINTR
 		}); err != nil {
 			return nil, nil, err
+		}
+		if rerr == syscall.EAGAIN {
+			if !time.Now().Before(deadline) {
+				return nil, nil, errReadTimeout
+			}
+			s.mu.Lock()
+			s.polls++
+			s.mu.Unlock()
+			select {
+			case <-time.After(ReadPollInterval):
+			case <-stop:
+				return nil, nil, net.ErrClosed
+			}
+			continue
 		}
 		if rerr != nil {
 			return nil, nil, rerr
@@ -419,10 +496,7 @@ func (s *Server) serve(c *net.UnixConn, stop chan struct{}) {
 		s.lmu.Unlock()
 		c.Close()
 	}()
-	if err := c.SetReadDeadline(time.Now().Add(s.cfg.readTimeout)); err != nil {
-		return
-	}
-	raw, finish, err := readRequestLine(c)
+	raw, finish, err := s.readRequestLine(c, stop)
 	if err != nil {
 		return // herdr drops these silently: no reply
 	}
@@ -441,6 +515,7 @@ func (s *Server) serve(c *net.UnixConn, stop chan struct{}) {
 	s.calls[req.Method]++
 	fault := s.takeFault(req.Method)
 	delay := s.latency[req.Method] + s.latency[""]
+	refuse := s.stopping && req.Method != "ping" && req.Method != "server.stop"
 	s.mu.Unlock()
 	if fault == FaultReset {
 		return // the final chunk is still queued: close makes the peer's read fail with ECONNRESET
@@ -455,12 +530,19 @@ func (s *Server) serve(c *net.UnixConn, stop chan struct{}) {
 			return
 		}
 	}
-	if fault != 0 {
+	if fault != 0 && fault != FaultEventsLost {
 		s.applyFault(c, fault, req)
 		return
 	}
+	if refuse {
+		// 0.8.2+: after server.stop the socket thread turns away
+		// everything but ping, before the app sees it (docs/herdr.md §3).
+		s.check(LineRequest, line)
+		s.writeChecked(c, req.Method, errorLine(req.ID, "server_unavailable", "server is shutting down"))
+		return
+	}
 	if req.Method == "events.subscribe" {
-		s.subscribe(c, req, stop)
+		s.subscribe(c, req, stop, fault == FaultEventsLost)
 		return
 	}
 	resp, accepted := s.dispatch(req)
@@ -544,11 +626,20 @@ func (s *Server) Renames() []Rename {
 	return append([]Rename(nil), s.renames...)
 }
 
-// ResetCounters zeroes connections, calls and renames.
+// ReadPolls counts the 100 ms read-poll sleeps of every connection so far:
+// each one is a request line that had not (wholly) arrived when herdr
+// looked, and cost its sender up to 100 ms (docs/herdr.md §2).
+func (s *Server) ReadPolls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.polls
+}
+
+// ResetCounters zeroes connections, calls, read polls and renames.
 func (s *Server) ResetCounters() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.conns, s.calls, s.renames = 0, map[string]int{}, nil
+	s.conns, s.polls, s.calls, s.renames = 0, 0, map[string]int{}, nil
 }
 
 // MaxRequestBytes is herdr's limit on a request line before its newline.

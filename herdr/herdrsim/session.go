@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
@@ -89,7 +90,7 @@ func (t *tab) label() string {
 }
 
 // statusRank orders statuses by how much attention they want; herdr's
-// "most attention-worthy" order is not spelled out in PROTOCOL.md, so this
+// "most attention-worthy" order is not spelled out in docs/herdr.md, so this
 // follows the brief: blocked > working > done > idle > unknown.
 func statusRank(s herdr.AgentStatus) int {
 	switch s {
@@ -261,7 +262,8 @@ type sessionSnapshot struct {
 	Agents             []agentInfo       `json:"agents"`
 }
 
-func (s *session) snapshot(version string, protocol int) sessionSnapshot {
+// snapshot reports protocol; plays picks the per-protocol field rules.
+func (s *session) snapshot(version string, protocol, plays int) sessionSnapshot {
 	snap := sessionSnapshot{Version: version, Protocol: protocol, Workspaces: []herdr.Workspace{},
 		Tabs: []herdr.Tab{}, Panes: []herdr.Pane{}, Layouts: []layoutSnapshot{}, Agents: []agentInfo{}}
 	if fp := s.focusedPane(); fp != nil {
@@ -273,7 +275,7 @@ func (s *session) snapshot(version string, protocol int) sessionSnapshot {
 			snap.Tabs = append(snap.Tabs, s.tabInfo(t))
 			snap.Layouts = append(snap.Layouts, s.layout(t))
 			for _, p := range t.panes {
-				pi := s.paneInfo(p, protocol)
+				pi := s.paneInfo(p, plays)
 				snap.Panes = append(snap.Panes, pi)
 				if p.agent != "" {
 					snap.Agents = append(snap.Agents, agentInfo{TerminalID: pi.TerminalID, Agent: pi.Agent,
@@ -288,7 +290,7 @@ func (s *session) snapshot(version string, protocol int) sessionSnapshot {
 	return snap
 }
 
-// ---- id resolution (PROTOCOL.md §9) ----
+// ---- id resolution (docs/herdr.md §5) ----
 
 func (s *session) findWorkspace(id string) *workspace {
 	for _, ws := range s.workspaces {
@@ -415,10 +417,10 @@ func (p *pane) processInfo() herdr.ProcessInfo {
 	return info
 }
 
-// cwds computes cwd and foreground_cwd (PROTOCOL.md §8): cwd is the sticky
-// OSC 7 report, else the shell's cwd, else the launch cwd; foreground_cwd is
-// the foreground leader's cwd, preferring another member's when the leader
-// sits where the shell does.
+// cwds computes cwd and foreground_cwd (docs/herdr.md §9): cwd is the
+// sticky OSC 7 report, else the shell's cwd, else the launch cwd. Up to 20
+// foreground_cwd is the foreground leader's cwd, preferring another member's
+// when the leader sits where the shell does; 0.9 (22) follows the leader.
 func (p *pane) cwds(protocol int) (cwd, fgCwd string) {
 	if p.realShell > 0 {
 		return liveCwds(p, protocol)
@@ -429,7 +431,7 @@ func (p *pane) cwds(protocol int) (cwd, fgCwd string) {
 		return cwd, shellCwd
 	}
 	fgCwd = p.fg[0].Cwd
-	if fgCwd == shellCwd {
+	if fgCwd == shellCwd && protocol < 22 {
 		for _, pr := range p.fg[1:] {
 			if pr.Cwd != "" && pr.Cwd != shellCwd {
 				return cwd, pr.Cwd
@@ -448,17 +450,21 @@ func firstNonEmpty(vals ...string) string {
 	return ""
 }
 
-// stripTitle imitates herdr's terminal_title_stripped: spinner glyphs
-// (braille patterns and the common ASCII/geometric spinners) and the
-// whitespace around them are removed, so a spinning title is one title.
-func stripTitle(title string) string {
-	return strings.TrimSpace(strings.Map(func(r rune) rune {
-		switch {
-		case r >= 0x2800 && r <= 0x28FF, strings.ContainsRune("◐◓◑◒✳✶✻✽✢·", r):
-			return -1
-		case unicode.IsControl(r):
-			return -1
-		}
-		return r
-	}, title))
+// stripTitle is herdr's stripped_terminal_title (src/terminal/title.rs,
+// docs/herdr.md §8): trim, then drop ONE leading activity glyph (a braille
+// spinner frame or one of glyphs) only when whitespace or the end follows
+// it, and trim again. Anything else is kept as is, glyphs further in too.
+// An empty result is "no stripped title".
+func stripTitle(title, glyphs string) string {
+	title = strings.TrimSpace(title)
+	first, size := utf8.DecodeRuneInString(title)
+	if title == "" || (first == utf8.RuneError && size <= 1) {
+		return title
+	}
+	rest := title[size:]
+	recognised := (first >= 0x2800 && first <= 0x28FF) || strings.ContainsRune(glyphs, first)
+	if next, _ := utf8.DecodeRuneInString(rest); recognised && (rest == "" || unicode.IsSpace(next)) {
+		return strings.TrimSpace(rest)
+	}
+	return title
 }

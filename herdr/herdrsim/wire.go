@@ -11,28 +11,37 @@ import (
 
 // NewestProtocol is the newest protocol this fake knows; any larger number
 // plays as this one but reports itself honestly.
-const NewestProtocol = 20
+const NewestProtocol = 22
 
-// allMethods is every request method of protocol 20's schema, in schema
-// order (serde lists variants in this order in "unknown variant" errors).
+// allMethods is every request method of protocol 22's schema (herdr 0.9.1),
+// in schema order: serde lists variants in this order in "unknown variant"
+// errors. Older protocols parse a subset (methodsFor).
 var allMethods = strings.Fields(`ping server.stop server.live_handoff server.reload_config
-server.agent_manifests server.reload_agent_manifests notification.show client.window_title.set
-client.window_title.clear session.snapshot workspace.create workspace.list workspace.get
+server.agent_manifests server.reload_agent_manifests notification.show product_announcement.dismiss
+release_notes.dismiss command.invoke client.window_title.set client.window_title.clear
+client_shell.surface.set session.snapshot workspace.create workspace.list workspace.get
 workspace.focus workspace.rename workspace.move workspace.move_block workspace.report_metadata
 workspace.close worktree.list worktree.create worktree.open worktree.remove tab.create tab.list
 tab.get tab.focus tab.rename tab.move tab.close agent.list agent.get agent.read agent.explain
 agent.send_keys agent.rename agent.view.set agent.view.clear agent.focus agent.start agent.prompt
 agent.wait pane.split pane.swap pane.move pane.zoom pane.layout pane.process_info layout.export
 layout.apply layout.set_split_ratio pane.neighbor pane.edges pane.focus_direction pane.resize
-pane.list pane.current pane.get pane.focus pane.input.set pane.rename pane.send_text
-pane.send_keys pane.send_input pane.read pane.graphics.set pane.graphics.clear pane.graphics.info
-pane.report_agent pane.report_agent_session pane.report_metadata pane.clear_agent_authority
-pane.release_agent pane.close popup.close events.subscribe events.wait pane.wait_for_output
-integration.install integration.uninstall plugin.link plugin.list plugin.unlink plugin.enable
-plugin.disable plugin.action.list plugin.action.invoke plugin.log.list plugin.pane.open
-plugin.pane.focus plugin.pane.close`)
+pane.scroll pane.edit_scrollback pane.selection.read pane.copy_motion pane.copy_search pane.list
+pane.current pane.get pane.focus pane.input.set pane.link.activate pane.link.resolve pane.rename
+pane.send_text pane.send_keys pane.send_input pane.read pane.graphics.set pane.graphics.clear
+pane.graphics.info pane.report_agent pane.report_agent_session pane.report_metadata
+pane.clear_agent_authority pane.release_agent pane.close popup.close events.subscribe events.wait
+pane.wait_for_output integration.list integration.install integration.uninstall plugin.link
+plugin.list plugin.unlink plugin.enable plugin.disable plugin.action.list plugin.action.invoke
+plugin.log.list plugin.pane.open plugin.pane.focus plugin.pane.close`)
 
-// allSubscriptions is every subscription type of protocol 19/20, schema order.
+// methodsSince22 are the methods 0.9 added (docs/herdr.md §1); 0.9.0 lacks
+// pane.link.resolve, which 0.9.1 added within protocol 22.
+var methodsSince22 = strings.Fields(`product_announcement.dismiss release_notes.dismiss
+command.invoke client_shell.surface.set pane.scroll pane.edit_scrollback pane.selection.read
+pane.copy_motion pane.copy_search pane.link.activate pane.link.resolve integration.list`)
+
+// allSubscriptions is every subscription type of protocol 19 to 22, schema order.
 var allSubscriptions = strings.Fields(`workspace.created workspace.updated
 workspace.metadata_updated workspace.renamed workspace.moved workspace.reordered workspace.closed
 workspace.focused worktree.created worktree.opened worktree.removed tab.created tab.closed
@@ -44,12 +53,14 @@ layout.updated`)
 // schema generator, so it is known to the parser and never validated.
 const graphicsStream = "pane.graphics.stream"
 
-// methodsFor lists the request methods a server of protocol p parses.
-func methodsFor(p int) []string {
+// methodsFor lists the request methods a server of release r parses.
+func methodsFor(r release) []string {
 	out := make([]string, 0, len(allMethods)+1)
 	for _, m := range allMethods {
 		switch {
-		case m == "workspace.move_block" && p < 19, m == "pane.input.set" && p < 20:
+		case m == "workspace.move_block" && r.protocol < 19, m == "pane.input.set" && r.protocol < 20,
+			slices.Contains(methodsSince22, m) && r.protocol < 22,
+			m == "pane.link.resolve" && r.version == "0.9.0":
 			continue
 		}
 		out = append(out, m)

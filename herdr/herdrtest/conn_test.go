@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// TestConnectionTable covers every row of PROTOCOL.md §2's table that a
+// TestConnectionTable covers every row of docs/herdr.md §2's table that a
 // server meets on a plain request.
 func TestConnectionTable(t *testing.T) {
 	s := start(t)
@@ -22,7 +22,7 @@ func TestConnectionTable(t *testing.T) {
 		want     string // "" = no reply at all; else a prefix of the single line
 		contains string
 	}{
-		{"valid", `{"id":"a","method":"ping","params":{}}` + "\n", `{"id":"a","result":{"type":"pong","version":"0.8.0","protocol":20,`, ""},
+		{"valid", `{"id":"a","method":"ping","params":{}}` + "\n", `{"id":"a","result":{"type":"pong","version":"0.9.1","protocol":22,`, ""},
 		{"key order free", `{"id":"a","params":{},"method":"ping"}` + "\n", `{"id":"a","result":{"type":"pong"`, ""},
 		{"extra fields ignored", `{"id":"a","method":"ping","params":{"x":1},"y":2}` + "\n", `{"id":"a","result":{"type":"pong"`, ""},
 		{"whitespace trimmed", " \t" + `{"id":"a","method":"ping","params":{}}` + " \r\n", `{"id":"a","result":{"type":"pong"`, ""},
@@ -102,18 +102,30 @@ func TestRequestSizeLimit(t *testing.T) {
 	}
 }
 
+// No whole line within the read timeout: closed without a reply, with the
+// read poll on (herdr checks its deadline only after an empty look) or off.
 func TestSlowRequestTimesOut(t *testing.T) {
-	s := start(t, WithReadTimeout(100*time.Millisecond))
-	c, err := net.Dial("unix", s.SocketPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	io.WriteString(c, `{"id":"a","method":"ping",`)
-	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	b, err := io.ReadAll(c)
-	if err != nil || len(b) != 0 {
-		t.Fatalf("want close without reply, got %q, %v", b, err)
+	for _, tt := range []struct {
+		name string
+		opts []Option
+	}{{"poll on", nil}, {"poll off", []Option{WithoutReadPoll()}}} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Start(t, append([]Option{schemaOpt(t), WithReadTimeout(100 * time.Millisecond)}, tt.opts...)...)
+			c, err := net.Dial("unix", s.SocketPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			io.WriteString(c, `{"id":"a","method":"ping",`)
+			_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			b, err := io.ReadAll(c)
+			if err != nil || len(b) != 0 {
+				t.Fatalf("want close without reply, got %q, %v", b, err)
+			}
+			if s.Calls("") != 0 {
+				t.Fatalf("%d calls parsed", s.Calls(""))
+			}
+		})
 	}
 }
 

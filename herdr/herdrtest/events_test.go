@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -28,9 +29,10 @@ func kinds(t *testing.T, lines []string) []string {
 	return out
 }
 
-// The ring replays its backlog to every new bus subscription, oldest first.
+// Up to 20 the ring replays its backlog to every new bus subscription,
+// oldest first, one event per subscription per tick.
 func TestSubscribeReplaysBacklog(t *testing.T) {
-	s := start(t)
+	s := start(t, WithProtocol(20))
 	ws, t1, p1 := s.NewWorkspace("w", "/tmp")
 	t2, _ := s.NewTab(ws, "/tmp")
 	s.Split(p1, "/tmp")
@@ -64,7 +66,7 @@ func TestSubscribeReplaysBacklog(t *testing.T) {
 }
 
 func TestAtMostOneEventPerTick(t *testing.T) {
-	s := start(t, WithTick(200*time.Millisecond))
+	s := start(t, WithProtocol(20), WithTick(200*time.Millisecond))
 	ws, _, _ := s.NewWorkspace("w", "/tmp")
 	for range 3 {
 		s.NewTab(ws, "/tmp")
@@ -82,7 +84,7 @@ func TestAtMostOneEventPerTick(t *testing.T) {
 }
 
 func TestEventKeysAlphabeticalAndDialects(t *testing.T) {
-	s := start(t)
+	s := start(t, WithProtocol(20)) // the tab_created below is replayed
 	_, tab, p := s.NewWorkspace("w", "/tmp")
 	st := subscribe(t, s, map[string]any{"type": "tab.created"},
 		map[string]any{"type": "pane.agent_status_changed", "pane_id": p})
@@ -193,8 +195,9 @@ func TestProtocolDifferences(t *testing.T) {
 	}{
 		{17, "0.7.5", false, "invalid_request", "invalid_request"},
 		{19, "0.8.0", true, "invalid_request", "not_implemented"},
-		{20, "0.8.0", true, "not_implemented", "not_implemented"},
-		{21, "0.8.0", true, "not_implemented", "not_implemented"},
+		{20, "0.8.2", true, "not_implemented", "not_implemented"},
+		{21, "0.8.2", true, "not_implemented", "not_implemented"},
+		{22, "0.9.1", true, "not_implemented", "not_implemented"},
 	} {
 		t.Run(fmt.Sprint(tt.protocol), func(t *testing.T) {
 			s := start(t, WithProtocol(tt.protocol))
@@ -224,10 +227,7 @@ func TestProtocolDifferences(t *testing.T) {
 
 // The schema check can fail: broken lines are caught and reported.
 func TestSchemaViolationsAreCaught(t *testing.T) {
-	dir, ok := SchemaDir()
-	if !ok {
-		t.Skip(SchemaEnv + " unset: nothing to check against")
-	}
+	dir := filepath.Dir(SchemaFile(t, 17))
 	t.Run("rewritten response fails the test", func(t *testing.T) {
 		rec := &recordingTB{TB: t}
 		s := Start(rec, WithSchemaDir(dir))

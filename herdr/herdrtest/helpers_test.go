@@ -22,7 +22,7 @@ func schemaOpt(t *testing.T) Option {
 
 func start(t *testing.T, opts ...Option) *Server {
 	t.Helper()
-	s := Start(t, append([]Option{schemaOpt(t), WithTick(10 * time.Millisecond)}, opts...)...)
+	s := Start(t, append([]Option{schemaOpt(t), WithTick(10 * time.Millisecond), WithoutReadPoll()}, opts...)...)
 	if !s.SchemasLoaded() {
 		t.Log("schema checks are off for this run")
 	}

@@ -3,9 +3,13 @@
 // against herdr's own JSON schema for the played protocol. A violation
 // fails the test that caused it.
 //
-// Schemas come from WithSchemaDir, else $HERDR_API_SCHEMA_DIR, else
-// `herdr api schema --json` when herdr is on PATH; with none of them the
-// checks are skipped with one logged message.
+// Schemas come from WithSchemaDir, else $HERDR_API_SCHEMA_DIR (a relative
+// path starts at the module root), else `herdr api schema --json` when
+// herdr is on PATH; with none of them the checks are skipped with one
+// logged message, or, with CI=true, the server refuses to start.
+//
+// The server plays herdr's 100 ms request-read poll by default, as herdr
+// does; WithoutReadPoll turns it off for tests that do not measure latency.
 package herdrtest
 
 import (
@@ -41,7 +45,14 @@ const (
 	FaultCutLine       = herdrsim.FaultCutLine
 	FaultOversize      = herdrsim.FaultOversize
 	FaultSchemaInvalid = herdrsim.FaultSchemaInvalid
+	FaultEventsLost    = herdrsim.FaultEventsLost
 )
+
+// NewestProtocol is the newest protocol the simulator plays.
+const NewestProtocol = herdrsim.NewestProtocol
+
+// ReadPollInterval is herdr's request-read poll interval.
+const ReadPollInterval = herdrsim.ReadPollInterval
 
 // Options.
 var (
@@ -51,6 +62,9 @@ var (
 	WithDir         = herdrsim.WithDir
 	WithReadTimeout = herdrsim.WithReadTimeout
 	WithoutSchemas  = herdrsim.WithoutSchemas
+	WithRelease     = herdrsim.WithRelease
+	WithoutReadPoll = herdrsim.WithoutReadPoll
+	Releases        = herdrsim.Releases
 )
 
 // Start starts a server for a test; it is closed by t.Cleanup and every
@@ -74,9 +88,12 @@ func Start(t testing.TB, opts ...Option) *Server {
 func New(opts ...Option) (*Server, error) { return newServer(opts, nil) }
 
 func newServer(opts []Option, onViolation func(string)) (*Server, error) {
-	set := herdrsim.SettingsOf(opts)
+	set, err := herdrsim.SettingsOf(opts)
+	if err != nil {
+		return nil, err
+	}
 	if !set.NoSchemas {
-		schemas, err := loadSchemas(set.SchemaDir, set.Protocol)
+		schemas, err := loadSchemas(set.SchemaDir, set.SchemaProtocol)
 		if err != nil {
 			return nil, err
 		}

@@ -3,14 +3,15 @@ package herdrtest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -27,9 +28,72 @@ type schemaSet struct {
 }
 
 // SchemaDir reports the schema directory named by $HERDR_API_SCHEMA_DIR.
+// A relative value is taken from the module root (the nearest directory
+// with a go.mod above the working directory), not from the package folder
+// `go test` runs each test binary in, so README's
+// HERDR_API_SCHEMA_DIR=../shared/herdr-api works for every package.
 func SchemaDir() (string, bool) {
 	dir := os.Getenv(SchemaEnv)
-	return dir, dir != ""
+	if dir == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(dir) {
+		if root, err := ModuleRoot(); err == nil {
+			dir = filepath.Join(root, dir)
+		}
+	}
+	return filepath.Clean(dir), true
+}
+
+// ModuleRoot is the nearest directory at or above the working directory
+// that holds a go.mod.
+func ModuleRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find module root: %w", err)
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", fmt.Errorf("find module root: no go.mod at or above %s", wd)
+		}
+	}
+}
+
+// InCI reports whether the tests run under CI (CI=true or CI=1, as CI
+// services set it): there a missing schema fails instead of skipping.
+func InCI() bool {
+	v := strings.ToLower(os.Getenv("CI"))
+	return v == "true" || v == "1"
+}
+
+// SchemaFile is the path of protocol-N.schema.json in SchemaDir, for tests
+// that check lines or fixtures against herdr's own schema. When it is not
+// there, the test is skipped with one message saying what to set, or
+// fails under CI, where a skipped schema check would pass unnoticed.
+func SchemaFile(tb testing.TB, protocol int) string {
+	tb.Helper()
+	dir, ok := SchemaDir()
+	var why string
+	if !ok {
+		why = SchemaEnv + " is unset"
+	} else {
+		path := filepath.Join(dir, fmt.Sprintf("protocol-%d.schema.json", protocol))
+		_, err := os.Stat(path)
+		if err == nil {
+			return path
+		}
+		why = fmt.Sprintf("%s=%s: %v", SchemaEnv, os.Getenv(SchemaEnv), err)
+	}
+	msg := fmt.Sprintf("no herdr schema for protocol %d (%s); set %s to the directory of protocol-N.schema.json files (relative paths start at the module root)",
+		protocol, why, SchemaEnv)
+	if InCI() {
+		tb.Fatal(msg)
+	}
+	tb.Skip(msg)
+	return ""
 }
 
 // The documents are about 250 KB each and compile slowly, so every server
@@ -41,29 +105,29 @@ var schemaCache = struct {
 
 var noSchemaOnce sync.Once
 
-// schemaProtocol maps a played protocol to the schema document that
-// describes it: unknown newer protocols behave like the newest known one.
-func schemaProtocol(p int) int {
-	if p > herdrsim.NewestProtocol {
-		return herdrsim.NewestProtocol
-	}
-	return p
-}
+// errNoSchemas is a missing schema source under CI.
+var errNoSchemas = errors.New("herdrtest: CI is set but no herdr schema source was found: set " + SchemaEnv +
+	" to the directory of protocol-N.schema.json files (relative paths start at the module root)")
 
-// loadSchemas finds and compiles the schemas for protocol p. It returns nil
-// (and logs once per process) when no source is available at all.
-func loadSchemas(explicitDir string, p int) (*schemaSet, error) {
-	sp := schemaProtocol(p)
+// loadSchemas finds and compiles the schemas for protocol sp (the protocol
+// whose schema the played lines follow). It returns nil (and logs once per
+// process) when no source is available at all, except under CI, where that
+// is an error.
+func loadSchemas(explicitDir string, sp int) (*schemaSet, error) {
 	dir := explicitDir
 	if dir == "" {
 		dir, _ = SchemaDir()
+	} else if !filepath.IsAbs(dir) {
+		if root, err := ModuleRoot(); err == nil {
+			dir = filepath.Join(root, dir)
+		}
 	}
 	if dir != "" {
 		path := filepath.Join(dir, fmt.Sprintf("protocol-%d.schema.json", sp))
 		return cachedCompile(path, sp, func() ([]byte, error) {
 			b, err := os.ReadFile(path)
 			if err != nil {
-				return nil, fmt.Errorf("herdrtest: read schema for protocol %d: %w", sp, err)
+				return nil, fmt.Errorf("herdrtest: read schema for protocol %d: %w (set %s to the directory of protocol-N.schema.json files)", sp, err, SchemaEnv)
 			}
 			return b, nil
 		})
@@ -76,6 +140,9 @@ func loadSchemas(explicitDir string, p int) (*schemaSet, error) {
 			}
 			return out, nil
 		})
+	}
+	if InCI() {
+		return nil, errNoSchemas
 	}
 	noSchemaOnce.Do(func() {
 		slog.Warn("herdrtest: no herdr schemas (" + SchemaEnv + " unset, no herdr on PATH): schema checks skipped")

@@ -1,6 +1,7 @@
 package herdrtest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"reflect"
@@ -23,7 +24,7 @@ func labels(t *testing.T, s *Server, ws string) []string {
 }
 
 func TestPositionalLabels(t *testing.T) {
-	s := start(t)
+	s := start(t, WithProtocol(20)) // the rename event below is replayed
 	ws, t1, _ := s.NewWorkspace("w", "/tmp")
 	t2, _ := s.NewTab(ws, "/tmp")
 	t3, _ := s.NewTab(ws, "/tmp")
@@ -61,7 +62,7 @@ func TestPositionalLabels(t *testing.T) {
 }
 
 func TestRenameAlwaysEmitsAndErrors(t *testing.T) {
-	s := start(t)
+	s := start(t, WithProtocol(20)) // the rename events below are replayed
 	_, tab, _ := s.NewWorkspace("w", "/tmp")
 	for range 2 {
 		r := result(t, call(t, s, "tab.rename", map[string]any{"tab_id": tab, "label": " x\n"}))
@@ -170,8 +171,19 @@ func TestReportMetadataValidation(t *testing.T) {
 	}
 }
 
+// foreground_cwd when the group leader sits where the shell does: up to 20
+// another member's cwd wins; 0.9 follows the leader (docs/herdr.md §9).
 func TestProcessInfoAndCwd(t *testing.T) {
-	s := start(t)
+	for _, tt := range []struct {
+		protocol int
+		fgCwd    string
+	}{{17, "/home/u/repo"}, {19, "/home/u/repo"}, {20, "/home/u/repo"}, {22, "/home/u"}} {
+		t.Run(fmt.Sprint(tt.protocol), func(t *testing.T) { testProcessInfoAndCwd(t, tt.protocol, tt.fgCwd) })
+	}
+}
+
+func testProcessInfoAndCwd(t *testing.T, protocol int, fgCwd string) {
+	s := start(t, WithProtocol(protocol))
 	_, _, p := s.NewWorkspace("w", "/home/u")
 	s.SetShellPID(p, 100)
 	pi := func() map[string]any {
@@ -199,8 +211,7 @@ func TestProcessInfoAndCwd(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("process_info\n got %v\nwant %v", got, want)
 	}
-	// leader sits where the shell does: another member's cwd wins
-	if pn := pane(); pn["foreground_cwd"] != "/home/u/repo" || pn["cwd"] != "/home/u" {
+	if pn := pane(); pn["foreground_cwd"] != fgCwd || pn["cwd"] != "/home/u" {
 		t.Fatalf("cwds: %v", pn)
 	}
 	s.ReportOSC7(p, "/osc")

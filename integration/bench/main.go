@@ -1,3 +1,7 @@
+//go:build unix
+
+// Only Unix: it runs shells in ptys and reads getrusage.
+
 // Command bench measures herdrtabrenamer's figures (DESIGN.md, "What fast
 // means here") in one run against the herdrsim simulator and prints them as
 // one markdown table for the README:

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/contrib"
+	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// RestoreCmd undoes our names: every tab whose label is ours gets herdr's
+// default back, and names people chose stay.
+type RestoreCmd struct {
+	// The naming flags tell our names apart: a label is ours when the state
+	// file says so or when it is a render of the same template.
+	NamingFlags `embed:""`
+	Apply       bool `help:"Rename the tabs and stop the daemon (without it: dry run, print what would change)."`
+}
+
+// stopWait is how long restore waits for a running daemon to exit after
+// SIGTERM; a daemon ends its pass and exits in milliseconds.
+const stopWait = 5 * time.Second
+
+// Run stops the daemon (it would name the tabs again at once), renames
+// each of our tabs to its position number and forgets it. herdr cannot
+// clear a custom label (tab.rename "" stores an empty one, docs/herdr.md
+// §6), and the position is what herdr shows for an unnamed tab (§6).
+// Exit 1 when a rename failed or the daemon would not stop.
+func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
+	opt, err := c.options(g, env)
+	if err != nil {
+		return err
+	}
+	// --force makes a person's label look ours: never for an undo.
+	opt.Force, opt.Apply = false, false
+	inst, pid, err := daemon.TakeOver(opt.Socket, c.Apply, stopWait)
+	switch {
+	case c.Apply && err != nil:
+		return withExit(1, fmt.Errorf("restore: %w; stop it, then run restore --apply again", err))
+	case c.Apply && pid != 0:
+		fmt.Fprintf(env.stdout, "stopped the daemon (pid %d): it would name the tabs again\n", pid)
+	case !c.Apply && errors.Is(err, daemon.ErrAlreadyRunning):
+		fmt.Fprintf(env.stdout, "would stop the daemon (pid %d) first: it would name the tabs again\n", pid)
+	case err != nil:
+		return withExit(1, fmt.Errorf("restore: %w", err))
+	}
+	// Held until the end: a startup hook firing meanwhile exits quietly
+	// (--if-not-running) instead of renaming behind our back.
+	defer inst.Release()
+
+	d, err := daemon.New(opt)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	reps, err := d.Explain(ctx, "")
+	if err != nil {
+		return withExit(1, err)
+	}
+	snap, err := d.Client().Snapshot(ctx)
+	if err != nil {
+		return withExit(1, err)
+	}
+	pos := positions(snap.Tabs)
+	forgot := "forgot  "
+	if !c.Apply {
+		forgot = "would forget"
+	}
+	var forget []string
+	failed := 0
+	for _, r := range reps {
+		mem := d.State().Tabs[r.TabID]
+		number := strconv.Itoa(pos[r.TabID])
+		switch {
+		case r.Verdict == namer.Locked.String():
+			fmt.Fprintf(env.stdout, "left     %s %q: locked, a person chose to keep it\n", r.TabID, r.Label)
+			continue
+		case r.Verdict != namer.Ours.String() && (mem.Label == "" || r.Label != mem.Label):
+			who := "a person's name"
+			if r.Verdict == namer.Herdrs.String() {
+				who = "herdr's own label"
+			}
+			fmt.Fprintf(env.stdout, "left     %s %q: %s\n", r.TabID, r.Label, who)
+			// What we remember of it (our old label) is moot now.
+			forget = append(forget, r.TabID)
+			continue
+		case r.Label == number:
+			fmt.Fprintf(env.stdout, "%s %s %q: already its number\n", forgot, r.TabID, r.Label)
+		case !c.Apply:
+			fmt.Fprintf(env.stdout, "would restore %s %q -> %q\n", r.TabID, r.Label, number)
+		default:
+			if _, err := d.Client().RenameTab(ctx, r.TabID, number); err != nil {
+				failed++
+				fmt.Fprintf(env.stderr, "herdrtabrenamer: restore %s to %q: %v\n", r.TabID, number, err)
+				continue
+			}
+			fmt.Fprintf(env.stdout, "restored %s %q -> %q\n", r.TabID, r.Label, number)
+		}
+		forget = append(forget, r.TabID)
+	}
+	// Entries of closed tabs hold nothing to give back; an undo leaves
+	// no memory of them either.
+	for _, id := range sortedKeys(goneTabs(d.State().Tabs, pos, c.Workspace)) {
+		fmt.Fprintf(env.stdout, "%s %s: the tab is gone\n", forgot, id)
+		forget = append(forget, id)
+	}
+	if c.Apply && len(forget) > 0 && opt.StatePath != "" {
+		if err := d.State().Edit(func(tabs map[string]state.TabMemory) {
+			for _, id := range forget {
+				delete(tabs, id)
+			}
+		}); err != nil {
+			return withExit(1, fmt.Errorf("restore: forget %d tab(s): %w", len(forget), err))
+		}
+	}
+	printUninstall(env.stdout, c.Apply)
+	if failed > 0 {
+		return withExit(1, fmt.Errorf("%d rename(s) failed", failed))
+	}
+	return nil
+}
+
+// positions maps each tab to its 1-based position in its workspace.
+// Snapshots list tabs by position within each workspace (docs/herdr.md §5).
+func positions(tabs []herdr.Tab) map[string]int {
+	out := make(map[string]int, len(tabs))
+	n := map[string]int{}
+	for _, t := range tabs {
+		n[t.WorkspaceID]++
+		out[t.ID] = n[t.WorkspaceID]
+	}
+	return out
+}
+
+// goneTabs are remembered tabs missing from the session (in workspace ws,
+// when given), without a lock a person set.
+func goneTabs(tabs map[string]state.TabMemory, present map[string]int, ws string) map[string]string {
+	out := map[string]string{}
+	for id, m := range tabs {
+		w, _, err := herdr.ParseTabID(id)
+		if _, ok := present[id]; ok || m.Locked || err != nil || (ws != "" && w != ws) {
+			continue
+		}
+		out[id] = m.Label
+	}
+	return out
+}
+
+// printUninstall says how to keep the names from coming back.
+func printUninstall(w io.Writer, applied bool) {
+	if !applied {
+		fmt.Fprintln(w, "dry run: nothing renamed; run restore --apply to do it")
+	}
+	fmt.Fprintf(w, `To stop naming tabs for good:
+  the daemon:  restore --apply stops it; a service also needs: systemctl --user disable --now %s
+               (macOS: launchctl unload ~/Library/LaunchAgents/%s.plist, then delete that file)
+  the plugin:  herdr plugin uninstall herdrtabrenamer   (or unlink the folder given to init herdr-plugin)
+  shell hooks: delete the "herdrtabrenamer init zsh|bash|fish" line from ~/.zshrc, ~/.bashrc
+               or ~/.config/fish/config.fish
+`, contrib.SystemdUnitName, contrib.LaunchdLabel)
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/quote"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// StatusCmd checks the setup piece by piece. Everything it knows about
+// where the daemon keeps its files is in this one file, so a change to the
+// runtime layout has one place to follow.
+type StatusCmd struct {
+	State string `help:"State file to check; \"auto\" is the one the daemon uses." default:"auto" placeholder:"PATH"`
+}
+
+// check is one line of the report: what was looked at, what was found,
+// and for a problem the command that fixes it.
+type check struct {
+	name, found, fix string
+	ok               bool
+}
+
+// Run prints one line per check. Exit 1 when something needs fixing.
+func (c *StatusCmd) Run(g *Globals, env *runEnv) error {
+	checks := c.checks(g, env)
+	problems := 0
+	for _, ch := range checks {
+		mark := "ok  "
+		if !ch.ok {
+			mark = "FIX "
+			problems++
+		}
+		fmt.Fprintf(env.stdout, "%s %-8s %s\n", mark, ch.name, ch.found)
+		if !ch.ok && ch.fix != "" {
+			fmt.Fprintf(env.stdout, "     %-8s -> %s\n", "", ch.fix)
+		}
+	}
+	if problems > 0 {
+		return withExit(1, fmt.Errorf("status: %d problem(s); each is listed above with the command that fixes it", problems))
+	}
+	return nil
+}
+
+func (c *StatusCmd) checks(g *Globals, env *runEnv) []check {
+	var out []check
+	sock, err := herdr.ResolveSocketPath(g.Socket, os.LookupEnv)
+	if err != nil {
+		out = append(out, check{name: "herdr", found: err.Error(), fix: "start herdr, or pass --socket PATH"})
+	} else {
+		out = append(out, herdrCheck(sock), daemonCheck(sock), nudgeCheck(sock))
+	}
+	out = append(out, configCheck(env.config))
+	if sock != "" {
+		out = append(out, stateCheck(c.State, sock))
+	}
+	out = append(out, hooksCheck(), pluginCheck())
+	return out
+}
+
+func herdrCheck(sock string) check {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	pong, err := herdr.New(sock, herdr.WithTimeout(2*time.Second)).Ping(ctx)
+	if err != nil {
+		if errors.Is(err, herdr.ErrNotRunning) {
+			return check{name: "herdr", found: "not running at " + sock,
+				fix: "start herdr; if it runs elsewhere, pass --socket PATH or set HERDR_SOCKET_PATH"}
+		}
+		return check{name: "herdr", found: fmt.Sprintf("%s: %v", sock, err), fix: "check that " + sock + " is herdr's API socket"}
+	}
+	return check{name: "herdr", ok: true, found: fmt.Sprintf("%s, protocol %d, socket %s", pong.Version, pong.Protocol, sock)}
+}
+
+// daemonCheck reads the single-instance lock file, which the running
+// daemon fills with "pid N since TIME" and empties when it stops.
+func daemonCheck(sock string) check {
+	lock := daemon.InstanceLockPath(sock)
+	notRunning := check{name: "daemon", found: "not running for this herdr",
+		fix: "herdrtabrenamer run --apply (or install the plugin or a service: herdrtabrenamer init --help)"}
+	b, err := os.ReadFile(lock)
+	if err != nil {
+		return notRunning
+	}
+	info := strings.TrimSpace(string(b))
+	pidText, since, _ := strings.Cut(strings.TrimPrefix(info, "pid "), " since ")
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 {
+		return notRunning
+	}
+	// A daemon killed with SIGKILL leaves its line behind: believe it only
+	// while that process exists.
+	if !processAlive(pid) {
+		return notRunning
+	}
+	return check{name: "daemon", ok: true, found: fmt.Sprintf("running, pid %d since %s (lock %s)", pid, since, lock)}
+}
+
+// processAlive asks the kernel with signal 0, which checks without
+// sending. On Windows, finding the process is the check.
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	if runtime.GOOS == "windows" {
+		return true
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, os.ErrPermission)
+}
+
+func nudgeCheck(sock string) check {
+	p := nudge.SocketPath(sock)
+	if _, err := os.Stat(p); err != nil {
+		return check{name: "nudge", found: "no socket at " + p + " (the daemon makes it)",
+			fix: "herdrtabrenamer run --apply"}
+	}
+	return check{name: "nudge", ok: true, found: "socket " + p}
+}
+
+// configCheck reports the file Main loaded, and compiles its rules as run
+// would, so a bad glob shows here and not first in the daemon's log.
+func configCheck(cf *configFile) check {
+	if cf == nil || cf.Path == "" {
+		return check{name: "config", ok: true, found: "none (defaults)"}
+	}
+	if errors.Is(cf.broken, os.ErrNotExist) {
+		return check{name: "config", found: cf.broken.Error(), fix: "create the file, or stop naming it (--config, HERDRTABRENAMER_CONFIG)"}
+	}
+	if cf.broken != nil {
+		return check{name: "config", found: cf.broken.Error(), fix: "fix that line, or start over from README's config example"}
+	}
+	if _, err := os.Stat(cf.Path); err != nil {
+		return check{name: "config", ok: true, found: "none at " + cf.Path + " (defaults)"}
+	}
+	home, _ := os.UserHomeDir()
+	if _, err := namer.New(namer.Config{Format: "{dir}", Rules: cf.Rules, Home: home}); err != nil {
+		return check{name: "config", found: cf.atTable(err).Error(), fix: "fix that rule"}
+	}
+	if _, err := procinfo.New(procinfo.Options{Rewrites: cf.Rewrites}, nil); err != nil {
+		return check{name: "config", found: cf.atTable(err).Error(), fix: "fix that rewrite"}
+	}
+	return check{name: "config", ok: true, found: fmt.Sprintf("%s parses (%d rules, %d rewrites)", cf.Path, len(cf.Rules), len(cf.Rewrites))}
+}
+
+func stateCheck(flag, sock string) check {
+	path, err := statePath(flag, sock)
+	if err != nil {
+		return check{name: "state", found: err.Error(), fix: "set XDG_STATE_HOME or HOME"}
+	}
+	if path == "" {
+		return check{name: "state", ok: true, found: "none (--state \"\": nothing is remembered)"}
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return check{name: "state", ok: true, found: path + " (not written yet)"}
+	}
+	st, warn := state.Load(path, sock)
+	if warn != nil {
+		return check{name: "state", found: warn.Error(), fix: "rm " + quote.POSIX(path) + " (it only forgets which names were ours)"}
+	}
+	n := 0
+	_ = st.Edit(func(tabs map[string]state.TabMemory) { n = len(tabs) })
+	return check{name: "state", ok: true, found: fmt.Sprintf("%s (%d tabs)", path, n)}
+}
+
+// hooksCheck reads the marker the shell snippets export.
+func hooksCheck() check {
+	if shell := os.Getenv("HERDRTABRENAMER_HOOKS"); shell != "" {
+		return check{name: "hooks", ok: true, found: shell + " hooks loaded in this shell"}
+	}
+	shell := filepath.Base(os.Getenv("SHELL"))
+	fix := "add the line for your shell from herdrtabrenamer init --help to its rc file"
+	switch shell {
+	case "zsh":
+		fix = `echo 'eval "$(herdrtabrenamer init zsh)"' >> ~/.zshrc, then open a new shell`
+	case "bash":
+		fix = `echo 'eval "$(herdrtabrenamer init bash)"' >> ~/.bashrc, then open a new shell`
+	case "fish":
+		fix = `echo 'herdrtabrenamer init fish | source' >> ~/.config/fish/config.fish, then open a new shell`
+	}
+	if os.Getenv("HERDR_PANE_ID") == "" {
+		// Outside herdr the hooks do nothing, so their absence is no problem.
+		return check{name: "hooks", ok: true, found: "not loaded (this shell is not in a herdr pane)"}
+	}
+	return check{name: "hooks", found: "not loaded in this shell: renames wait for the next poll", fix: fix}
+}
+
+// pluginID is the id in our herdr-plugin.toml.
+const pluginID = "herdrtabrenamer"
+
+// pluginCheck looks for our plugin in herdr's registry, a JSON array of
+// installed plugins at <herdr config dir>/plugins.json
+// (src/persist/plugin_registry.rs).
+func pluginCheck() check {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".config")
+	}
+	reg := filepath.Join(dir, "herdr", "plugins.json")
+	var plugins []struct {
+		ID      string `json:"plugin_id"`
+		Root    string `json:"plugin_root"`
+		Enabled bool   `json:"enabled"`
+	}
+	if b, err := os.ReadFile(reg); err == nil {
+		if err := json.Unmarshal(b, &plugins); err != nil {
+			return check{name: "plugin", found: fmt.Sprintf("herdr's plugin registry %s: %v", reg, err), fix: "herdr plugin list (herdr rewrites the file)"}
+		}
+	}
+	for _, p := range plugins {
+		if p.ID != pluginID {
+			continue
+		}
+		if !p.Enabled {
+			return check{name: "plugin", found: "installed in herdr but disabled (" + p.Root + ")", fix: "herdr plugin enable " + pluginID}
+		}
+		return check{name: "plugin", ok: true, found: "installed in herdr and enabled (" + p.Root + ")"}
+	}
+	// The plugin is one way to start the daemon; a service or a hand-run
+	// daemon are others, so its absence is information, not a problem.
+	return check{name: "plugin", ok: true, found: "not installed (optional: herdr plugin install herdrtabrenamer/herdrtabrenamer)"}
+}

@@ -1,0 +1,94 @@
+package daemon
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/glyphs"
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+)
+
+// SameDir is namer.Config.SameDir on this machine: whether fgCwd is cwd
+// with its symlinks resolved. It is asked only when herdr's cwd and
+// foreground_cwd differ.
+func SameDir(cwd, fgCwd string) bool {
+	r, err := filepath.EvalSymlinks(cwd)
+	return err == nil && r == fgCwd
+}
+
+// builtinGlyphs serves {glyph} when Options.Glyphs is nil.
+var builtinGlyphs, _ = glyphs.New(nil)
+
+// programFacts fills the facts that come from the lead pane's program:
+// {proc} ("@host[:remote]" for a remote shell, as the original tool shows
+// it), the program's own name for rules and glyphs, {args}, {host} and
+// {glyph}.
+func (d *Daemon) programFacts(f *namer.Facts, plan namer.Plan, prog procinfo.Program) {
+	f.Proc, f.Exe, f.Args = prog.Name, prog.Name, prog.Args
+	if prog.Dest != "" {
+		if host := d.sshHost(prog.Dest); host != "" {
+			f.Host = host
+			f.Proc = "@" + host
+			if prog.Remote != "" {
+				f.Proc += ":" + prog.Remote
+			}
+		}
+	}
+	if plan.NeedsGlyph {
+		table := d.opt.Glyphs
+		if table == nil {
+			table = builtinGlyphs
+		}
+		what := prog.Name
+		if plan.Lead.Agent != "" {
+			what = plan.Lead.Agent
+		}
+		f.Glyph = table.Lookup(what)
+	}
+}
+
+// sshHost is the name {host} and {proc} show for an ssh destination: the
+// alias ~/.ssh/config gives it, else the bare host.
+func (d *Daemon) sshHost(dest string) string {
+	if d.opt.SSH != nil {
+		return d.opt.SSH.Display(dest)
+	}
+	return sshhosts.HostOf(dest)
+}
+
+// prefixPeople gives people's labels their tab position in front
+// (--index-prefix-all). These renames leave the state file alone: the
+// label stays a person's, so the next pass prefixes it again rather than
+// taking it for ours and naming the tab after its program.
+func (d *Daemon) prefixPeople(ctx context.Context, reports []TabReport, which []int, stats *PassStats) error {
+	for _, i := range which {
+		rep := &reports[i]
+		if _, err := d.calls.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
+			rep.Action, rep.Error = ActionFailed, err.Error()
+			if isServerGone(err) {
+				return err
+			}
+			d.log.Warn("rename failed", "tab", rep.TabID, "want", rep.Want, "err", err)
+			continue
+		}
+		stats.Renames++
+		rep.Action = ActionRenamed
+		d.noteLabel(rep.TabID, rep.Want)
+		d.log.Info("renamed", "tab", rep.TabID, "old", rep.Label, "new", rep.Want,
+			"why", "position prefix on a person's label (--index-prefix-all)")
+	}
+	return nil
+}
+
+// personPrefix is the label a person's tab gets under --index-prefix-all,
+// and whether that differs from its label now.
+func (d *Daemon) personPrefix(tab herdr.Tab, verdict namer.Verdict, pos map[string]int) (string, bool) {
+	if !d.opt.IndexPrefixAll || verdict != namer.Human {
+		return "", false
+	}
+	want := namer.IndexPrefix(tab.Label, pos[tab.ID])
+	return want, want != tab.Label
+}

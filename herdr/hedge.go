@@ -1,0 +1,290 @@
+package herdr
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Hedged reads. herdr reads a connection's request line non-blocking and,
+// when the line has not arrived by its first read, sleeps 100 ms before
+// looking again (docs/herdr.md §2). Which connections lose that race is
+// luck, so a read that is late is sent again on a second connection and
+// the first answer wins. Only reads are sent twice: closing the loser does
+// not withdraw its request, herdr still reads the line from the socket
+// buffer when its sleep ends, so a rename sent twice could land 100 ms
+// later over a newer one; a second subscription is a second stream.
+//
+// The second request helps only against that poll. herdr answers requests
+// on one app loop, so a server that is slow for real gets no faster from
+// a second request, only busier. Hence: the wait before the second
+// request follows what each method usually takes; no second request when
+// the usual time itself is too long to beat the poll; at most one second
+// request per call; and a budget of about one call in ten.
+
+// hedgeable are the methods that may go out twice: reads with no effect
+// on herdr (tab.list and friends are the session.snapshot fallback).
+var hedgeable = map[string]bool{
+	"session.snapshot":  true,
+	"pane.process_info": true,
+	"workspace.list":    true,
+	"tab.list":          true,
+	"pane.list":         true,
+}
+
+// hedgeConfig tunes when a read goes out twice.
+type hedgeConfig struct {
+	// floor: never sooner than this. Scheduling noise on a busy machine
+	// is a few ms, and is not what the hedge is for.
+	floor time.Duration
+	// ceiling: when twice the usual time is past this, no hedge. A
+	// stalled request answers about 100 ms + usual after it was sent, a
+	// hedge at d answers at d + usual: past ~60 ms the saving is small
+	// and the server is likely just slow.
+	ceiling time.Duration
+	// prior: the wait before a method has minSamples answers. Long
+	// enough that a big session's snapshot seldom trips it, short enough
+	// to save most of a stall.
+	prior      time.Duration
+	window     int // answers remembered per method
+	minSamples int
+	// The budget is a token bucket in thousandths of a hedge: each call
+	// deposits deposit, a hedge costs 1000, the bucket holds at most
+	// burst and starts full. Over any stretch, hedges <= burst/1000 +
+	// calls*deposit/1000.
+	deposit, burst int
+}
+
+var defaultHedge = hedgeConfig{
+	floor:      3 * time.Millisecond,
+	ceiling:    60 * time.Millisecond,
+	prior:      20 * time.Millisecond,
+	window:     16,
+	minSamples: 3,
+	deposit:    100, // 10% of calls
+	burst:      3000,
+}
+
+const hedgeCost = 1000
+
+// HedgeStats counts hedged reads since the Client was made. Subtract two
+// readings to get the counts of one stretch (Sub).
+type HedgeStats struct {
+	Calls  uint64 // hedgeable calls (session.snapshot, pane.process_info, the list fallback)
+	Hedged uint64 // calls that sent a second request
+	Won    uint64 // hedged calls that the second request answered first
+	// Withheld counts calls that were late but got no second request:
+	// the budget was spent, or the method's usual time was too long for
+	// a hedge to help.
+	Withheld uint64
+}
+
+// Sub returns s - o, the counts between two readings.
+func (s HedgeStats) Sub(o HedgeStats) HedgeStats {
+	return HedgeStats{
+		Calls:    s.Calls - o.Calls,
+		Hedged:   s.Hedged - o.Hedged,
+		Won:      s.Won - o.Won,
+		Withheld: s.Withheld - o.Withheld,
+	}
+}
+
+// HedgeStats returns the client's hedging counters.
+func (c *Client) HedgeStats() HedgeStats {
+	c.hedge.mu.Lock()
+	defer c.hedge.mu.Unlock()
+	return c.hedge.stats
+}
+
+// WithHedging turns hedged reads on or off (the default). Off by default
+// because a hedge is timing-driven: a caller that counts connections (an
+// idle pass is one) or runs against a slow fake must choose it knowingly.
+func WithHedging(on bool) Option {
+	return func(c *Client) { c.hedge.off = !on }
+}
+
+type noHedgeKey struct{}
+
+// WithoutHedge returns a context under which no read is hedged, for calls
+// to which a 100 ms stall costs nothing (an idle poll): they then cost
+// exactly one connection each.
+func WithoutHedge(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noHedgeKey{}, true)
+}
+
+// hedger holds what a Client learnt about answer times and its budget.
+type hedger struct {
+	cfg hedgeConfig
+	off bool
+	// newTimer starts the hedge timer; tests replace it to fire by hand.
+	newTimer func(time.Duration) (<-chan time.Time, func() bool)
+
+	mu     sync.Mutex
+	recent map[string][]time.Duration // per method, oldest first
+	tokens int
+	stats  HedgeStats
+}
+
+func newHedger() *hedger {
+	return &hedger{
+		off:    true,
+		cfg:    defaultHedge,
+		recent: make(map[string][]time.Duration),
+		tokens: defaultHedge.burst,
+		newTimer: func(d time.Duration) (<-chan time.Time, func() bool) {
+			t := time.NewTimer(d)
+			return t.C, t.Stop
+		},
+	}
+}
+
+func (h *hedger) applies(ctx context.Context, method string) bool {
+	return !h.off && hedgeable[method] && ctx.Value(noHedgeKey{}) == nil
+}
+
+// plan counts a call and says how long to wait before hedging it; ok is
+// false when it will not be hedged at all.
+func (h *hedger) plan(method string) (wait time.Duration, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stats.Calls++
+	h.tokens = min(h.tokens+h.cfg.deposit, h.cfg.burst)
+	wait = h.waitLocked(method)
+	if wait > h.cfg.ceiling || h.tokens < hedgeCost {
+		// Counted as withheld only if the call turns out late: the
+		// caller reports that through late.
+		return wait, false
+	}
+	return wait, true
+}
+
+// waitLocked is twice the median of the method's recent answers, at
+// least floor, or the prior before enough answers. A median, not a mean:
+// the stalls the hedge exists for would drag a mean up to them.
+func (h *hedger) waitLocked(method string) time.Duration {
+	r := h.recent[method]
+	if len(r) < h.cfg.minSamples {
+		return h.cfg.prior
+	}
+	s := slices.Clone(r)
+	slices.Sort(s)
+	return max(2*s[(len(s)-1)/2], h.cfg.floor)
+}
+
+// learn remembers one successful answer time.
+func (h *hedger) learn(method string, d time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.recent[method]
+	if len(r) == h.cfg.window {
+		r = append(r[:0], r[1:]...)
+	}
+	h.recent[method] = append(r, d)
+}
+
+// take spends one hedge from the budget, if there is one left (another
+// call may have spent it since plan).
+func (h *hedger) take() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.tokens < hedgeCost {
+		h.stats.Withheld++
+		return false
+	}
+	h.tokens -= hedgeCost
+	h.stats.Hedged++
+	return true
+}
+
+func (h *hedger) late() {
+	h.mu.Lock()
+	h.stats.Withheld++
+	h.mu.Unlock()
+}
+
+func (h *hedger) won() {
+	h.mu.Lock()
+	h.stats.Won++
+	h.mu.Unlock()
+}
+
+type attempt struct {
+	line  []byte
+	err   error
+	hedge bool
+}
+
+// hedgedExchange is roundTrip for an idempotent read: when the first
+// request has not been answered after the method's usual wait, the same
+// line goes out on a second connection and the first reply wins. Both
+// share the call's deadline. The loser's connection is closed (herdr sees
+// a plain close, never another byte) and both goroutines have ended when
+// this returns.
+func (c *Client) hedgedExchange(ctx context.Context, method string, line []byte, deadline time.Time) ([]byte, error) {
+	h := c.hedge
+	wait, ok := h.plan(method)
+	if !ok {
+		start := time.Now()
+		reply, err := c.roundTrip(ctx, method, line, deadline)
+		took := time.Since(start)
+		if err == nil {
+			h.learn(method, took)
+		}
+		if took > wait {
+			h.late()
+		}
+		return reply, err
+	}
+
+	actx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait() // after cancel: deferred calls run last-in first-out
+	defer cancel()
+	results := make(chan attempt, 2)
+	launch := func(hedge bool) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			reply, err := c.roundTrip(actx, method, line, deadline)
+			if err == nil {
+				h.learn(method, time.Since(start))
+			}
+			results <- attempt{reply, err, hedge}
+		}()
+	}
+
+	timer, stop := h.newTimer(wait)
+	defer stop()
+	launch(false)
+	pending := 1
+	var firstErr error
+	for {
+		select {
+		case <-timer:
+			timer = nil
+			if h.take() {
+				c.log.Debug("herdr: hedging a late read", "method", method, "after", wait, "socket", c.path)
+				launch(true)
+				pending++
+			}
+		case r := <-results:
+			pending--
+			if r.err == nil {
+				if r.hedge {
+					h.won()
+				}
+				return r.line, nil
+			}
+			if firstErr == nil || !r.hedge {
+				firstErr = r.err
+			}
+			// A first request that failed before the hedge went out
+			// ends the call: hedging is for latency, not a retry.
+			if pending == 0 {
+				return nil, firstErr
+			}
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !windows
+
+package procinfo
+
+func localInspector() Inspector { return local{} }
