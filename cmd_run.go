@@ -54,7 +54,8 @@ type RunCmd struct {
 	NamingFlags  `embed:""`
 	Apply        bool          `help:"Rename tabs (without it: dry run, print only new decisions)."`
 	Poll         time.Duration `help:"Full pass interval besides events; 0 for events only." default:"3s"`
-	Debounce     time.Duration `help:"Coalesce events for this long before a pass." default:"400ms"`
+	Debounce     time.Duration `help:"Events after the first one within this long are coalesced into one more pass." default:"400ms"`
+	Settle       time.Duration `help:"Wait this long before naming a new program (0: at once); calm over speed." default:"0s"`
 	IfNotRunning bool          `help:"Exit 0 quietly when a daemon already serves this herdr (for startup hooks)." env:"-"`
 }
 
@@ -228,13 +229,13 @@ func (c *RunCmd) build(g *Globals, env *runEnv) (daemon.Options, error) {
 	if err != nil {
 		return opt, err
 	}
-	if c.Poll < 0 || c.Debounce < 0 {
-		return opt, withExit(2, errors.New("--poll and --debounce must not be negative"))
+	if c.Poll < 0 || c.Debounce < 0 || c.Settle < 0 {
+		return opt, withExit(2, errors.New("--poll, --debounce and --settle must not be negative"))
 	}
 	if c.Poll > 0 && c.Poll < minPoll {
 		return opt, withExit(2, fmt.Errorf("--poll %v is too short: use %v or more, or 0 for events only", c.Poll, minPoll))
 	}
-	opt.Apply, opt.Poll, opt.Debounce = c.Apply, c.Poll, c.Debounce
+	opt.Apply, opt.Poll, opt.Debounce, opt.Settle = c.Apply, c.Poll, c.Debounce, c.Settle
 	return opt, nil
 }
 

@@ -41,6 +41,9 @@ type Options struct {
 	Workspace string
 	Poll      time.Duration // 0: events only
 	Debounce  time.Duration
+	// Settle is how long a new program must run before it names its tab
+	// (0: at once).
+	Settle    time.Duration
 	StatePath string // "": remember nothing
 	Timeout   time.Duration
 
@@ -64,7 +67,13 @@ type Daemon struct {
 	calls *herdr.Client
 	state *state.State
 	procs map[string]*paneProc
-	last  *herdr.Snapshot
+	// fresh holds each lead pane's program and when it was first seen,
+	// for --settle.
+	fresh map[string]newProg
+	// passes counts passes that read a snapshot: a snapshot fetched
+	// ahead for a pass is stale once another pass ran after it.
+	passes atomic.Uint64
+	last   *herdr.Snapshot
 	// lastTab and lastPane index last by id.
 	lastTab, lastPane map[string]int
 	// seen is history beyond the last snapshot, for event triage.
@@ -104,11 +113,15 @@ func New(opt Options) (*Daemon, error) {
 		opt.Timeout = 5 * time.Second
 	}
 	d := &Daemon{
-		opt:     opt,
-		log:     opt.Log,
-		client:  herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log)),
-		calls:   herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log)),
+		opt: opt,
+		log: opt.Log,
+		// Hedged reads (docs/herdr.md §2) are on, but only passes someone
+		// waits for use them (passInput.hedge): a poll tick costs one
+		// connection, as it always did.
+		client:  herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log), herdr.WithHedging(true)),
+		calls:   herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log), herdr.WithHedging(true)),
 		procs:   map[string]*paneProc{},
+		fresh:   map[string]newProg{},
 		printed: map[string]string{},
 	}
 	st, warn := state.Load(opt.StatePath, opt.Socket)
@@ -155,8 +168,11 @@ const (
 	nudgeGap        = 20 * time.Millisecond
 	preexecWindow   = time.Second
 	preexecInterval = 10 * time.Millisecond
-	backoffMin      = 100 * time.Millisecond
-	backoffMax      = 5 * time.Second
+	// snapshotGrace is how long a preexec pass waits for the snapshot
+	// taken ahead once the program is there: about one read poll.
+	snapshotGrace = 150 * time.Millisecond
+	backoffMin    = 100 * time.Millisecond
+	backoffMax    = 5 * time.Second
 	// healthyStream is how long a subscription must last before its end
 	// counts as a normal disconnect rather than a server refusing us.
 	healthyStream = 2 * backoffMax
@@ -246,20 +262,30 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 	// The debounce window opens at the first news and is not pushed back
 	// by later news: a pane whose title changes faster than --debounce
 	// would otherwise hold every pass off for as long as it keeps going.
-	debouncing := false
+	var ed edge
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	var settleAt time.Time
 	nudgeTimer := time.NewTimer(time.Hour)
 	nudgeTimer.Stop()
 	forced := map[string]bool{}
 	var lastNudgePass time.Time
-	preexecDone := make(chan string, 64)
+	preexecDone := make(chan preexecReady, 64)
 	watching := map[string]bool{}
 	var curAgents []string
 
 	run := func(in passInput) {
 		defer keepClaim()
+		ed.covered()
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*d.opt.Timeout)
 		defer cancel()
 		reps, _, err := d.pass(pctx, in)
+		// A program that has not settled yet gets the pass that names
+		// it when it does (--settle).
+		if at := d.settleDue(); !at.IsZero() && (settleAt.IsZero() || at.Before(settleAt)) {
+			settleAt = at
+			settle.Reset(max(0, at.Sub(d.now())))
+		}
 		if err != nil {
 			if isServerGone(err) {
 				d.logOutage(err)
@@ -289,14 +315,19 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 	// gap serves every pane nudged meanwhile. Every nudge-driven pass,
 	// preexec re-checks included, goes through here, so a flood of nudges
 	// costs at most 1/nudgeGap passes a second.
-	nudged := func(pane string) {
+	nudged := func(pane string, ahead *preexecReady) {
 		forced[pane] = true
 		if wait := nudgeGap - time.Since(lastNudgePass); wait > 0 {
 			nudgeTimer.Reset(wait)
 			return
 		}
 		lastNudgePass = time.Now()
-		run(passInput{forced: forced})
+		in := passInput{forced: forced, hedge: true}
+		if ahead != nil && ahead.snap != nil && ahead.passes == d.passes.Load() {
+			// No pass ran since it was taken: its labels are current.
+			in.snap, in.snapAt = ahead.snap, ahead.at
+		}
+		run(in)
 		forced = map[string]bool{}
 	}
 
@@ -324,31 +355,53 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 			d.checkOverwrite(ctx, sev)
 			// Triage every event, even while a pass is due: it also
 			// learns what a later replay of it will look like.
-			if d.newsworthy(ev) && !debouncing {
-				d.log.Debug("event is news", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "label", ev.Label)
-				debouncing = true
-				debounce.Reset(d.opt.Debounce)
+			if d.newsworthy(ev) {
+				if ed.news() {
+					d.log.Debug("event is news", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "label", ev.Label)
+					run(passInput{hedge: true})
+					debounce.Reset(d.opt.Debounce)
+				}
+				continue
+			}
+			switch d.titleNews(ev) {
+			case titleProgramChanged:
+				nudged(ev.PaneID, nil)
+			case titleAtPrompt:
+				if !watching[ev.PaneID] {
+					watching[ev.PaneID] = true
+					probe, every := d.foregroundProbe(ev.PaneID)
+					go d.awaitProgram(ctx, preexecWatch{pane: ev.PaneID, changed: probe, every: every,
+						window: titleWindow, onlyIfChanged: true}, preexecDone)
+				}
 			}
 		case <-debounce.C:
-			debouncing = false
+			if ed.fired() {
+				run(passInput{hedge: true})
+				debounce.Reset(d.opt.Debounce)
+			}
+		case <-settle.C:
+			settleAt = time.Time{}
 			run(passInput{})
 		case m := <-nudges:
 			if m.When == nudge.WhenPreexec {
 				if !watching[m.PaneID] {
 					watching[m.PaneID] = true
 					probe, every := d.foregroundProbe(m.PaneID)
-					go awaitForeground(ctx, m.PaneID, probe, every, preexecDone)
+					go d.awaitProgram(ctx, preexecWatch{pane: m.PaneID, changed: probe, every: every,
+						window: preexecWindow, snapshot: true, timeout: d.opt.Timeout}, preexecDone)
 				}
 				continue
 			}
-			nudged(m.PaneID)
-		case pane := <-preexecDone:
-			delete(watching, pane)
-			nudged(pane)
+			nudged(m.PaneID, nil)
+		case r := <-preexecDone:
+			delete(watching, r.pane)
+			if !r.skip {
+				nudged(r.pane, &r)
+			}
 		case <-nudgeTimer.C:
 			if len(forced) > 0 {
 				lastNudgePass = time.Now()
-				run(passInput{forced: forced})
+				run(passInput{forced: forced, hedge: true})
 				forced = map[string]bool{}
 			}
 		}
@@ -373,25 +426,81 @@ func (d *Daemon) foregroundProbe(paneID string) (func(ctx context.Context) bool,
 	}
 	client := d.calls
 	return func(ctx context.Context) bool {
-		pi, err := client.ProcessInfo(ctx, paneID)
+		// A probe every 50 ms gains nothing from a second request.
+		pi, err := client.ProcessInfo(herdr.WithoutHedge(ctx), paneID)
 		return err != nil || pi.ShellPID == 0 || pi.ForegroundPGID != pi.ShellPID
 	}, 5 * preexecInterval
 }
 
-// awaitForeground waits (bounded) for a pane's foreground group to change
+// preexecReady is a preexec nudge whose program has appeared (or whose
+// wait ran out), with the snapshot taken meanwhile.
+type preexecReady struct {
+	pane   string
+	snap   *herdr.Snapshot // nil when the read failed or none was asked
+	at     time.Time       // when snap was asked for
+	passes uint64          // d.passes when it was asked for
+	skip   bool            // nothing changed: no pass
+}
+
+// preexecWatch is one wait for a program to start in a pane.
+type preexecWatch struct {
+	pane    string
+	changed func(context.Context) bool
+	every   time.Duration
+	window  time.Duration
+	// snapshot: read the session meanwhile (a preexec nudge: a program is
+	// surely coming), with this timeout.
+	snapshot bool
+	timeout  time.Duration
+	// onlyIfChanged: no pass when the window ends with nothing changed
+	// (a title change at the prompt may start no program).
+	onlyIfChanged bool
+}
+
+// awaitProgram waits (bounded) for a pane's foreground group to change
 // after a preexec nudge, then asks the loop for a pass: the nudge arrives
-// before the new program exists.
-func awaitForeground(ctx context.Context, pane string, changed func(context.Context) bool, interval time.Duration, done chan<- string) {
-	deadline := time.Now().Add(preexecWindow)
-	for time.Now().Before(deadline) && !changed(ctx) {
+// before the new program exists. The session snapshot is read meanwhile,
+// so that once the program is there the pass needs no request but the
+// rename (lever 1 of issue 13).
+func (d *Daemon) awaitProgram(ctx context.Context, w preexecWatch, done chan<- preexecReady) {
+	r := preexecReady{pane: w.pane, at: time.Now(), passes: d.passes.Load()}
+	got := make(chan *herdr.Snapshot, 1)
+	if w.snapshot {
+		go func() {
+			sctx, cancel := context.WithTimeout(ctx, w.timeout)
+			defer cancel()
+			snap, err := d.client.Snapshot(sctx)
+			if err != nil {
+				snap = nil
+			}
+			got <- snap
+		}()
+	}
+	deadline := time.Now().Add(w.window)
+	changed := false
+	for time.Now().Before(deadline) {
+		if changed = w.changed(ctx); changed {
+			break
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(interval):
+		case <-time.After(w.every):
+		}
+	}
+	r.skip = w.onlyIfChanged && !changed
+	if w.snapshot && !r.skip {
+		// A snapshot still out after the program appeared is waited
+		// for a little: the pass would only ask again.
+		select {
+		case r.snap = <-got:
+		case <-time.After(snapshotGrace):
+		case <-ctx.Done():
+			return
 		}
 	}
 	select {
-	case done <- pane:
+	case done <- r:
 	case <-ctx.Done():
 	}
 }

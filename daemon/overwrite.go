@@ -45,6 +45,20 @@ func (d *Daemon) noteOurRename(tabID, want, seen string) {
 	d.inflight[tabID] = &ourRename{want: want, seen: seen, gen: d.stream.gen.Load(), at: now}
 }
 
+// freshSnapshot is the age under which a pass's snapshot stands in for
+// the re-read before a rename, when echoWatched.
+const freshSnapshot = 250 * time.Millisecond
+
+// echoWatched reports whether a rename made now would have its echo
+// watched by checkOverwrite (Run, on a stream past its replay).
+func (d *Daemon) echoWatched() bool {
+	if d.inflight == nil {
+		return false
+	}
+	since := time.Unix(0, d.stream.since.Load())
+	return d.stream.since.Load() != 0 && time.Since(since) >= replaySettle
+}
+
 // expireInflight forgets renames whose echo never came (a lost event, a
 // cut stream); once per pass, not per rename.
 func (d *Daemon) expireInflight() {

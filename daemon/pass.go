@@ -48,6 +48,12 @@ const (
 type PassStats struct {
 	ProcessInfoCalls int
 	Renames          int
+	// Hedges counts reads that went out a second time because the first
+	// was late (docs/herdr.md §2); only passes someone waits for hedge.
+	Hedges int
+	// LocalReads counts programs read from this machine's /proc instead
+	// of asking herdr (the pane's shell is ours to look at).
+	LocalReads int
 }
 
 // paneProc caches what we learnt of a pane's foreground program. It is a
@@ -87,20 +93,49 @@ type passInput struct {
 	onlyTab string
 	// plan: decide but never rename or save (explain).
 	plan bool
+	// hedge: someone waits for this pass (a nudge, event news), so a late
+	// read may go out twice. Poll ticks and resyncs never hedge: an idle
+	// pass stays one connection.
+	hedge bool
+	// snap, when set, is a snapshot taken for this pass moments ago (while
+	// a preexec nudge waited for its program): the pass uses it instead of
+	// asking again.
+	snap   *herdr.Snapshot
+	snapAt time.Time // when snap was asked for
 }
 
 // pass reads the session once and brings every tab in scope to its wanted
 // name. It returns reports for the tabs in scope.
 func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats, error) {
+	if !in.hedge {
+		ctx = herdr.WithoutHedge(ctx)
+	}
+	before := d.hedged()
+	reps, stats, err := d.readAndRename(ctx, in)
+	stats.Hedges = int(d.hedged() - before)
+	return reps, stats, err
+}
+
+// hedged is how many reads both clients sent twice so far.
+func (d *Daemon) hedged() uint64 {
+	return d.client.HedgeStats().Hedged + d.calls.HedgeStats().Hedged
+}
+
+func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, PassStats, error) {
 	var stats PassStats
 	d.expireInflight()
 	if err := d.state.Refresh(); err != nil {
 		d.log.Warn("state file", "err", err)
 	}
-	snap, err := d.client.Snapshot(ctx)
-	if err != nil {
-		return nil, stats, err
+	snap, snapAt, err := in.snap, in.snapAt, error(nil)
+	if snap == nil {
+		snapAt = time.Now()
+		if snap, err = d.client.Snapshot(ctx); err != nil {
+			return nil, stats, err
+		}
 	}
+	first := d.last == nil
+	d.passes.Add(1)
 	d.setLast(snap)
 
 	workspaces := make(map[string]herdr.Workspace, len(snap.Workspaces))
@@ -116,6 +151,11 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 	for id := range d.procs {
 		if !livePanes[id] {
 			delete(d.procs, id)
+		}
+	}
+	for id := range d.fresh {
+		if !livePanes[id] {
+			delete(d.fresh, id)
 		}
 	}
 
@@ -151,9 +191,14 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 	answers := d.gather(ctx, leads, &stats)
 
 	var todo []pending
+	now := d.now()
 	for _, pl := range plans {
 		tab, plan := pl.tab, pl.plan
 		facts, prog, known := d.facts(plan, answers)
+		var wait time.Duration
+		if known && (plan.NeedsProc || plan.NeedsHost) {
+			wait = d.unsettled(plan.Lead.ID, prog, now, first)
+		}
 		facts.Index = positions[tab.ID]
 		dec := d.opt.Namer.Decide(plan, facts)
 		rep := TabReport{
@@ -168,6 +213,9 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 			// One lost process_info reply must not flip a tab running vim
 			// to its directory and back: decide again next pass.
 			rep.ProgramWhy = "unknown: herdr did not answer pane.process_info"
+			dec.Want, rep.Want = "", ""
+		} else if wait > 0 {
+			rep.ProgramWhy += fmt.Sprintf("; new, named after --settle (in %v)", wait.Round(time.Millisecond))
 			dec.Want, rep.Want = "", ""
 		}
 		todo = append(todo, pending{tab: tab, plan: plan, decision: dec, report: rep})
@@ -253,7 +301,12 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		}
 		muts = nil
 	}
-	outcomes, gone := d.renameAll(ctx, reports, renames, todo)
+	// A snapshot this young, with the event stream watching for the
+	// echo, needs no re-read before each rename (lever 1 of issue 13): a
+	// person's rename since shows on the stream before our echo, and
+	// checkOverwrite puts it back.
+	fresh := time.Since(snapAt) < freshSnapshot && d.echoWatched()
+	outcomes, gone := d.renameAll(ctx, reports, renames, todo, fresh)
 	for k, i := range renames {
 		rep := &reports[i]
 		switch outcomes[k] {
@@ -352,7 +405,7 @@ const renameMargin = 300 * time.Millisecond
 // near, tabs not started yet are left for the next pass rather than cut
 // off mid-request (which would read as herdr being gone). gone is the
 // first error after which nothing more can be sent.
-func (d *Daemon) renameAll(ctx context.Context, reports []TabReport, renames []int, todo []pending) ([]renameOutcome, error) {
+func (d *Daemon) renameAll(ctx context.Context, reports []TabReport, renames []int, todo []pending, fresh bool) ([]renameOutcome, error) {
 	outcomes := make([]renameOutcome, len(renames))
 	if len(renames) == 0 {
 		return outcomes, nil
@@ -388,7 +441,7 @@ func (d *Daemon) renameAll(ctx context.Context, reports []TabReport, renames []i
 					rep.Action, rep.Error = ActionKeep, "deferred to the next pass: this one ran out of time"
 					continue
 				}
-				out, err := d.renameOne(rctx, &mu, rep, todo[renames[k]].decision)
+				out, err := d.renameOne(rctx, &mu, rep, todo[renames[k]].decision, fresh)
 				outcomes[k] = out
 				// The pass's own deadline cutting a request is no outage.
 				if err != nil && isServerGone(err) && ctx.Err() == nil {
@@ -408,8 +461,8 @@ func (d *Daemon) renameAll(ctx context.Context, reports []TabReport, renames []i
 
 // renameOne re-checks one tab and renames it. mu guards the daemon's
 // state while workers run.
-func (d *Daemon) renameOne(ctx context.Context, mu *sync.Mutex, rep *TabReport, dec namer.Decision) (renameOutcome, error) {
-	if keep, err := d.stillMayRename(ctx, mu, rep, dec); err != nil {
+func (d *Daemon) renameOne(ctx context.Context, mu *sync.Mutex, rep *TabReport, dec namer.Decision, fresh bool) (renameOutcome, error) {
+	if keep, err := d.stillMayRename(ctx, mu, rep, dec, fresh); err != nil {
 		rep.Action, rep.Error = ActionFailed, err.Error()
 		return renameNotSent, err
 	} else if keep {
@@ -440,11 +493,14 @@ func (d *Daemon) renameOne(ctx context.Context, mu *sync.Mutex, rep *TabReport, 
 // round trip, plus herdr's request-read poll, docs/herdr.md §2): herdr has
 // no conditional rename. checkOverwrite closes that from the event stream
 // where it can.
-func (d *Daemon) stillMayRename(ctx context.Context, mu *sync.Mutex, rep *TabReport, dec namer.Decision) (keep bool, err error) {
+func (d *Daemon) stillMayRename(ctx context.Context, mu *sync.Mutex, rep *TabReport, dec namer.Decision, fresh bool) (keep bool, err error) {
 	var got struct {
 		Tab *herdr.Tab `json:"tab"`
 	}
-	if err := d.calls.Call(ctx, "tab.get", map[string]string{"tab_id": rep.TabID}, &got); err != nil {
+	if fresh {
+		// The pass's snapshot is the re-read (see renameAll's caller).
+		got.Tab = &herdr.Tab{ID: rep.TabID, Label: rep.Label}
+	} else if err := d.calls.Call(ctx, "tab.get", map[string]string{"tab_id": rep.TabID}, &got); err != nil {
 		if herdr.IsCode(err, "tab_not_found") {
 			rep.Action = ActionKeep
 			d.log.Debug("tab vanished before rename", "tab", rep.TabID)
@@ -585,16 +641,20 @@ func (d *Daemon) gather(ctx context.Context, leads []leadPane, stats *PassStats)
 	var refresh []ask
 	for _, l := range leads {
 		c := d.procs[l.pane.ID]
+		if c != nil && c.localOK {
+			// The shell is ours to look at: read the program from /proc
+			// rather than asking herdr (lever 1 of issue 13), nudged or not.
+			if prog, ok := d.readLocal(l.pane, c, l.forced, stats); ok {
+				answers[l.pane.ID] = prog
+				continue
+			}
+		}
 		switch {
 		case l.forced:
 			asks = append(asks, ask{pane: l.pane, rank: 0})
 		case c == nil:
 			asks = append(asks, ask{pane: l.pane, rank: 1})
 		case c.localOK:
-			if pg, err := d.opt.Inspector.ForegroundPGID(c.shellPID); err == nil && pg == c.pgid {
-				answers[l.pane.ID] = c.prog
-				continue
-			}
 			asks = append(asks, ask{pane: l.pane, rank: 2})
 		case c.revision != l.pane.Revision:
 			asks = append(asks, ask{pane: l.pane, rank: 2})
@@ -657,6 +717,28 @@ feed:
 		answers[r.pane.ID] = d.learn(r.pane, r.pi, now)
 	}
 	return answers
+}
+
+// readLocal names a pane's program from this machine's /proc: the shell's
+// foreground group, then its leader's command line. ok is false when that
+// cannot be read (the shell is gone, the leader of a pipeline exited):
+// herdr, which sees the whole group, is asked then.
+func (d *Daemon) readLocal(pane herdr.Pane, c *paneProc, forced bool, stats *PassStats) (procinfo.Program, bool) {
+	pg, err := d.opt.Inspector.ForegroundPGID(c.shellPID)
+	if err != nil || pg <= 0 {
+		return procinfo.Program{}, false
+	}
+	if pg == c.pgid && !forced {
+		return c.prog, true
+	}
+	// Nudged: the same group may have exec'd another program.
+	prog := d.opt.Procs.Program(herdr.ProcessInfo{PaneID: pane.ID, ShellPID: c.shellPID, ForegroundPGID: pg})
+	if pg != c.shellPID && prog.Name == "" {
+		return procinfo.Program{}, false
+	}
+	stats.LocalReads++
+	c.pgid, c.prog, c.asked = pg, prog, d.now()
+	return prog, true
 }
 
 // learn turns a process_info answer into a program and caches it. An
