@@ -229,8 +229,11 @@ func (c *RunCmd) build(g *Globals, env *runEnv) (daemon.Options, error) {
 	if err != nil {
 		return opt, err
 	}
-	if c.Poll < 0 || c.Debounce < 0 || c.Settle < 0 {
-		return opt, withExit(2, errors.New("--poll, --debounce and --settle must not be negative"))
+	if c.Poll < 0 || c.Debounce < 0 {
+		return opt, withExit(2, errors.New("--poll and --debounce must not be negative"))
+	}
+	if c.Settle < 0 {
+		return opt, withExit(2, fmt.Errorf("--settle %v: must not be negative (0 names a new program at once)", c.Settle))
 	}
 	if c.Poll > 0 && c.Poll < minPoll {
 		return opt, withExit(2, fmt.Errorf("--poll %v is too short: use %v or more, or 0 for events only", c.Poll, minPoll))
