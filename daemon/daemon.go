@@ -550,6 +550,11 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 		if _, err := client.Ping(sctx); err != nil {
 			d.log.Debug("ping failed", "err", err)
 		}
+		if client.Protocol() > 20 {
+			// 0.9 replays nothing after the ack (docs/herdr.md §7): its
+			// events prove an overwrite from the first one on.
+			d.stream.since.Store(began.Add(-replaySettle).UnixNano())
+		}
 		select {
 		case subscribed <- struct{}{}:
 		default:
