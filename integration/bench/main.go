@@ -9,7 +9,7 @@
 //	go run ./integration/bench
 //
 // It builds the binary, runs real shells in ptys inside simulated panes,
-// and takes about a minute and a half. Figures from one run share one
+// and takes about five minutes. Figures from one run share one
 // machine and one load, so the baselines beside them are comparable.
 package main
 
