@@ -12,6 +12,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
 
 // Issue 13: what makes a name follow a program within a frame. These tests
@@ -107,7 +108,7 @@ func settleStream(t *testing.T, srv *herdrtest.Server) {
 // local /proc reads and herdrsim's process_info see a real process. It is
 // attached before the daemon starts: its first pass learns the shell is
 // local.
-func realShell(t *testing.T, srv *herdrtest.Server, pane, dir string) *os.File {
+func realShell(t *testing.T, srv *herdrtest.Server, pane, dir string) (*os.File, int) {
 	t.Helper()
 	sh, err := exec.LookPath("sh")
 	if err != nil {
@@ -129,7 +130,7 @@ func realShell(t *testing.T, srv *herdrtest.Server, pane, dir string) *os.File {
 		<-copied
 	})
 	srv.AttachProcess(pane, cmd.Process.Pid)
-	return tty
+	return tty, cmd.Process.Pid
 }
 
 // Lever 1: a preexec nudge takes the snapshot while the program starts,
@@ -144,7 +145,7 @@ func TestNudgeDrivenRenameIsOneRequestAfterTheProgramStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, tab, pane := srv.NewWorkspace("w", dir)
-	tty := realShell(t, srv, pane, dir)
+	tty, _ := realShell(t, srv, pane, dir)
 	d := startDaemonIn(t, sb, srv, "--poll", "0")
 	waitLabel(t, srv, tab, "proj")
 	settleStream(t, srv)
@@ -242,4 +243,43 @@ func TestSettleNamesANewProgramWhenItMatures(t *testing.T) {
 	srv.SetForeground(pane)
 	d.Nudge(t, "", pane)
 	waitLabel(t, srv, tab, "a")
+}
+
+// Without hooks, a shell that sets the terminal title before each command
+// and at each prompt: the title change is the hint, the local foreground
+// check the proof, and neither poll nor nudge is needed.
+func TestTitleChangeAtAPromptFindsTheProgram(t *testing.T) {
+	srv := startServer(t)
+	sb := newSandbox(t)
+	dir := sb.HomePath("proj")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, tab, pane := srv.NewWorkspace("w", dir)
+	tty, shell := realShell(t, srv, pane, dir)
+	startDaemonIn(t, sb, srv, "--poll", "0")
+	waitLabel(t, srv, tab, "proj")
+	settleStream(t, srv)
+
+	for i := range 3 {
+		// preexec: the title first, then the program.
+		srv.SetTitle(pane, fmt.Sprintf("sleep 3%d", i))
+		if _, err := tty.Write([]byte(fmt.Sprintf("sleep 3%d\n", i))); err != nil {
+			t.Fatal(err)
+		}
+		waitLabel(t, srv, tab, "sleep")
+		// precmd: back at the prompt, the title shows the directory.
+		if _, err := tty.Write([]byte("\x03")); err != nil {
+			t.Fatal(err)
+		}
+		// The shell's prompt comes once the program has ended.
+		if !poll(waitTimeout, func() bool {
+			pg, err := procinfo.Local().ForegroundPGID(shell)
+			return err == nil && pg == shell
+		}) {
+			t.Fatal("the shell never came back to the foreground")
+		}
+		srv.SetTitle(pane, fmt.Sprintf("~/proj %d", i))
+		waitLabel(t, srv, tab, "proj")
+	}
 }
