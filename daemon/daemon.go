@@ -75,7 +75,7 @@ type Daemon struct {
 	// stream is the current subscription, written by the watcher.
 	stream struct {
 		gen   atomic.Uint64 // counts subscriptions
-		since atomic.Int64  // when the current one was acked, unix ns
+		first atomic.Int64  // when the first one was acked, unix ns
 	}
 }
 
@@ -231,7 +231,7 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 		}
 		began := time.Now()
 		gen := d.stream.gen.Add(1)
-		d.stream.since.Store(began.UnixNano())
+		d.stream.first.CompareAndSwap(0, began.UnixNano())
 		// Learn the protocol (and warn once about an unknown one) after
 		// every (re)subscribe: a restarted herdr may be another version.
 		if _, err := client.Ping(sctx); err != nil {
