@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"slices"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -17,9 +16,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
-	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
-	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -91,7 +88,7 @@ type Daemon struct {
 	// stream is the current subscription, written by the watcher.
 	stream struct {
 		gen   atomic.Uint64 // counts subscriptions
-		since atomic.Int64  // when the current one was acked, unix ns
+		first atomic.Int64  // when the first one was acked, unix ns
 	}
 }
 
@@ -177,236 +174,6 @@ const (
 	// counts as a normal disconnect rather than a server refusing us.
 	healthyStream = 2 * backoffMax
 )
-
-// Run is the daemon: it holds the single-instance lock and the nudge
-// socket, and runs passes on events, poll ticks and nudges until ctx ends.
-// reload is called on SIGHUP-like requests sent on the reload channel.
-func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
-	dir, err := rundir.Dir()
-	if err != nil {
-		return err
-	}
-	cl, err := claimServer(dir, d.opt.Socket)
-	if err != nil {
-		return err
-	}
-	defer func() { cl.release() }()
-	nudgePath, err := rundir.NudgeSocket(d.opt.Socket)
-	if err != nil {
-		return err
-	}
-	ln, err := listenNudges(nudgePath)
-	if err != nil {
-		return err
-	}
-	defer func() { ln.Close() }()
-	nudges := make(chan nudge.Message, 1024)
-	go ln.serve(nudges, d.log)
-	// keepClaim runs after every pass: it follows a herdr that appeared or
-	// restarted (a new socket identity) and a runtime dir wiped under us,
-	// rebinding the nudge socket the wipe took.
-	var lost error
-	keepClaim := func() {
-		if err := cl.follow(d.opt.Socket); err != nil {
-			if errors.Is(err, ErrAlreadyRunning) {
-				lost = err
-			} else {
-				d.log.Warn("runtime dir", "err", err)
-			}
-			return
-		}
-		if ln.intact() {
-			return
-		}
-		nl, err := listenNudges(nudgePath)
-		if err != nil {
-			d.log.Warn("nudge socket", "err", err)
-			return
-		}
-		ln.Close()
-		ln = nl
-		go ln.serve(nudges, d.log)
-		d.log.Info("nudge socket was removed; listening again", "path", nudgePath)
-	}
-
-	events := make(chan streamEvent, 256)
-	d.inflight = map[string]*ourRename{}
-	defer func() { d.inflight = nil }()
-	subscribed := make(chan struct{}, 1)
-	agentPanes := make(chan []string, 1)
-	evCtx, stopEvents := context.WithCancel(ctx)
-	evDone := make(chan struct{})
-	go func() {
-		defer close(evDone)
-		d.watchEvents(evCtx, d.client, events, subscribed, agentPanes)
-	}()
-	defer func() { stopEvents(); <-evDone }()
-
-	var poll <-chan time.Time
-	var ticker *time.Ticker
-	// setPoll (re)starts the poll ticker: a reload may change --poll.
-	setPoll := func(every time.Duration) {
-		if ticker != nil {
-			ticker.Stop()
-			ticker, poll = nil, nil
-		}
-		if every > 0 {
-			ticker = time.NewTicker(every)
-			poll = ticker.C
-		}
-	}
-	setPoll(d.opt.Poll)
-	defer setPoll(0)
-	debounce := time.NewTimer(time.Hour)
-	debounce.Stop()
-	// The debounce window opens at the first news and is not pushed back
-	// by later news: a pane whose title changes faster than --debounce
-	// would otherwise hold every pass off for as long as it keeps going.
-	var ed edge
-	settle := time.NewTimer(time.Hour)
-	settle.Stop()
-	var settleAt time.Time
-	nudgeTimer := time.NewTimer(time.Hour)
-	nudgeTimer.Stop()
-	forced := map[string]bool{}
-	var lastNudgePass time.Time
-	preexecDone := make(chan preexecReady, 64)
-	watching := map[string]bool{}
-	var curAgents []string
-
-	run := func(in passInput) {
-		defer keepClaim()
-		ed.covered()
-		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*d.opt.Timeout)
-		defer cancel()
-		reps, _, err := d.pass(pctx, in)
-		// A program that has not settled yet gets the pass that names
-		// it when it does (--settle).
-		if at := d.settleDue(); !at.IsZero() && (settleAt.IsZero() || at.Before(settleAt)) {
-			settleAt = at
-			settle.Reset(max(0, at.Sub(d.now())))
-		}
-		if err != nil {
-			if isServerGone(err) {
-				d.logOutage(err)
-			} else {
-				d.log.Warn("pass failed", "err", err)
-			}
-			return
-		}
-		d.logBack()
-		d.printDryRun(reps)
-		if ag := d.agentPanes(); !slices.Equal(ag, curAgents) {
-			curAgents = ag
-			// Replace an update the watcher has not taken yet. Only this
-			// goroutine sends, so after the drain the send cannot block;
-			// a blocking receive here would hang the loop if the watcher
-			// took the old value in between.
-			select {
-			case <-agentPanes:
-			default:
-			}
-			agentPanes <- ag
-		}
-	}
-
-	// nudged runs a pass for a nudged pane at once, unless the last
-	// nudge pass was under nudgeGap ago: then one pass at the end of the
-	// gap serves every pane nudged meanwhile. Every nudge-driven pass,
-	// preexec re-checks included, goes through here, so a flood of nudges
-	// costs at most 1/nudgeGap passes a second.
-	nudged := func(pane string, ahead *preexecReady) {
-		forced[pane] = true
-		if wait := nudgeGap - time.Since(lastNudgePass); wait > 0 {
-			nudgeTimer.Reset(wait)
-			return
-		}
-		lastNudgePass = time.Now()
-		in := passInput{forced: forced, hedge: true}
-		if ahead != nil && ahead.snap != nil && ahead.passes == d.passes.Load() {
-			// No pass ran since it was taken: its labels are current.
-			in.snap, in.snapAt = ahead.snap, ahead.at
-		}
-		run(in)
-		forced = map[string]bool{}
-	}
-
-	run(passInput{})
-	for {
-		if lost != nil {
-			return fmt.Errorf("another daemon took over this herdr server: %w", lost)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case opt := <-reload:
-			oldPoll := d.opt.Poll
-			d.reconfigure(opt)
-			if d.opt.Poll != oldPoll {
-				setPoll(d.opt.Poll)
-			}
-			run(passInput{})
-		case <-poll:
-			run(passInput{})
-		case <-subscribed:
-			run(passInput{})
-		case sev := <-events:
-			ev := sev.Event
-			d.checkOverwrite(ctx, sev)
-			// Triage every event, even while a pass is due: it also
-			// learns what a later replay of it will look like.
-			if d.newsworthy(ev) {
-				if ed.news() {
-					d.log.Debug("event is news", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "label", ev.Label)
-					run(passInput{hedge: true})
-					debounce.Reset(d.opt.Debounce)
-				}
-				continue
-			}
-			switch d.titleNews(ev) {
-			case titleProgramChanged:
-				nudged(ev.PaneID, nil)
-			case titleAtPrompt:
-				if !watching[ev.PaneID] {
-					watching[ev.PaneID] = true
-					probe, every := d.foregroundProbe(ev.PaneID)
-					go d.awaitProgram(ctx, preexecWatch{pane: ev.PaneID, changed: probe, every: every,
-						window: titleWindow, onlyIfChanged: true}, preexecDone)
-				}
-			}
-		case <-debounce.C:
-			if ed.fired() {
-				run(passInput{hedge: true})
-				debounce.Reset(d.opt.Debounce)
-			}
-		case <-settle.C:
-			settleAt = time.Time{}
-			run(passInput{})
-		case m := <-nudges:
-			if m.When == nudge.WhenPreexec {
-				if !watching[m.PaneID] {
-					watching[m.PaneID] = true
-					probe, every := d.foregroundProbe(m.PaneID)
-					go d.awaitProgram(ctx, preexecWatch{pane: m.PaneID, changed: probe, every: every,
-						window: preexecWindow, snapshot: true, timeout: d.opt.Timeout}, preexecDone)
-				}
-				continue
-			}
-			nudged(m.PaneID, nil)
-		case r := <-preexecDone:
-			delete(watching, r.pane)
-			if !r.skip {
-				nudged(r.pane, &r)
-			}
-		case <-nudgeTimer.C:
-			if len(forced) > 0 {
-				lastNudgePass = time.Now()
-				run(passInput{forced: forced, hedge: true})
-				forced = map[string]bool{}
-			}
-		}
-	}
-}
 
 // foregroundProbe captures, on the loop goroutine, what the preexec watcher
 // needs to notice a program start without touching loop state, and its
@@ -544,16 +311,11 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 		}
 		began := time.Now()
 		gen := d.stream.gen.Add(1)
-		d.stream.since.Store(began.UnixNano())
+		d.stream.first.CompareAndSwap(0, began.UnixNano())
 		// Learn the protocol (and warn once about an unknown one) after
 		// every (re)subscribe: a restarted herdr may be another version.
 		if _, err := client.Ping(sctx); err != nil {
 			d.log.Debug("ping failed", "err", err)
-		}
-		if client.Protocol() > 20 {
-			// 0.9 replays nothing after the ack (docs/herdr.md §7): its
-			// events prove an overwrite from the first one on.
-			d.stream.since.Store(began.Add(-replaySettle).UnixNano())
 		}
 		select {
 		case subscribed <- struct{}{}:

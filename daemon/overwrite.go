@@ -23,10 +23,13 @@ type ourRename struct {
 	foreign string    // someone else's label seen before the echo
 }
 
-// replaySettle is how long a subscription must have been up before its
-// events may prove an overwrite: 0.7/0.8 replay old tab.renamed events
-// right after the ack, and an old label of a person is no news.
-const replaySettle = time.Second
+// replayDone bounds the first replay of a 0.7/0.8 subscription: herdr's
+// ring holds 512 events and sends each subscription at least one per
+// 100 ms tick (docs/herdr.md §7). Until it is over, an old tab.renamed of
+// a person could read as one made during our rename; afterwards every
+// replayed label is one the daemon has seen, which checkOverwrite ignores.
+// 0.9 (protocol 22) does not replay.
+const replayDone = 512*100*time.Millisecond + time.Second
 
 // inflightTTL bounds how long a rename waits for its echo.
 const inflightTTL = 10 * time.Second
@@ -38,10 +41,10 @@ func (d *Daemon) noteOurRename(tabID, want, seen string) {
 		return
 	}
 	now := time.Now()
-	since := time.Unix(0, d.stream.since.Load())
-	if since.IsZero() || now.Sub(since) < replaySettle {
+	if !d.streamProves(now) {
 		return // the stream may still be replaying: it proves nothing
 	}
+	d.log.Debug("watching for a rename inside ours", "tab", tabID, "ours", want, "read", seen)
 	d.inflight[tabID] = &ourRename{want: want, seen: seen, gen: d.stream.gen.Load(), at: now}
 }
 
@@ -52,11 +55,14 @@ const freshSnapshot = 250 * time.Millisecond
 // echoWatched reports whether a rename made now would have its echo
 // watched by checkOverwrite (Run, on a stream past its replay).
 func (d *Daemon) echoWatched() bool {
-	if d.inflight == nil {
-		return false
-	}
-	since := time.Unix(0, d.stream.since.Load())
-	return d.stream.since.Load() != 0 && time.Since(since) >= replaySettle
+	return d.inflight != nil && d.streamProves(time.Now())
+}
+
+// streamProves reports whether the event stream's tab.renamed events can
+// prove an overwrite at now: it is up and past any replay.
+func (d *Daemon) streamProves(now time.Time) bool {
+	first := d.stream.first.Load()
+	return first != 0 && (d.client.Protocol() >= 22 || now.Sub(time.Unix(0, first)) >= replayDone)
 }
 
 // expireInflight forgets renames whose echo never came (a lost event, a
@@ -77,7 +83,8 @@ func (d *Daemon) expireInflight() {
 // landed between the re-read and ours and that we overwrote: put it back.
 //
 // Left open: a stream that loses events (0.9 events_lost) or ends between
-// the two, and a stream younger than replaySettle.
+// the two, a person who renames the tab back to a label it had before,
+// and, on 0.7/0.8, the first replayDone of the daemon's first stream.
 func (d *Daemon) checkOverwrite(ctx context.Context, ev streamEvent) {
 	if ev.Kind != "tab.renamed" || d.inflight == nil {
 		return
@@ -86,18 +93,23 @@ func (d *Daemon) checkOverwrite(ctx context.Context, ev streamEvent) {
 	if r == nil || ev.gen != r.gen {
 		return
 	}
-	switch ev.Label {
-	case r.seen:
-		return
-	case r.want:
+	d.log.Debug("tab renamed while ours was on the way", "tab", ev.TabID, "label", ev.Label, "ours", r.want, "read", r.seen)
+	// tab.renamed events reach us in the order herdr applied them, so
+	// only the last one before our echo tells what our rename replaced:
+	// the label our re-read saw, or someone's rename inside the window.
+	switch {
+	case ev.Label == r.want:
 		delete(d.inflight, ev.TabID)
 		if r.foreign == "" {
 			return
 		}
+	case ev.Label == r.seen || d.isOurs(ev.TabID, ev.Label) || d.seen.labels[ev.TabID].Has(ev.Label):
+		// Not a new name of a person's: what we read, one of ours (a
+		// killed daemon's late rename), or a replayed old label.
+		r.foreign = ""
+		return
 	default:
-		if !d.isOurs(ev.TabID, ev.Label) {
-			r.foreign = ev.Label
-		}
+		r.foreign = ev.Label
 		return
 	}
 	rctx, cancel := context.WithTimeout(ctx, d.opt.Timeout)

@@ -437,15 +437,13 @@ func TestReloadThatChangesTheStateFileIsRefusedClearly(t *testing.T) {
 // echo), and the daemon puts their name back.
 func TestRenameInsideTheLastWindowIsPutBack(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	f := newFixture(t, "{dir}", nil)
+	// Protocol 22 does not replay, so the stream proves order at once.
+	f := newFixture(t, "{dir}", nil, herdrtest.WithProtocol(22))
 	_, _, p := f.srv.NewWorkspace("main", home+"/a")
 	tab := f.srv.Snapshot().Tabs[0].ID
 	runDaemon(t, f, nil)
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
-	waitFor(t, "subscription past its replay", func() bool {
-		since := f.d.stream.since.Load()
-		return since != 0 && time.Since(time.Unix(0, since)) > replaySettle
-	})
+	waitFor(t, "subscribed", func() bool { return f.d.stream.first.Load() != 0 && f.d.client.Protocol() == 22 })
 	var once sync.Once
 	f.srv.RewriteResponses(func(method string, line []byte) []byte {
 		// The last read before the rename: tab.get, or the snapshot
@@ -489,5 +487,40 @@ func TestAlreadyRunningMessageCarriesNoEscapes(t *testing.T) {
 	}
 	if strings.ContainsAny(err.Error(), "\x1b\x07") {
 		t.Fatalf("error carries escapes: %q", err.Error())
+	}
+}
+
+// The put-back must never act on a replayed old label: only the last
+// tab.renamed before our echo counts, and only a label the tab never had.
+func TestPutBackIgnoresOldLabels(t *testing.T) {
+	f := newFixture(t, "{dir}", nil)
+	f.srv.NewWorkspace("main", home+"/a")
+	f.once()
+	tab := f.srv.Snapshot().Tabs[0].ID
+	f.d.inflight = map[string]*ourRename{}
+	f.d.seen.label(tab, "old person")
+	ev := func(label string) streamEvent {
+		return streamEvent{Event: herdr.Event{Kind: "tab.renamed", TabID: tab, Label: label}, gen: 1}
+	}
+	for _, seq := range [][]string{
+		{"old person", "b"},      // a label the tab had before
+		{"new person", "a", "b"}, // the person's rename came before our re-read
+		{"new person", "old person", "b"},
+	} {
+		f.d.inflight[tab] = &ourRename{want: "b", seen: "a", gen: 1, at: time.Now()}
+		for _, l := range seq {
+			f.d.checkOverwrite(context.Background(), ev(l))
+		}
+	}
+	if r := f.srv.Renames(); len(r) != 1 { // the first pass's own
+		t.Fatalf("put back an old label: %+v", r[1:])
+	}
+	// The one case that is a window hit: a new label right before the echo.
+	f.d.inflight[tab] = &ourRename{want: "b", seen: "a", gen: 1, at: time.Now()}
+	f.d.checkOverwrite(context.Background(), ev("a"))
+	f.d.checkOverwrite(context.Background(), ev("mine now"))
+	f.d.checkOverwrite(context.Background(), ev("b"))
+	if r := f.srv.Renames(); len(r) != 2 || r[1].Label != "mine now" {
+		t.Fatalf("renames %+v, want the person's label put back", r)
 	}
 }
