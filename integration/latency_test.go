@@ -152,10 +152,12 @@ func TestNudgeDrivenRenameIsOneRequestAfterTheProgramStarts(t *testing.T) {
 
 	for i := range 3 {
 		srv.ResetCounters()
-		d.Nudge(t, "preexec", pane)
+		// As with the hooks, which send the nudge in the background: the
+		// program starts while the nudge is on its way.
 		if _, err := tty.Write([]byte("sleep 30\n")); err != nil {
 			t.Fatal(err)
 		}
+		d.Nudge(t, "preexec", pane)
 		waitLabel(t, srv, tab, "sleep")
 		for m, want := range map[string]int{"pane.process_info": 0, "tab.get": 0, "tab.rename": 1} {
 			if n := srv.Calls(m); n != want {
