@@ -7,9 +7,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // LockCmd freezes a tab's name.
@@ -26,15 +26,15 @@ type ReleaseCmd struct {
 
 // Run locks the tab.
 func (c *LockCmd) Run(g *Globals, env *runEnv) error {
-	return setTabFlags(g, env, c.TabID, c.State, func(m *daemon.TabMemory) { m.Locked, m.Released = true, false }, "locked")
+	return setTabFlags(g, env, c.TabID, c.State, func(m *state.TabMemory) { m.Locked, m.Released = true, false }, "locked")
 }
 
 // Run releases the tab and nudges the daemon so it renames at once.
 func (c *ReleaseCmd) Run(g *Globals, env *runEnv) error {
-	return setTabFlags(g, env, c.TabID, c.State, func(m *daemon.TabMemory) { m.Locked, m.Released = false, true }, "released")
+	return setTabFlags(g, env, c.TabID, c.State, func(m *state.TabMemory) { m.Locked, m.Released = false, true }, "released")
 }
 
-func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(*daemon.TabMemory), what string) error {
+func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(*state.TabMemory), what string) error {
 	if tabID == "" {
 		tabID = os.Getenv("HERDR_TAB_ID")
 		if tabID == "" {
@@ -60,11 +60,11 @@ func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(*dae
 	if err := tabExists(sock, tabID); err != nil {
 		return withExit(1, fmt.Errorf("%s not %s: %w", tabID, what, err))
 	}
-	st, warn := daemon.LoadState(path, sock)
+	st, warn := state.Load(path, sock)
 	if warn != nil {
 		fmt.Fprintf(env.stderr, "herdrtabrenamer: warning: %v\n", warn)
 	}
-	if err := st.Edit(func(tabs map[string]daemon.TabMemory) {
+	if err := st.Edit(func(tabs map[string]state.TabMemory) {
 		m := tabs[tabID]
 		set(&m)
 		tabs[tabID] = m

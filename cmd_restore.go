@@ -12,6 +12,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // RestoreCmd undoes our names: every tab whose label is ours gets herdr's
@@ -111,7 +112,7 @@ func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
 		forget = append(forget, id)
 	}
 	if c.Apply && len(forget) > 0 && opt.StatePath != "" {
-		if err := d.State().Edit(func(tabs map[string]daemon.TabMemory) {
+		if err := d.State().Edit(func(tabs map[string]state.TabMemory) {
 			for _, id := range forget {
 				delete(tabs, id)
 			}
@@ -140,7 +141,7 @@ func positions(tabs []herdr.Tab) map[string]int {
 
 // goneTabs are remembered tabs missing from the session (in workspace ws,
 // when given), without a lock a person set.
-func goneTabs(tabs map[string]daemon.TabMemory, present map[string]int, ws string) map[string]string {
+func goneTabs(tabs map[string]state.TabMemory, present map[string]int, ws string) map[string]string {
 	out := map[string]string{}
 	for id, m := range tabs {
 		w, _, err := herdr.ParseTabID(id)

@@ -21,8 +21,8 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
-	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
 // NamingFlags decide names; run, once and explain share them.
@@ -46,12 +46,17 @@ type NamingFlags struct {
 	ExtendIgnore []string `help:"More quick commands, added to the built-in list or to --ignore." placeholder:"GLOB"`
 }
 
+// minPoll is the shortest --poll: below it a typo (1ns, 1us) would turn the
+// daemon into a busy loop of full passes against herdr.
+const minPoll = 10 * time.Millisecond
+
 // RunCmd is the daemon.
 type RunCmd struct {
 	NamingFlags  `embed:""`
 	Apply        bool          `help:"Rename tabs (without it: dry run, print only new decisions)."`
 	Poll         time.Duration `help:"Full pass interval besides events; 0 for events only." default:"3s"`
-	Debounce     time.Duration `help:"Coalesce events for this long before a pass." default:"400ms"`
+	Debounce     time.Duration `help:"Events after the first one within this long are coalesced into one more pass." default:"400ms"`
+	Settle       time.Duration `help:"Wait this long before naming a new program (0: at once); calm over speed." default:"0s"`
 	IfNotRunning bool          `help:"Exit 0 quietly when a daemon already serves this herdr (for startup hooks)." env:"-"`
 }
 
@@ -147,7 +152,7 @@ func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
 		Socket: sock, Namer: nm, Procs: procs, Inspector: insp,
 		Git: gitinfo.New(), SSH: sshhosts.New(""), Glyphs: glyphTable, IndexPrefixAll: f.IndexPrefixAll,
 		WorkspaceNamer: wsNamer,
-		Force:          f.Force, Unique: f.Unique, MaxLen: f.MaxLen, Workspace: f.Workspace,
+		Force:          f.Force, Unique: f.Unique, Workspace: f.Workspace,
 		StatePath: state, Out: env.stdout, Log: g.logger(env.stderr),
 	}, nil
 }
@@ -182,7 +187,7 @@ func statePath(flag, sock string) (string, error) {
 		}
 		dir = filepath.Join(home, ".local", "state")
 	}
-	return filepath.Join(dir, "herdrtabrenamer", nudge.ServerKey(sock)+".json"), nil
+	return filepath.Join(dir, "herdrtabrenamer", rundir.Key(sock)+".json"), nil
 }
 
 // Run runs the daemon until SIGINT or SIGTERM; SIGHUP reloads the config.
@@ -247,7 +252,13 @@ func (c *RunCmd) build(g *Globals, env *runEnv) (daemon.Options, error) {
 	if c.Poll < 0 || c.Debounce < 0 {
 		return opt, withExit(2, errors.New("--poll and --debounce must not be negative"))
 	}
-	opt.Apply, opt.Poll, opt.Debounce = c.Apply, c.Poll, c.Debounce
+	if c.Settle < 0 {
+		return opt, withExit(2, fmt.Errorf("--settle %v: must not be negative (0 names a new program at once)", c.Settle))
+	}
+	if c.Poll > 0 && c.Poll < minPoll {
+		return opt, withExit(2, fmt.Errorf("--poll %v is too short: use %v or more, or 0 for events only", c.Poll, minPoll))
+	}
+	opt.Apply, opt.Poll, opt.Debounce, opt.Settle = c.Apply, c.Poll, c.Debounce, c.Settle
 	return opt, nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // StatusCmd checks the setup piece by piece. Everything it knows about
@@ -89,7 +90,7 @@ func herdrCheck(sock string) check {
 // daemonCheck reads the single-instance lock file, which the running
 // daemon fills with "pid N since TIME" and empties when it stops.
 func daemonCheck(sock string) check {
-	lock := filepath.Join(nudge.RuntimeDir(), nudge.ServerKey(sock)+".lock")
+	lock := daemon.InstanceLockPath(sock)
 	notRunning := check{name: "daemon", found: "not running for this herdr",
 		fix: "herdrtabrenamer run --apply (or install the plugin or a service: herdrtabrenamer init --help)"}
 	b, err := os.ReadFile(lock)
@@ -169,12 +170,12 @@ func stateCheck(flag, sock string) check {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return check{name: "state", ok: true, found: path + " (not written yet)"}
 	}
-	st, warn := daemon.LoadState(path, sock)
+	st, warn := state.Load(path, sock)
 	if warn != nil {
 		return check{name: "state", found: warn.Error(), fix: "rm " + quote.POSIX(path) + " (it only forgets which names were ours)"}
 	}
 	n := 0
-	_ = st.Edit(func(tabs map[string]daemon.TabMemory) { n = len(tabs) })
+	_ = st.Edit(func(tabs map[string]state.TabMemory) { n = len(tabs) })
 	return check{name: "state", ok: true, found: fmt.Sprintf("%s (%d tabs)", path, n)}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
 // statusLines runs status and returns its exit code and the line of each
@@ -73,10 +74,10 @@ func TestStatusNamesEachProblemWithItsFix(t *testing.T) {
 	t.Setenv("HERDR_SOCKET_PATH", sock)
 	// What a running daemon holds: the instance lock, filled in the
 	// daemon's own format, and the nudge socket.
-	if err := os.MkdirAll(nudge.RuntimeDir(), 0o700); err != nil {
+	if _, err := rundir.Dir(); err != nil {
 		t.Fatal(err)
 	}
-	inst, err := daemon.AcquireInstance(filepath.Join(nudge.RuntimeDir(), nudge.ServerKey(sock)+".lock"))
+	inst, err := daemon.AcquireInstance(daemon.InstanceLockPath(sock))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestStatusNamesEachProblemWithItsFix(t *testing.T) {
 		if err := dead.Run(); err != nil {
 			t.Fatal(err)
 		}
-		lock := filepath.Join(nudge.RuntimeDir(), nudge.ServerKey(sock)+".lock")
+		lock := daemon.InstanceLockPath(sock)
 		if err := os.WriteFile(lock, fmt.Appendf(nil, "pid %d since 2026-01-01T00:00:00Z\n", dead.Process.Pid), 0o600); err != nil {
 			t.Fatal(err)
 		}

@@ -2,14 +2,13 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
@@ -17,8 +16,8 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
-	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // Options configure a Daemon. Namer and Procs are required.
@@ -38,10 +37,12 @@ type Options struct {
 	Apply     bool
 	Force     bool
 	Unique    bool
-	MaxLen    int
 	Workspace string
 	Poll      time.Duration // 0: events only
 	Debounce  time.Duration
+	// Settle is how long a new program must run before it names its tab
+	// (0: at once).
+	Settle    time.Duration
 	StatePath string // "": remember nothing
 	Timeout   time.Duration
 
@@ -58,12 +59,39 @@ type Daemon struct {
 	opt    Options
 	log    *slog.Logger
 	client *herdr.Client
-	state  *State
-	procs  map[string]*paneProc
+	// calls is for the small per-pane and per-tab requests (process_info,
+	// tab.get, tab.rename). The herdr client sizes each reply buffer by
+	// the longest reply it has read: sharing one with session.snapshot
+	// made every small reply of a big session allocate megabytes.
+	calls *herdr.Client
+	state *state.State
+	procs map[string]*paneProc
+	// fresh holds each lead pane's program and when it was first seen,
+	// for --settle.
+	fresh map[string]newProg
+	// passes counts passes that read a snapshot: a snapshot fetched
+	// ahead for a pass is stale once another pass ran after it.
+	passes atomic.Uint64
 	last   *herdr.Snapshot
-	down   bool
+	// lastTab and lastPane index last by id.
+	lastTab, lastPane map[string]int
+	// seen is history beyond the last snapshot, for event triage.
+	seen seen
+	down bool
 	// printed remembers dry-run decisions already shown, per tab.
 	printed map[string]string
+	// gatherBudget bounds the time a pass spends on process_info (0:
+	// defaultGatherBudget); tests shorten it.
+	gatherBudget time.Duration
+	// inflight holds our renames whose echo has not come back yet (Run
+	// only): a person's tab.renamed between them and their echo means we
+	// overwrote a name someone set inside the last window.
+	inflight map[string]*ourRename
+	// stream is the current subscription, written by the watcher.
+	stream struct {
+		gen   atomic.Uint64 // counts subscriptions
+		first atomic.Int64  // when the first one was acked, unix ns
+	}
 }
 
 // New builds a daemon and loads its state (a corrupt file is a warning).
@@ -84,13 +112,18 @@ func New(opt Options) (*Daemon, error) {
 		opt.Timeout = 5 * time.Second
 	}
 	d := &Daemon{
-		opt:     opt,
-		log:     opt.Log,
-		client:  herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log)),
+		opt: opt,
+		log: opt.Log,
+		// Hedged reads (docs/herdr.md §2) are on, but only passes someone
+		// waits for use them (passInput.hedge): a poll tick costs one
+		// connection, as it always did.
+		client:  herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log), herdr.WithHedging(true)),
+		calls:   herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log), herdr.WithHedging(true)),
 		procs:   map[string]*paneProc{},
+		fresh:   map[string]newProg{},
 		printed: map[string]string{},
 	}
-	st, warn := LoadState(opt.StatePath, opt.Socket)
+	st, warn := state.Load(opt.StatePath, opt.Socket)
 	if warn != nil {
 		d.log.Warn("state file", "err", warn)
 	}
@@ -122,9 +155,10 @@ func (d *Daemon) PassStats(ctx context.Context) (PassStats, error) {
 }
 
 // State exposes the daemon's memory (lock/release and tests).
-func (d *Daemon) State() *State { return d.state }
+func (d *Daemon) State() *state.State { return d.state }
 
-// Client is the daemon's herdr client.
+// Client is the daemon's herdr client (restore and why --notify speak to
+// the same herdr through it).
 func (d *Daemon) Client() *herdr.Client { return d.client }
 
 // Loop tuning. Nudges skip the debounce but passes they cause are spaced by
@@ -133,161 +167,15 @@ const (
 	nudgeGap        = 20 * time.Millisecond
 	preexecWindow   = time.Second
 	preexecInterval = 10 * time.Millisecond
-	backoffMin      = 100 * time.Millisecond
-	backoffMax      = 5 * time.Second
+	// snapshotGrace is how long a preexec pass waits for the snapshot
+	// taken ahead once the program is there: about one read poll.
+	snapshotGrace = 150 * time.Millisecond
+	backoffMin    = 100 * time.Millisecond
+	backoffMax    = 5 * time.Second
+	// healthyStream is how long a subscription must last before its end
+	// counts as a normal disconnect rather than a server refusing us.
+	healthyStream = 2 * backoffMax
 )
-
-// Run is the daemon: it holds the single-instance lock and the nudge
-// socket, and runs passes on events, poll ticks and nudges until ctx ends.
-// reload is called on SIGHUP-like requests sent on the reload channel.
-func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
-	dir := nudge.RuntimeDir()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("runtime dir %s: %w", dir, err)
-	}
-	inst, err := AcquireInstance(InstanceLockPath(d.opt.Socket))
-	if err != nil {
-		return err
-	}
-	defer inst.Release()
-	ln, err := listenNudges(nudge.SocketPath(d.opt.Socket))
-	if err != nil {
-		return err
-	}
-	defer ln.Close()
-	nudges := make(chan nudge.Message, 1024)
-	go ln.serve(nudges, d.log)
-
-	events := make(chan herdr.Event, 256)
-	subscribed := make(chan struct{}, 1)
-	agentPanes := make(chan []string, 1)
-	evCtx, stopEvents := context.WithCancel(ctx)
-	evDone := make(chan struct{})
-	go func() {
-		defer close(evDone)
-		d.watchEvents(evCtx, d.client, events, subscribed, agentPanes)
-	}()
-	defer func() { stopEvents(); <-evDone }()
-
-	var poll <-chan time.Time
-	var ticker *time.Ticker
-	// setPoll (re)starts the poll ticker: a reload may change --poll.
-	setPoll := func(every time.Duration) {
-		if ticker != nil {
-			ticker.Stop()
-			ticker, poll = nil, nil
-		}
-		if every > 0 {
-			ticker = time.NewTicker(every)
-			poll = ticker.C
-		}
-	}
-	setPoll(d.opt.Poll)
-	defer setPoll(0)
-	debounce := time.NewTimer(time.Hour)
-	debounce.Stop()
-	// The debounce window opens at the first news and is not pushed back
-	// by later news: a pane whose title changes faster than --debounce
-	// would otherwise hold every pass off for as long as it keeps going.
-	debouncing := false
-	nudgeTimer := time.NewTimer(time.Hour)
-	nudgeTimer.Stop()
-	forced := map[string]bool{}
-	var lastNudgePass time.Time
-	preexecDone := make(chan string, 64)
-	watching := map[string]bool{}
-	var curAgents []string
-
-	run := func(in passInput) {
-		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*d.opt.Timeout)
-		defer cancel()
-		reps, _, err := d.pass(pctx, in)
-		if err != nil {
-			if isServerGone(err) {
-				d.logOutage(err)
-			} else {
-				d.log.Warn("pass failed", "err", err)
-			}
-			return
-		}
-		d.logBack()
-		d.printDryRun(reps)
-		if ag := d.agentPanes(); !sameStrings(ag, curAgents) {
-			curAgents = ag
-			// Replace an update the watcher has not taken yet. Only this
-			// goroutine sends, so after the drain the send cannot block;
-			// a blocking receive here would hang the loop if the watcher
-			// took the old value in between.
-			select {
-			case <-agentPanes:
-			default:
-			}
-			agentPanes <- ag
-		}
-	}
-
-	// nudged runs a pass for a nudged pane at once, unless the last
-	// nudge pass was under nudgeGap ago: then one pass at the end of the
-	// gap serves every pane nudged meanwhile. Every nudge-driven pass,
-	// preexec re-checks included, goes through here, so a flood of nudges
-	// costs at most 1/nudgeGap passes a second.
-	nudged := func(pane string) {
-		forced[pane] = true
-		if wait := nudgeGap - time.Since(lastNudgePass); wait > 0 {
-			nudgeTimer.Reset(wait)
-			return
-		}
-		lastNudgePass = time.Now()
-		run(passInput{forced: forced})
-		forced = map[string]bool{}
-	}
-
-	run(passInput{})
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case opt := <-reload:
-			oldPoll := d.opt.Poll
-			d.reconfigure(opt)
-			if d.opt.Poll != oldPoll {
-				setPoll(d.opt.Poll)
-			}
-			run(passInput{})
-		case <-poll:
-			run(passInput{})
-		case <-subscribed:
-			run(passInput{})
-		case ev := <-events:
-			if !debouncing && d.newsworthy(ev) {
-				debouncing = true
-				debounce.Reset(d.opt.Debounce)
-			}
-		case <-debounce.C:
-			debouncing = false
-			run(passInput{})
-		case m := <-nudges:
-			if m.When == nudge.WhenPreexec {
-				if !watching[m.PaneID] {
-					watching[m.PaneID] = true
-					probe, every := d.foregroundProbe(m.PaneID)
-					go awaitForeground(ctx, m.PaneID, probe, every, preexecDone)
-				}
-				continue
-			}
-			nudged(m.PaneID)
-		case pane := <-preexecDone:
-			delete(watching, pane)
-			nudged(pane)
-		case <-nudgeTimer.C:
-			if len(forced) > 0 {
-				lastNudgePass = time.Now()
-				run(passInput{forced: forced})
-				forced = map[string]bool{}
-			}
-		}
-	}
-}
 
 // foregroundProbe captures, on the loop goroutine, what the preexec watcher
 // needs to notice a program start without touching loop state, and its
@@ -305,35 +193,92 @@ func (d *Daemon) foregroundProbe(paneID string) (func(ctx context.Context) bool,
 			return err != nil || pg != shell
 		}, preexecInterval
 	}
-	client := d.client
+	client := d.calls
 	return func(ctx context.Context) bool {
-		pi, err := client.ProcessInfo(ctx, paneID)
+		// A probe every 50 ms gains nothing from a second request.
+		pi, err := client.ProcessInfo(herdr.WithoutHedge(ctx), paneID)
 		return err != nil || pi.ShellPID == 0 || pi.ForegroundPGID != pi.ShellPID
 	}, 5 * preexecInterval
 }
 
-// awaitForeground waits (bounded) for a pane's foreground group to change
+// preexecReady is a preexec nudge whose program has appeared (or whose
+// wait ran out), with the snapshot taken meanwhile.
+type preexecReady struct {
+	pane   string
+	snap   *herdr.Snapshot // nil when the read failed or none was asked
+	at     time.Time       // when snap was asked for
+	passes uint64          // d.passes when it was asked for
+	skip   bool            // nothing changed: no pass
+}
+
+// preexecWatch is one wait for a program to start in a pane.
+type preexecWatch struct {
+	pane    string
+	changed func(context.Context) bool
+	every   time.Duration
+	window  time.Duration
+	// snapshot: read the session meanwhile (a preexec nudge: a program is
+	// surely coming), with this timeout.
+	snapshot bool
+	timeout  time.Duration
+	// onlyIfChanged: no pass when the window ends with nothing changed
+	// (a title change at the prompt may start no program).
+	onlyIfChanged bool
+}
+
+// awaitProgram waits (bounded) for a pane's foreground group to change
 // after a preexec nudge, then asks the loop for a pass: the nudge arrives
-// before the new program exists.
-func awaitForeground(ctx context.Context, pane string, changed func(context.Context) bool, interval time.Duration, done chan<- string) {
-	deadline := time.Now().Add(preexecWindow)
-	for time.Now().Before(deadline) && !changed(ctx) {
+// before the new program exists. The session snapshot is read meanwhile,
+// so that once the program is there the pass needs no request but the
+// rename (lever 1 of issue 13).
+func (d *Daemon) awaitProgram(ctx context.Context, w preexecWatch, done chan<- preexecReady) {
+	r := preexecReady{pane: w.pane, at: time.Now(), passes: d.passes.Load()}
+	got := make(chan *herdr.Snapshot, 1)
+	if w.snapshot {
+		go func() {
+			sctx, cancel := context.WithTimeout(ctx, w.timeout)
+			defer cancel()
+			snap, err := d.client.Snapshot(sctx)
+			if err != nil {
+				snap = nil
+			}
+			got <- snap
+		}()
+	}
+	deadline := time.Now().Add(w.window)
+	changed := false
+	for time.Now().Before(deadline) {
+		if changed = w.changed(ctx); changed {
+			break
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(interval):
+		case <-time.After(w.every):
+		}
+	}
+	r.skip = w.onlyIfChanged && !changed
+	if w.snapshot && !r.skip {
+		// A snapshot still out after the program appeared is waited
+		// for a little: the pass would only ask again.
+		select {
+		case r.snap = <-got:
+		case <-time.After(snapshotGrace):
+		case <-ctx.Done():
+			return
 		}
 	}
 	select {
-	case done <- pane:
+	case done <- r:
 	case <-ctx.Done():
 	}
 }
 
 // watchEvents keeps one subscription open, reconnecting with capped
 // backoff and jitter. After every (re)subscribe it asks for a full pass.
-func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan<- herdr.Event, subscribed chan<- struct{}, agents <-chan []string) {
+func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan<- streamEvent, subscribed chan<- struct{}, agents <-chan []string) {
 	backoff := backoffMin
+	lostInARow := 0
 	var agentPanes []string
 	for ctx.Err() == nil {
 		select {
@@ -366,7 +311,9 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 			}
 			continue
 		}
-		backoff = backoffMin
+		began := time.Now()
+		gen := d.stream.gen.Add(1)
+		d.stream.first.CompareAndSwap(0, began.UnixNano())
 		// Learn the protocol (and warn once about an unknown one) after
 		// every (re)subscribe: a restarted herdr may be another version.
 		if _, err := client.Ping(sctx); err != nil {
@@ -389,13 +336,15 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 			case <-sctx.Done():
 			}
 		}()
+		var endErr error
 		for {
 			ev, err := stream.Next()
 			if err != nil {
+				endErr = err
 				break
 			}
 			select {
-			case out <- ev:
+			case out <- streamEvent{Event: ev, gen: gen}:
 			case <-sctx.Done():
 			}
 		}
@@ -404,8 +353,36 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 		<-watcherDone
 		select {
 		case a := <-next:
+			// We ended it to change what we listen to: resubscribe now.
 			agentPanes = a
+			continue
 		default:
+		}
+		// A server that acks and then closes (or sends garbage) would
+		// otherwise get a subscribe, a snapshot and a pass per loop: only
+		// a stream that stayed up for a while earns a fresh backoff.
+		if time.Since(began) >= healthyStream {
+			backoff = backoffMin
+			lostInARow = 0
+			continue
+		}
+		if lostEvents(endErr) {
+			// herdr is fine, we fell behind: resubscribe now, and the
+			// full pass after it resyncs. Twice in a row quickly is a
+			// server that does nothing else: back off then.
+			lostInARow++
+			d.log.Info("herdr dropped events we were too slow for (events_lost); resubscribing")
+			if lostInARow == 1 {
+				continue
+			}
+		}
+		sleep := backoff/2 + rand.N(backoff/2+1)
+		backoff = min(backoff*2, backoffMax)
+		d.log.Debug("event stream ended early; resubscribing after a pause", "after", sleep)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(sleep):
 		}
 	}
 }
@@ -445,87 +422,6 @@ func (d *Daemon) agentPanes() []string {
 	return ids
 }
 
-// newsworthy says whether an event tells us something the last snapshot
-// does not already show. Replayed backlogs (every subscribe replays up to
-// 512 old events), our own tab.renamed echoes and stale events all fail
-// this test, so they cost nothing.
-func (d *Daemon) newsworthy(ev herdr.Event) bool {
-	s := d.last
-	if s == nil {
-		return true
-	}
-	tab := func(id string) (herdr.Tab, bool) {
-		for _, t := range s.Tabs {
-			if t.ID == id {
-				return t, true
-			}
-		}
-		return herdr.Tab{}, false
-	}
-	pane := func(id string) (herdr.Pane, bool) {
-		for _, p := range s.Panes {
-			if p.ID == id {
-				return p, true
-			}
-		}
-		return herdr.Pane{}, false
-	}
-	switch ev.Kind {
-	case "tab.created":
-		_, ok := tab(ev.TabID)
-		return !ok
-	case "tab.closed":
-		_, ok := tab(ev.TabID)
-		return ok
-	case "tab.renamed":
-		t, ok := tab(ev.TabID)
-		return ok && t.Label != ev.Label
-	case "tab.focused":
-		t, ok := tab(ev.TabID)
-		return ok && !t.Focused
-	case "pane.created":
-		_, ok := pane(ev.PaneID)
-		return !ok
-	case "pane.closed", "pane.exited":
-		_, ok := pane(ev.PaneID)
-		return ok
-	case "pane.focused":
-		p, ok := pane(ev.PaneID)
-		return ok && !p.Focused
-	case "pane.agent_detected":
-		p, ok := pane(ev.PaneID)
-		return !ok || p.Agent != eventField(ev, "agent")
-	case "pane.agent_status_changed":
-		p, ok := pane(ev.PaneID)
-		return !ok || string(p.AgentStatus) != eventField(ev, "agent_status")
-	case "pane.updated":
-		p, ok := pane(ev.PaneID)
-		return !ok || p.Revision != eventRevision(ev)
-	case "workspace.renamed":
-		for _, w := range s.Workspaces {
-			if w.ID == ev.WorkspaceID {
-				return w.Label != ev.Label
-			}
-		}
-		return false
-	case "workspace.created":
-		for _, w := range s.Workspaces {
-			if w.ID == ev.WorkspaceID {
-				return false
-			}
-		}
-		return true
-	case "workspace.closed":
-		for _, w := range s.Workspaces {
-			if w.ID == ev.WorkspaceID {
-				return true
-			}
-		}
-		return false
-	}
-	return true
-}
-
 // printDryRun shows each new decision once.
 func (d *Daemon) printDryRun(reps []TabReport) {
 	for _, r := range reps {
@@ -557,43 +453,16 @@ func (d *Daemon) reconfigure(opt Options) {
 	if opt.Timeout == 0 {
 		opt.Timeout = d.opt.Timeout
 	}
+	if opt.StatePath != d.opt.StatePath {
+		// The labels we set are in the old file: switching now would make
+		// them read as a person's. Only a restart may change it.
+		d.log.Warn("reload: the state file cannot change while running; restart the daemon to use the new one",
+			"keeping", d.opt.StatePath, "asked", opt.StatePath)
+		opt.StatePath = d.opt.StatePath
+	}
 	d.opt = opt
 	d.printed = map[string]string{}
 	// Cached programs were named with the old aliases and rewrites.
 	d.procs = map[string]*paneProc{}
 	d.log.Info("configuration reloaded")
-}
-
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// eventField reads a top-level string field of an event's data.
-func eventField(ev herdr.Event, key string) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(ev.Data, &m) != nil {
-		return ""
-	}
-	var v string
-	_ = json.Unmarshal(m[key], &v)
-	return v
-}
-
-// eventRevision reads data.pane.revision of a pane.updated event.
-func eventRevision(ev herdr.Event) uint64 {
-	var m struct {
-		Pane struct {
-			Revision uint64 `json:"revision"`
-		} `json:"pane"`
-	}
-	_ = json.Unmarshal(ev.Data, &m)
-	return m.Pane.Revision
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 const home = "/home/u"
@@ -157,7 +158,7 @@ func TestHumanNamesSurviveRestartLockRelease(t *testing.T) {
 	f.wantLabels("pi", "nixos", "rmk", "monitor")
 
 	// release hands it back.
-	if err := g.d.State().Update(func(tabs map[string]TabMemory) {
+	if err := g.d.State().Update(func(tabs map[string]state.TabMemory) {
 		m := tabs[tabID]
 		m.Released = true
 		tabs[tabID] = m
@@ -168,7 +169,7 @@ func TestHumanNamesSurviveRestartLockRelease(t *testing.T) {
 	f.wantLabels("pi", "nixos", "rmk", "rmk")
 
 	// lock freezes our name even when the program changes.
-	if err := g.d.State().Update(func(tabs map[string]TabMemory) {
+	if err := g.d.State().Update(func(tabs map[string]state.TabMemory) {
 		m := tabs[tabID]
 		m.Locked = true
 		tabs[tabID] = m
@@ -247,13 +248,13 @@ func TestStatePrunedAfterTabsClose(t *testing.T) {
 	if m, ok := f.d.State().Tabs[t1]; !ok || m.MissingSince == nil {
 		t.Fatalf("closed tab should be marked missing, not dropped at once: %+v", m)
 	}
-	now = now.Add(2 * pruneAfter)
+	now = now.Add(2 * state.PruneAfter)
 	f.once()
 	if _, ok := f.d.State().Tabs[t1]; ok {
-		t.Fatalf("state still holds closed tab %s after %v", t1, 2*pruneAfter)
+		t.Fatalf("state still holds closed tab %s after %v", t1, 2*state.PruneAfter)
 	}
 	// The file agrees.
-	st, err := LoadState(f.d.opt.StatePath, "")
+	st, err := state.Load(f.d.opt.StatePath, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +457,7 @@ func TestLostRenameReplyStaysOurs(t *testing.T) {
 		t.Fatalf("a label we set whose reply was lost is judged %q, want ours", reps[0].Verdict)
 	}
 	f.wantLabels("b")
-	if m := f.d.State().Tabs[f.srv.Snapshot().Tabs[0].ID]; m.Pending != "" || m.Label != "b" {
+	if m := f.d.State().Tabs[f.srv.Snapshot().Tabs[0].ID]; m.Label != "b" {
 		t.Fatalf("state after the rename: %+v", m)
 	}
 }
@@ -484,31 +485,6 @@ func TestOwnRenameEchoCostsNoPass(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if n := f.srv.Calls("session.snapshot"); n != 1 {
 		t.Fatalf("%d snapshots for one new tab, want 1 (our own rename echo caused a pass)", n)
-	}
-}
-
-func TestEditKeepsNothingStale(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state.json")
-	cli, err := LoadState(path, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The daemon names the tab after the CLI read the (empty) file.
-	daemonSide, _ := LoadState(path, "")
-	if err := daemonSide.Update(func(tabs map[string]TabMemory) { tabs["w1:t1"] = TabMemory{Label: "vim"} }); err != nil {
-		t.Fatal(err)
-	}
-	cli.Tabs["w1:t1"] = TabMemory{Label: "stale"}
-	if err := cli.Edit(func(tabs map[string]TabMemory) {
-		m := tabs["w1:t1"]
-		m.Locked = true
-		tabs["w1:t1"] = m
-	}); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := LoadState(path, "")
-	if m := got.Tabs["w1:t1"]; m.Label != "vim" || !m.Locked {
-		t.Fatalf("after lock: %+v, want the daemon's label vim, locked", m)
 	}
 }
 

@@ -3,10 +3,14 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
 // ErrAlreadyRunning means another daemon holds the instance lock for the
@@ -19,7 +23,9 @@ var errLockBusy = errors.New("lock held by another process")
 // Instance is the single-instance lock for one herdr server. The kernel
 // drops it when the process dies, so a crash never leaves it stuck.
 type Instance struct {
-	f *os.File
+	f    *os.File
+	path string
+	ino  uint64
 }
 
 // AcquireInstance takes the lock at path without blocking. When another
@@ -33,8 +39,10 @@ func AcquireInstance(path string) (*Instance, error) {
 		defer f.Close()
 		if errors.Is(err, errLockBusy) {
 			holder := "another process"
-			if b, rerr := os.ReadFile(path); rerr == nil && len(strings.TrimSpace(string(b))) > 0 {
-				holder = strings.TrimSpace(string(b))
+			if b, rerr := os.ReadFile(path); rerr == nil {
+				if h := printable(string(b)); h != "" {
+					holder = h
+				}
 			}
 			return nil, fmt.Errorf("%w: %s holds %s", ErrAlreadyRunning, holder, path)
 		}
@@ -44,7 +52,19 @@ func AcquireInstance(path string) (*Instance, error) {
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(info+"\n"), 0)
 	}
-	return &Instance{f: f}, nil
+	in := &Instance{f: f, path: path}
+	if fi, err := f.Stat(); err == nil {
+		in.ino = inodeOf(fi)
+	}
+	return in, nil
+}
+
+// Intact reports whether the lock file at the path is still the one we
+// hold: a wiped runtime dir (a logout cleaning /run/user) unlinks it, and
+// the next daemon would take a new file without noticing us.
+func (in *Instance) Intact() bool {
+	fi, err := os.Lstat(in.path)
+	return err == nil && inodeOf(fi) == in.ino
 }
 
 // Release drops the lock. The file stays: unlinking races with the next
@@ -53,8 +73,106 @@ func (in *Instance) Release() {
 	if in == nil || in.f == nil {
 		return
 	}
-	_ = in.f.Truncate(0)
+	if in.Intact() {
+		_ = in.f.Truncate(0)
+	}
 	unlockFile(in.f)
 	in.f.Close()
 	in.f = nil
+}
+
+// printable keeps what a lock file may show of its holder: another
+// process wrote it, so no escape sequence reaches a terminal.
+func printable(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r > 0x7e {
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(s))
+	if len(s) > 80 {
+		s = s[:80]
+	}
+	return s
+}
+
+// claim is everything that makes this daemon the only one for its herdr
+// server: the instance lock file in the runtime dir, keyed by the server's
+// identity, and (on Linux) a beacon that survives the dir being wiped.
+type claim struct {
+	dir    string
+	id     string
+	known  bool // id is the socket's device and inode
+	inst   *Instance
+	beacon net.Listener
+}
+
+// claimServer takes the claim for the herdr server at socket.
+func claimServer(dir, socket string) (*claim, error) {
+	id, known := rundir.ServerID(socket)
+	c := &claim{dir: dir, id: id, known: known}
+	if err := c.take(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *claim) take() error {
+	b, err := listenBeacon(c.id)
+	if err != nil {
+		return err
+	}
+	inst, err := AcquireInstance(filepath.Join(c.dir, c.id+".lock"))
+	if err != nil {
+		if b != nil {
+			b.Close()
+		}
+		return err
+	}
+	c.inst, c.beacon = inst, b
+	return nil
+}
+
+func (c *claim) release() {
+	if c == nil {
+		return
+	}
+	c.inst.Release()
+	if c.beacon != nil {
+		c.beacon.Close()
+	}
+}
+
+// follow keeps the claim matching the server and the disk: a herdr that
+// appeared or restarted has a new identity, and a wiped runtime dir lost
+// our lock file. An ErrAlreadyRunning means another daemon got there
+// first; the caller should stop.
+func (c *claim) follow(socket string) error {
+	id, known := rundir.ServerID(socket)
+	if id == c.id && c.inst.Intact() {
+		return nil
+	}
+	if !known && c.known {
+		// herdr is away (restarting): keep the claim we have.
+		return nil
+	}
+	if _, err := rundir.Dir(); err != nil {
+		return err
+	}
+	next := &claim{dir: c.dir, id: id, known: known}
+	if id == c.id {
+		// Same server, lock file gone: our beacon still holds the name.
+		next.beacon, c.beacon = c.beacon, nil
+		inst, err := AcquireInstance(filepath.Join(c.dir, id+".lock"))
+		if err != nil {
+			c.beacon = next.beacon
+			return err
+		}
+		next.inst = inst
+	} else if err := next.take(); err != nil {
+		return err
+	}
+	c.release()
+	*c = *next
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
 // nudgeListener receives nudge datagrams. Anything that is not a valid
@@ -19,18 +20,20 @@ import (
 type nudgeListener struct {
 	conn *net.UnixConn
 	path string
+	ino  uint64
 }
 
-// listenNudges binds the nudge socket at path (0700 dir, 0600 socket). The
-// caller holds the instance lock, so an existing file is a stale socket of
-// a dead daemon.
+// listenNudges binds the nudge socket at path (0600) in the runtime dir
+// rundir.Dir has checked. The caller holds the instance claim, so an
+// existing file is a stale socket of a dead daemon.
 func listenNudges(path string) (*nudgeListener, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("nudge socket dir %s: %w", dir, err)
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("nudge socket dir %s: %w", dir, err)
+	if err := rundir.Check(filepath.Dir(path)); err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		if _, err := rundir.Dir(); err != nil {
+			return nil, err
+		}
 	}
 	_ = os.Remove(path)
 	old := syscall.Umask(0o177)
@@ -41,7 +44,18 @@ func listenNudges(path string) (*nudgeListener, error) {
 	}
 	_ = os.Chmod(path, 0o600)
 	_ = conn.SetReadBuffer(1 << 20)
-	return &nudgeListener{conn: conn, path: path}, nil
+	l := &nudgeListener{conn: conn, path: path}
+	if fi, err := os.Lstat(path); err == nil {
+		l.ino = inodeOf(fi)
+	}
+	return l, nil
+}
+
+// intact reports whether our socket file is still there: a wiped runtime
+// dir leaves us listening on a name nobody can reach.
+func (l *nudgeListener) intact() bool {
+	fi, err := os.Lstat(l.path)
+	return err == nil && inodeOf(fi) == l.ino
 }
 
 // serve reads datagrams until the listener is closed, sending valid nudges
@@ -74,6 +88,8 @@ func (l *nudgeListener) serve(out chan<- nudge.Message, log *slog.Logger) {
 // Close stops serve and removes the socket file.
 func (l *nudgeListener) Close() error {
 	err := l.conn.Close()
-	_ = os.Remove(l.path)
+	if l.intact() {
+		_ = os.Remove(l.path)
+	}
 	return err
 }

@@ -20,3 +20,6 @@ func (*nudgeListener) serve(_ chan<- nudge.Message, log *slog.Logger) {
 }
 
 func (*nudgeListener) Close() error { return nil }
+
+// intact: there is no socket file a wiped runtime dir could take.
+func (*nudgeListener) intact() bool { return true }

@@ -4,11 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // TabReport is everything a pass decided about one tab: what `explain`
@@ -42,6 +48,12 @@ const (
 type PassStats struct {
 	ProcessInfoCalls int
 	Renames          int
+	// Hedges counts reads that went out a second time because the first
+	// was late (docs/herdr.md §2); only passes someone waits for hedge.
+	Hedges int
+	// LocalReads counts programs read from this machine's /proc instead
+	// of asking herdr (the pane's shell is ours to look at).
+	LocalReads int
 }
 
 // paneProc caches what we learnt of a pane's foreground program. It is a
@@ -54,6 +66,21 @@ type paneProc struct {
 	// localOK: our own look at the shell's tpgid agreed with herdr's
 	// answer, so the local check can stand in for a socket call.
 	localOK bool
+	// revision is the pane's revision when herdr answered. Where the local
+	// check cannot run, a moved revision (the shell retitled the pane) is
+	// the sign the program may have changed.
+	revision uint64
+	// asked is when herdr answered: unverifiable answers are refreshed
+	// oldest first.
+	asked time.Time
+}
+
+// pending is one tab's decision, before ownership is judged.
+type pending struct {
+	tab      herdr.Tab
+	plan     namer.Plan
+	decision namer.Decision
+	report   TabReport
 }
 
 // passInput narrows what a pass must re-check.
@@ -66,20 +93,50 @@ type passInput struct {
 	onlyTab string
 	// plan: decide but never rename or save (explain).
 	plan bool
+	// hedge: someone waits for this pass (a nudge, event news), so a late
+	// read may go out twice. Poll ticks and resyncs never hedge: an idle
+	// pass stays one connection.
+	hedge bool
+	// snap, when set, is a snapshot taken for this pass moments ago (while
+	// a preexec nudge waited for its program): the pass uses it instead of
+	// asking again.
+	snap   *herdr.Snapshot
+	snapAt time.Time // when snap was asked for
 }
 
 // pass reads the session once and brings every tab in scope to its wanted
 // name. It returns reports for the tabs in scope.
 func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats, error) {
+	if !in.hedge {
+		ctx = herdr.WithoutHedge(ctx)
+	}
+	before := d.hedged()
+	reps, stats, err := d.readAndRename(ctx, in)
+	stats.Hedges = int(d.hedged() - before)
+	return reps, stats, err
+}
+
+// hedged is how many reads both clients sent twice so far.
+func (d *Daemon) hedged() uint64 {
+	return d.client.HedgeStats().Hedged + d.calls.HedgeStats().Hedged
+}
+
+func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, PassStats, error) {
 	var stats PassStats
+	d.expireInflight()
 	if err := d.state.Refresh(); err != nil {
 		d.log.Warn("state file", "err", err)
 	}
-	snap, err := d.client.Snapshot(ctx)
-	if err != nil {
-		return nil, stats, err
+	snap, snapAt, err := in.snap, in.snapAt, error(nil)
+	if snap == nil {
+		snapAt = time.Now()
+		if snap, err = d.client.Snapshot(ctx); err != nil {
+			return nil, stats, err
+		}
 	}
-	d.last = snap
+	first := d.last == nil
+	d.passes.Add(1)
+	d.setLast(snap)
 
 	workspaces := make(map[string]herdr.Workspace, len(snap.Workspaces))
 	for _, w := range snap.Workspaces {
@@ -96,14 +153,18 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 			delete(d.procs, id)
 		}
 	}
-
-	type pending struct {
-		tab      herdr.Tab
-		plan     namer.Plan
-		decision namer.Decision
-		report   TabReport
+	for id := range d.fresh {
+		if !livePanes[id] {
+			delete(d.fresh, id)
+		}
 	}
-	var todo []pending
+
+	type planned struct {
+		tab    herdr.Tab
+		plan   namer.Plan
+		forced bool
+	}
+	var plans []planned
 	positions := namer.Positions(snap.Tabs)
 	present := make(map[string]bool, len(snap.Tabs))
 	for _, tab := range snap.Tabs {
@@ -119,7 +180,25 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 			continue
 		}
 		plan := d.opt.Namer.Plan(tab, workspaces[tab.WorkspaceID], panes)
-		facts, prog, known := d.facts(ctx, plan, anyForced(in.forced, panes), &stats)
+		plans = append(plans, planned{tab: tab, plan: plan, forced: anyForced(in.forced, panes)})
+	}
+	var leads []leadPane
+	for _, pl := range plans {
+		if pl.plan.NeedsProc || pl.plan.NeedsHost {
+			leads = append(leads, leadPane{pane: pl.plan.Lead, forced: pl.forced})
+		}
+	}
+	answers := d.gather(ctx, leads, &stats)
+
+	var todo []pending
+	now := d.now()
+	for _, pl := range plans {
+		tab, plan := pl.tab, pl.plan
+		facts, prog, known := d.facts(plan, answers)
+		var wait time.Duration
+		if known && (plan.NeedsProc || plan.NeedsHost) {
+			wait = d.unsettled(plan.Lead.ID, prog, now, first)
+		}
 		facts.Index = positions[tab.ID]
 		dec := d.opt.Namer.Decide(plan, facts)
 		rep := TabReport{
@@ -134,6 +213,9 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 			// One lost process_info reply must not flip a tab running vim
 			// to its directory and back: decide again next pass.
 			rep.ProgramWhy = "unknown: herdr did not answer pane.process_info"
+			dec.Want, rep.Want = "", ""
+		} else if wait > 0 {
+			rep.ProgramWhy += fmt.Sprintf("; new, named after --settle (in %v)", wait.Round(time.Millisecond))
 			dec.Want, rep.Want = "", ""
 		}
 		todo = append(todo, pending{tab: tab, plan: plan, decision: dec, report: rep})
@@ -151,17 +233,20 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		}
 	}
 
-	var muts []func(map[string]TabMemory)
+	var muts []func(map[string]state.TabMemory)
 	reports := make([]TabReport, 0, len(todo))
-	var renames, prefixes []int // indexes into reports
+	var renames []int  // indexes into reports and todo
+	var prefixes []int // indexes into reports
 	for _, t := range todo {
 		mem := d.state.Tabs[t.tab.ID]
-		if mem.Pending != "" && mem.Pending == t.tab.Label {
-			// A rename whose reply was lost did land: the label is ours.
-			id := t.tab.ID
-			muts = append(muts, func(tabs map[string]TabMemory) {
+		id := t.tab.ID
+		if t.tab.Label != mem.Label && slices.Contains(mem.Pending, t.tab.Label) {
+			// A rename whose reply was lost (or a killed daemon's late
+			// one) did land: the label is ours.
+			label := t.tab.Label
+			muts = append(muts, func(tabs map[string]state.TabMemory) {
 				m := tabs[id]
-				m.Label, m.Pending, m.Released = m.Pending, "", false
+				m.Label, m.Released = label, false
 				tabs[id] = m
 			})
 		}
@@ -169,7 +254,18 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		rep := t.report
 		rep.Verdict = verdict.String()
 		rep.Action = ActionKeep
-		if verdict.MayRename() && t.decision.Want != "" && t.decision.Want != t.tab.Label {
+		want := t.decision.Want
+		if verdict == namer.Released && want != "" && want == t.tab.Label && !in.plan {
+			// A release ends as soon as the tab carries our name, even
+			// when no rename was needed: left set, it would hand the
+			// next name a person types to us.
+			muts = append(muts, func(tabs map[string]state.TabMemory) {
+				m := tabs[id]
+				m.Label, m.Released = want, false
+				tabs[id] = m
+			})
+		}
+		if verdict.MayRename() && want != "" && want != t.tab.Label {
 			rep.Action = ActionWouldRename
 			if d.opt.Apply && !in.plan {
 				renames = append(renames, len(reports))
@@ -186,81 +282,285 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 		// Remember what we are about to set before setting it: a rename
 		// herdr applies but whose reply is lost (herdr stopped, we were
 		// killed, the reply came late) must still read as ours later, or
-		// our own name would look like a person's forever.
-		muts = append(muts, func(tabs map[string]TabMemory) {
+		// our own name would look like a person's forever. No rename goes
+		// out unless that memory is on disk.
+		muts = append(muts, func(tabs map[string]state.TabMemory) {
 			for _, i := range renames {
 				m := tabs[reports[i].TabID]
-				m.Pending = reports[i].Want
+				m.Pending = m.Pending.Add(reports[i].Want)
 				tabs[reports[i].TabID] = m
 			}
 		})
 		if err := d.state.Update(applyAll(muts)); err != nil {
-			d.log.Warn("could not save state; keeping it in memory", "err", err)
+			d.log.Warn("not renaming: could not save the labels about to be set", "err", err)
+			for _, i := range renames {
+				reports[i].Action = ActionFailed
+				reports[i].Error = "not renamed: state not saved: " + err.Error()
+			}
+			return reports, stats, nil
 		}
 		muts = nil
 	}
-	for _, i := range renames {
+	// A snapshot this young, with the event stream watching for the
+	// echo, needs no re-read before each rename (lever 1 of issue 13): a
+	// person's rename since shows on the stream before our echo, and
+	// checkOverwrite puts it back.
+	fresh := time.Since(snapAt) < freshSnapshot && d.echoWatched()
+	outcomes, gone := d.renameAll(ctx, reports, renames, todo, fresh)
+	for k, i := range renames {
 		rep := &reports[i]
-		if _, err := d.client.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
-			rep.Action, rep.Error = ActionFailed, err.Error()
-			if isServerGone(err) {
-				// The loop logs the outage once; a pass cut short says
-				// nothing more.
-				d.saveState(muts, nil)
-				return reports, stats, err
-			}
-			if herdr.IsCode(err, "tab_not_found") {
-				d.log.Debug("tab vanished before rename", "tab", rep.TabID)
-			} else {
-				d.log.Warn("rename failed", "tab", rep.TabID, "want", rep.Want, "err", err)
-			}
-			// herdr answered no: the label was not set, so it is not ours.
-			id := rep.TabID
-			muts = append(muts, func(tabs map[string]TabMemory) {
-				if m, ok := tabs[id]; ok {
-					m.Pending = ""
-					tabs[id] = m
-				}
+		switch outcomes[k] {
+		case renameDone:
+			stats.Renames++
+			d.noteLabel(rep.TabID, rep.Want)
+			d.noteOurRename(rep.TabID, rep.Want, rep.Label)
+			id, label := rep.TabID, rep.Want
+			muts = append(muts, func(tabs map[string]state.TabMemory) {
+				m := tabs[id]
+				// Pending keeps the label: other requests (a killed
+				// daemon's) may still land after this one.
+				m.Label, m.Released, m.MissingSince = label, false, nil
+				tabs[id] = m
 			})
-			continue
+			d.log.Info("renamed", "tab", rep.TabID, "old", rep.Label, "new", rep.Want,
+				"lead", rep.Lead, "why", whyLine(*rep))
+		case renameInFlight:
+			// Sent but unanswered: herdr may still apply it, so the
+			// pending label stays.
+		default:
+			// Not sent, or herdr answered no: the label is not ours.
+			muts = append(muts, dropPending(rep.TabID, rep.Want))
 		}
-		stats.Renames++
-		rep.Action = ActionRenamed
-		d.noteLabel(rep.TabID, rep.Want)
-		id, label := rep.TabID, rep.Want
-		muts = append(muts, func(tabs map[string]TabMemory) {
-			m := tabs[id]
-			m.Label, m.Pending, m.Released, m.MissingSince = label, "", false, nil
-			tabs[id] = m
-		})
-		d.log.Info("renamed", "tab", rep.TabID, "old", rep.Label, "new", rep.Want,
-			"lead", rep.Lead, "why", whyLine(*rep))
+	}
+	if gone != nil {
+		// The loop logs the outage once; a pass cut short says nothing
+		// more.
+		d.saveState(muts, nil)
+		return reports, stats, gone
 	}
 	err = d.prefixPeople(ctx, reports, prefixes, &stats)
 	if err == nil {
-		err = d.nameWorkspaces(ctx, snap, panesByTab, in, &stats)
+		err = d.nameWorkspaces(ctx, snap, panesByTab, in, answers, &stats)
 	}
 	if !in.plan {
 		d.saveState(muts, present)
 	}
+	for i := range reports {
+		reports[i].escapeText()
+	}
 	return reports, stats, err
+}
+
+// escapeText makes the free-text fields safe to print: they quote argv,
+// folder names and herdr's errors, which programs and people control, and
+// `explain` and the dry run print them as they are. Label, Want and Tokens
+// stay exact (they are data, printed quoted).
+func (r *TabReport) escapeText() {
+	for _, s := range []*string{&r.Program, &r.ProgramWhy, &r.Rule, &r.LeadWhy, &r.Error} {
+		*s = escapeControls(*s)
+	}
+}
+
+// escapeControls writes control and invisible format characters as Go
+// escapes (\x1b, \u200b) so none reaches a terminal.
+func escapeControls(s string) string {
+	if !strings.ContainsFunc(s, isUnsafeRune) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case !isUnsafeRune(r):
+			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
+}
+
+func isUnsafeRune(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError
+}
+
+// Outcomes of one rename.
+type renameOutcome int
+
+const (
+	renameNotSent  renameOutcome = iota // kept, deferred or refused before sending
+	renameRefused                       // herdr answered no
+	renameInFlight                      // sent, no answer: it may still land
+	renameDone
+)
+
+// renameWorkers bounds concurrent renames: a first pass over a big session
+// renames thousands of tabs, each a re-read and a rename.
+const renameWorkers = 8
+
+// renameMargin is the time before the pass's deadline after which no new
+// rename starts: one re-read and rename, herdr's read poll included.
+const renameMargin = 300 * time.Millisecond
+
+// renameAll re-checks and renames the tabs at reports[renames[k]],
+// concurrently, and reports each outcome. When the pass's deadline comes
+// near, tabs not started yet are left for the next pass rather than cut
+// off mid-request (which would read as herdr being gone). gone is the
+// first error after which nothing more can be sent.
+func (d *Daemon) renameAll(ctx context.Context, reports []TabReport, renames []int, todo []pending, fresh bool) ([]renameOutcome, error) {
+	outcomes := make([]renameOutcome, len(renames))
+	if len(renames) == 0 {
+		return outcomes, nil
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu   sync.Mutex // guards d.state, d.last and gone
+		gone error
+		next int
+		wg   sync.WaitGroup
+	)
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if gone != nil || next == len(renames) {
+			return 0, false
+		}
+		next++
+		return next - 1, true
+	}
+	for range min(renameWorkers, len(renames)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k, ok := take()
+				if !ok {
+					return
+				}
+				rep := &reports[renames[k]]
+				if dl, ok := rctx.Deadline(); rctx.Err() != nil || ok && time.Until(dl) < renameMargin {
+					rep.Action, rep.Error = ActionKeep, "deferred to the next pass: this one ran out of time"
+					continue
+				}
+				out, err := d.renameOne(rctx, &mu, rep, todo[renames[k]].decision, fresh)
+				outcomes[k] = out
+				// The pass's own deadline cutting a request is no outage.
+				if err != nil && isServerGone(err) && ctx.Err() == nil {
+					mu.Lock()
+					if gone == nil {
+						gone = err
+					}
+					mu.Unlock()
+					cancel()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return outcomes, gone
+}
+
+// renameOne re-checks one tab and renames it. mu guards the daemon's
+// state while workers run.
+func (d *Daemon) renameOne(ctx context.Context, mu *sync.Mutex, rep *TabReport, dec namer.Decision, fresh bool) (renameOutcome, error) {
+	if keep, err := d.stillMayRename(ctx, mu, rep, dec, fresh); err != nil {
+		rep.Action, rep.Error = ActionFailed, err.Error()
+		return renameNotSent, err
+	} else if keep {
+		return renameNotSent, nil
+	}
+	if _, err := d.calls.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
+		rep.Action, rep.Error = ActionFailed, err.Error()
+		if isServerGone(err) {
+			return renameInFlight, err
+		}
+		if herdr.IsCode(err, "tab_not_found") {
+			d.log.Debug("tab vanished before rename", "tab", rep.TabID)
+		} else {
+			d.log.Warn("rename failed", "tab", rep.TabID, "want", rep.Want, "err", err)
+		}
+		return renameRefused, nil
+	}
+	rep.Action = ActionRenamed
+	return renameDone, nil
+}
+
+// stillMayRename looks at the tab again right before renaming it: the
+// label the pass decided on came from a snapshot that may be many requests
+// old, and a person's rename or a lock in between must win. keep reports
+// that the pass must leave the tab alone after all.
+//
+// What remains is the flight of the tab.rename request itself (one
+// round trip, plus herdr's request-read poll, docs/herdr.md §2): herdr has
+// no conditional rename. checkOverwrite closes that from the event stream
+// where it can.
+func (d *Daemon) stillMayRename(ctx context.Context, mu *sync.Mutex, rep *TabReport, dec namer.Decision, fresh bool) (keep bool, err error) {
+	var got struct {
+		Tab *herdr.Tab `json:"tab"`
+	}
+	if fresh {
+		// The pass's snapshot is the re-read (see renameAll's caller).
+		got.Tab = &herdr.Tab{ID: rep.TabID, Label: rep.Label}
+	} else if err := d.calls.Call(ctx, "tab.get", map[string]string{"tab_id": rep.TabID}, &got); err != nil {
+		if herdr.IsCode(err, "tab_not_found") {
+			rep.Action = ActionKeep
+			d.log.Debug("tab vanished before rename", "tab", rep.TabID)
+			return true, nil
+		}
+		return false, fmt.Errorf("re-read tab %s before renaming: %w", rep.TabID, err)
+	}
+	if got.Tab == nil {
+		return false, fmt.Errorf("re-read tab %s before renaming: reply has no tab", rep.TabID)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// A lock taken since the pass began is on disk only.
+	if err := d.state.Refresh(); err != nil {
+		d.log.Warn("state file", "err", err)
+	}
+	mem := d.state.Tabs[rep.TabID]
+	label := got.Tab.Label
+	if label == rep.Label && !mem.Locked {
+		return false, nil
+	}
+	verdict := dec.Judge(label, memoryOf(mem), d.opt.Force)
+	if verdict.MayRename() && label != rep.Want {
+		rep.Label, rep.Verdict = label, verdict.String()
+		return false, nil
+	}
+	d.log.Info("label changed during the pass; keeping it", "tab", rep.TabID,
+		"was", rep.Label, "now", label, "verdict", verdict.String())
+	rep.Label, rep.Verdict, rep.Action = label, verdict.String(), ActionKeep
+	d.noteLabel(rep.TabID, label)
+	return true, nil
+}
+
+func dropPending(id, label string) func(map[string]state.TabMemory) {
+	return func(tabs map[string]state.TabMemory) {
+		if m, ok := tabs[id]; ok {
+			m.Pending = m.Pending.Remove(label)
+			tabs[id] = m
+		}
+	}
 }
 
 // saveState applies the pass's changes and prunes tabs that left the
 // session; it writes only when something changed.
-func (d *Daemon) saveState(muts []func(map[string]TabMemory), present map[string]bool) {
+func (d *Daemon) saveState(muts []func(map[string]state.TabMemory), present map[string]bool) {
 	now := d.now()
 	pruned := false
 	if present != nil && d.opt.Workspace == "" {
-		pruned = needsPrune(d.state.Tabs, present, now)
+		pruned = state.NeedsPrune(d.state.Tabs, present, now)
 	}
 	if len(muts) == 0 && !pruned {
 		return
 	}
-	err := d.state.Update(func(tabs map[string]TabMemory) {
+	err := d.state.Update(func(tabs map[string]state.TabMemory) {
 		applyAll(muts)(tabs)
 		if pruned {
-			prune(tabs, present, now)
+			state.Prune(tabs, present, now)
 		}
 	})
 	if err != nil {
@@ -281,13 +581,20 @@ func anyForced(forced map[string]bool, panes []herdr.Pane) bool {
 }
 
 // facts gathers the values namer cannot compute itself: the lead pane's
-// program (asking herdr only when it may have changed), ssh host, repo.
-func (d *Daemon) facts(ctx context.Context, plan namer.Plan, forced bool, stats *PassStats) (namer.Facts, procinfo.Program, bool) {
+// program (from this pass's answers or the cache), ssh host, repo.
+func (d *Daemon) facts(plan namer.Plan, answers map[string]procinfo.Program) (namer.Facts, procinfo.Program, bool) {
 	var f namer.Facts
 	var prog procinfo.Program
 	known := true
 	if plan.NeedsProc || plan.NeedsHost {
-		prog, known = d.program(ctx, plan.Lead, forced, stats)
+		prog, known = answers[plan.Lead.ID]
+		if !known {
+			if c := d.procs[plan.Lead.ID]; c != nil {
+				// Not asked this pass (over budget) or no answer: the
+				// last answer stands until herdr gives a new one.
+				prog, known = c.prog, true
+			}
+		}
 	}
 	d.programFacts(&f, plan, prog)
 	if (plan.NeedsRepo || plan.NeedsBranch) && d.opt.Git != nil && plan.Dir != "" {
@@ -298,42 +605,161 @@ func (d *Daemon) facts(ctx context.Context, plan namer.Plan, forced bool, stats 
 	return f, prog, known
 }
 
-// program returns the lead pane's foreground program. herdr is asked only
-// when nothing is cached, the pane was nudged, or our local look at the
-// shell's foreground process group says it changed.
-//
-// ok is false when the program is unknown (herdr did not answer and
-// nothing is cached): the caller must not take that for an idle shell.
-func (d *Daemon) program(ctx context.Context, pane herdr.Pane, forced bool, stats *PassStats) (prog procinfo.Program, ok bool) {
-	c := d.procs[pane.ID]
-	if c != nil && !forced && c.localOK {
-		if pg, err := d.opt.Inspector.ForegroundPGID(c.shellPID); err == nil && pg == c.pgid {
-			return c.prog, true
+// leadPane is a pane whose program a pass needs.
+type leadPane struct {
+	pane   herdr.Pane
+	forced bool
+}
+
+// Gathering tuning: process_info is one connection per pane, and a big
+// session whose pids we cannot see locally would otherwise spend every pass
+// asking about every pane, cut by the pass timeout before renaming anything.
+const (
+	// gatherWorkers bounds concurrent process_info requests: herdr serves
+	// each connection on its own, and its request-read poll (docs/herdr.md
+	// §2) makes a lone request slow rather than the server busy.
+	gatherWorkers = 16
+	// defaultGatherBudget bounds the time a pass spends asking; what is
+	// left is asked by the next passes, the most needed first.
+	defaultGatherBudget = 2 * time.Second
+	// refreshPerPass bounds how many answers that look current but cannot
+	// be checked locally (their revision did not move, their pids are not
+	// ours to look at) are asked again per pass, oldest first: a shell
+	// that sets no title hides a program change from the revision.
+	refreshPerPass = 8
+)
+
+// gather asks herdr for the programs of the panes that need it, most
+// needed first, concurrently and within the pass's gather budget, and
+// returns the answers by pane id. A pane not answered keeps its cached
+// program (facts uses it) or stays unknown.
+func (d *Daemon) gather(ctx context.Context, leads []leadPane, stats *PassStats) map[string]procinfo.Program {
+	answers := make(map[string]procinfo.Program, len(leads))
+	type ask struct {
+		pane herdr.Pane
+		rank int // 0 nudged, 1 never asked, 2 changed, 3 refresh
+		at   time.Time
+	}
+	var asks []ask
+	var refresh []ask
+	for _, l := range leads {
+		c := d.procs[l.pane.ID]
+		if c != nil && c.localOK {
+			// The shell is ours to look at: read the program from /proc
+			// rather than asking herdr (lever 1 of issue 13), nudged or not.
+			if prog, ok := d.readLocal(l.pane, c, l.forced, stats); ok {
+				answers[l.pane.ID] = prog
+				continue
+			}
+		}
+		switch {
+		case l.forced:
+			asks = append(asks, ask{pane: l.pane, rank: 0})
+		case c == nil:
+			asks = append(asks, ask{pane: l.pane, rank: 1})
+		case c.localOK:
+			asks = append(asks, ask{pane: l.pane, rank: 2})
+		case c.revision != l.pane.Revision:
+			asks = append(asks, ask{pane: l.pane, rank: 2})
+		default:
+			answers[l.pane.ID] = c.prog
+			refresh = append(refresh, ask{pane: l.pane, rank: 3, at: c.asked})
 		}
 	}
-	stats.ProcessInfoCalls++
-	pi, err := d.client.ProcessInfo(ctx, pane.ID)
-	if err != nil {
-		d.log.Debug("process_info failed", "pane", pane.ID, "err", err)
-		if c != nil {
-			return c.prog, true
+	slices.SortStableFunc(asks, func(a, b ask) int { return a.rank - b.rank })
+	slices.SortStableFunc(refresh, func(a, b ask) int { return a.at.Compare(b.at) })
+	asks = append(asks, refresh[:min(len(refresh), refreshPerPass)]...)
+	if len(asks) == 0 {
+		return answers
+	}
+
+	budget := d.gatherBudget
+	if budget <= 0 {
+		budget = defaultGatherBudget
+	}
+	gctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	type reply struct {
+		pane herdr.Pane
+		pi   herdr.ProcessInfo
+		err  error
+	}
+	work := make(chan herdr.Pane)
+	replies := make(chan reply, len(asks))
+	var wg sync.WaitGroup
+	for range min(gatherWorkers, len(asks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				pi, err := d.calls.ProcessInfo(gctx, p.ID)
+				replies <- reply{pane: p, pi: pi, err: err}
+			}
+		}()
+	}
+feed:
+	for _, a := range asks {
+		select {
+		case work <- a.pane:
+			stats.ProcessInfoCalls++
+		case <-gctx.Done():
+			break feed
 		}
+	}
+	close(work)
+	wg.Wait()
+	close(replies)
+	now := d.now()
+	for r := range replies {
+		if r.err != nil {
+			if gctx.Err() == nil {
+				d.log.Debug("process_info failed", "pane", r.pane.ID, "err", r.err)
+			}
+			continue
+		}
+		answers[r.pane.ID] = d.learn(r.pane, r.pi, now)
+	}
+	return answers
+}
+
+// readLocal names a pane's program from this machine's /proc: the shell's
+// foreground group, then its leader's command line. ok is false when that
+// cannot be read (the shell is gone, the leader of a pipeline exited):
+// herdr, which sees the whole group, is asked then.
+func (d *Daemon) readLocal(pane herdr.Pane, c *paneProc, forced bool, stats *PassStats) (procinfo.Program, bool) {
+	pg, err := d.opt.Inspector.ForegroundPGID(c.shellPID)
+	if err != nil || pg <= 0 {
 		return procinfo.Program{}, false
 	}
-	prog = d.opt.Procs.Program(pi)
-	if pi.ShellPID == 0 && pi.ForegroundPGID == 0 {
-		// Never cache an empty answer as a fact.
-		delete(d.procs, pane.ID)
-		return prog, true
+	if pg == c.pgid && !forced {
+		return c.prog, true
 	}
-	nc := &paneProc{shellPID: pi.ShellPID, pgid: pi.ForegroundPGID, prog: prog}
+	// Nudged: the same group may have exec'd another program.
+	prog := d.opt.Procs.Program(herdr.ProcessInfo{PaneID: pane.ID, ShellPID: c.shellPID, ForegroundPGID: pg})
+	if pg != c.shellPID && prog.Name == "" {
+		return procinfo.Program{}, false
+	}
+	stats.LocalReads++
+	c.pgid, c.prog, c.asked = pg, prog, d.now()
+	return prog, true
+}
+
+// learn turns a process_info answer into a program and caches it. An
+// empty answer is never cached as a fact.
+func (d *Daemon) learn(pane herdr.Pane, pi herdr.ProcessInfo, now time.Time) procinfo.Program {
+	prog := d.opt.Procs.Program(pi)
+	if pi.ShellPID == 0 && pi.ForegroundPGID == 0 {
+		delete(d.procs, pane.ID)
+		return prog
+	}
+	nc := &paneProc{shellPID: pi.ShellPID, pgid: pi.ForegroundPGID, prog: prog, revision: pane.Revision, asked: now}
 	if d.opt.Inspector != nil && pi.ShellPID > 0 {
 		if pg, err := d.opt.Inspector.ForegroundPGID(pi.ShellPID); err == nil && pg == pi.ForegroundPGID {
 			nc.localOK = true
 		}
 	}
 	d.procs[pane.ID] = nc
-	return prog, true
+	return prog
 }
 
 func whyLine(r TabReport) string {
@@ -381,21 +807,18 @@ func oneLine(err error) string {
 	return fmt.Sprint(err)
 }
 
-var _ = slog.LevelInfo
-
 // memoryOf turns what the state file holds into namer's view of it.
-func memoryOf(m TabMemory) namer.Memory {
+func memoryOf(m state.TabMemory) namer.Memory {
 	nm := namer.Memory{Locked: m.Locked, Released: m.Released}
-	for _, l := range []string{m.Label, m.Pending} {
-		if l != "" {
-			nm.Labels = append(nm.Labels, l)
-		}
+	if m.Label != "" {
+		nm.Labels = append(nm.Labels, m.Label)
 	}
+	nm.Labels = append(nm.Labels, m.Pending...)
 	return nm
 }
 
-func applyAll(muts []func(map[string]TabMemory)) func(map[string]TabMemory) {
-	return func(tabs map[string]TabMemory) {
+func applyAll(muts []func(map[string]state.TabMemory)) func(map[string]state.TabMemory) {
+	return func(tabs map[string]state.TabMemory) {
 		for _, m := range muts {
 			m(tabs)
 		}
@@ -405,13 +828,23 @@ func applyAll(muts []func(map[string]TabMemory)) func(map[string]TabMemory) {
 // noteLabel updates the last snapshot after our own rename, so the
 // tab.renamed echo herdr sends back reads as old news and costs no pass.
 func (d *Daemon) noteLabel(tabID, label string) {
-	if d.last == nil {
-		return
+	if i, ok := d.lastTab[tabID]; ok {
+		d.last.Tabs[i].Label = label
+		d.seen.label(tabID, label)
 	}
-	for i := range d.last.Tabs {
-		if d.last.Tabs[i].ID == tabID {
-			d.last.Tabs[i].Label = label
-			return
-		}
+}
+
+// setLast keeps the last snapshot and its indexes: events and renames
+// look tabs and panes up by id, thousands of times in a big session.
+func (d *Daemon) setLast(snap *herdr.Snapshot) {
+	d.last = snap
+	d.seen.observe(snap)
+	d.lastTab = make(map[string]int, len(snap.Tabs))
+	for i, t := range snap.Tabs {
+		d.lastTab[t.ID] = i
+	}
+	d.lastPane = make(map[string]int, len(snap.Panes))
+	for i, p := range snap.Panes {
+		d.lastPane[p.ID] = i
 	}
 }

@@ -10,13 +10,16 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
 // InstanceLockPath is the single-instance lock of the daemon that serves
 // the herdr server at herdrSocket.
+// It is the lock claimServer takes, so a running daemon holds it.
 func InstanceLockPath(herdrSocket string) string {
-	return filepath.Join(nudge.RuntimeDir(), nudge.ServerKey(herdrSocket)+".lock")
+	dir, _ := rundir.Path()
+	id, _ := rundir.ServerID(herdrSocket)
+	return filepath.Join(dir, id+".lock")
 }
 
 // HolderPID is the pid a running daemon wrote into its instance lock, 0
@@ -43,10 +46,10 @@ func HolderPID(lockPath string) int {
 // daemon that held the lock (0 when none did). Without stop, a running
 // daemon is an error wrapping ErrAlreadyRunning.
 func TakeOver(herdrSocket string, stop bool, wait time.Duration) (inst *Instance, pid int, err error) {
-	path := InstanceLockPath(herdrSocket)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, 0, fmt.Errorf("runtime dir %s: %w", filepath.Dir(path), err)
+	if _, err := rundir.Dir(); err != nil {
+		return nil, 0, err
 	}
+	path := InstanceLockPath(herdrSocket)
 	inst, err = AcquireInstance(path)
 	if err == nil || !errors.Is(err, ErrAlreadyRunning) {
 		return inst, 0, err

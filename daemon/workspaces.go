@@ -5,30 +5,19 @@ import (
 	"fmt"
 	"path"
 	"strings"
-	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
-
-// WorkspaceMemory is what we remember of one workspace we named: without
-// it, our name would read as a person's once the directory it was made of
-// changes, and be kept forever.
-type WorkspaceMemory struct {
-	// Label is the last label we set.
-	Label string `json:"label,omitempty"`
-	// Pending is a label we asked herdr for and have no answer about yet.
-	Pending string `json:"pending,omitempty"`
-	// MissingSince is when a full pass first did not see the workspace.
-	MissingSince *time.Time `json:"missing_since,omitempty"`
-}
 
 // nameWorkspaces brings every workspace to the name Options.WorkspaceNamer
 // renders (--workspace-format), after the tab renames of the same pass and
 // from the same snapshot. Only herdr's automatic labels and ours are
 // replaced. Decisions are not tab reports: a dry run prints them, an
 // applied rename is logged, explain leaves workspaces out.
-func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes map[string][]herdr.Pane, in passInput, stats *PassStats) error {
+func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes map[string][]herdr.Pane, in passInput, answers map[string]procinfo.Program, stats *PassStats) error {
 	wn := d.opt.WorkspaceNamer
 	if wn == nil || in.onlyTab != "" || in.plan {
 		return nil
@@ -47,7 +36,9 @@ func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes
 		if !ok {
 			continue
 		}
-		facts, _, known := d.facts(ctx, plan, false, stats)
+		// The active tab's lead pane: this pass's tab work asked about it,
+		// or its cached answer stands.
+		facts, _, known := d.facts(plan, answers)
 		if !known {
 			continue // decide again next pass, as for tabs
 		}
@@ -88,7 +79,7 @@ func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes
 // first, as tab renames do: a rename that lands without a reply still
 // reads as ours afterwards.
 func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want string, verdict namer.Verdict, stats *PassStats) error {
-	d.updateWorkspaces(func(m map[string]WorkspaceMemory) {
+	d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
 		e := m[ws.ID]
 		e.Pending = want
 		m[ws.ID] = e
@@ -98,7 +89,7 @@ func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want s
 			return err
 		}
 		d.log.Warn("workspace rename failed", "workspace", ws.ID, "want", want, "err", err)
-		d.updateWorkspaces(func(m map[string]WorkspaceMemory) {
+		d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
 			e := m[ws.ID]
 			e.Pending = ""
 			m[ws.ID] = e
@@ -106,8 +97,8 @@ func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want s
 		return nil
 	}
 	stats.Renames++
-	d.updateWorkspaces(func(m map[string]WorkspaceMemory) {
-		m[ws.ID] = WorkspaceMemory{Label: want}
+	d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
+		m[ws.ID] = state.WorkspaceMemory{Label: want}
 	})
 	if d.last != nil {
 		// herdr's workspace.renamed echo is then old news.
@@ -177,10 +168,10 @@ func mayBeHerdrs(label string, tabs []herdr.Tab, panes map[string][]herdr.Pane) 
 
 // updateWorkspaces changes the workspace memory and saves it with the
 // rest of the state.
-func (d *Daemon) updateWorkspaces(fn func(map[string]WorkspaceMemory)) {
-	err := d.state.Update(func(map[string]TabMemory) {
+func (d *Daemon) updateWorkspaces(fn func(map[string]state.WorkspaceMemory)) {
+	err := d.state.Update(func(map[string]state.TabMemory) {
 		if d.state.Workspaces == nil {
-			d.state.Workspaces = map[string]WorkspaceMemory{}
+			d.state.Workspaces = map[string]state.WorkspaceMemory{}
 		}
 		fn(d.state.Workspaces)
 	})
@@ -190,12 +181,12 @@ func (d *Daemon) updateWorkspaces(fn func(map[string]WorkspaceMemory)) {
 }
 
 // pruneWorkspaces forgets workspaces missing from full passes for
-// pruneAfter, with the tabs' rule: one short snapshot forgets nothing.
+// state.PruneAfter, with the tabs' rule: one short snapshot forgets nothing.
 // It writes only when something changed.
 func (d *Daemon) pruneWorkspaces(present map[string]bool) {
 	now := d.now()
-	changed := func(id string, m WorkspaceMemory) bool {
-		return present[id] != (m.MissingSince == nil) || (m.MissingSince != nil && now.Sub(*m.MissingSince) >= pruneAfter)
+	changed := func(id string, m state.WorkspaceMemory) bool {
+		return present[id] != (m.MissingSince == nil) || (m.MissingSince != nil && now.Sub(*m.MissingSince) >= state.PruneAfter)
 	}
 	dirty := false
 	for id, m := range d.state.Workspaces {
@@ -204,7 +195,7 @@ func (d *Daemon) pruneWorkspaces(present map[string]bool) {
 	if !dirty {
 		return
 	}
-	d.updateWorkspaces(func(ws map[string]WorkspaceMemory) {
+	d.updateWorkspaces(func(ws map[string]state.WorkspaceMemory) {
 		for id, m := range ws {
 			switch {
 			case present[id]:
@@ -214,7 +205,7 @@ func (d *Daemon) pruneWorkspaces(present map[string]bool) {
 				t := now.UTC()
 				m.MissingSince = &t
 				ws[id] = m
-			case now.Sub(*m.MissingSince) >= pruneAfter:
+			case now.Sub(*m.MissingSince) >= state.PruneAfter:
 				delete(ws, id)
 			}
 		}

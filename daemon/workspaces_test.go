@@ -7,6 +7,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 func withWorkspaces(t *testing.T, format string) func(*Options) {
@@ -109,7 +110,7 @@ func TestWorkspaceMemoryPruned(t *testing.T) {
 	steps := []struct {
 		after time.Duration
 		kept  bool
-	}{{0, true}, {pruneAfter / 2, true}, {pruneAfter, false}}
+	}{{0, true}, {state.PruneAfter / 2, true}, {state.PruneAfter, false}}
 	for _, st := range steps {
 		now = now.Add(st.after)
 		f.once()

@@ -466,9 +466,14 @@ func TestFaultNudgeFlood10000(t *testing.T) {
 	// spacing is counted over the whole window. Each pane has at most one
 	// preexec watcher at a time, each ending in one pass after at most a
 	// second.
-	bound := int(settled/(20*time.Millisecond)) + int(settled/pollEvery) + len(panes)*int(settled/time.Second+1) + 5
+	watchers := len(panes) * int(settled/time.Second+1)
+	bound := int(settled/(20*time.Millisecond)) + int(settled/pollEvery) + watchers + 5
+	// Snapshot requests are passes, plus the one each preexec watcher
+	// reads ahead, plus hedged reads (herdr/hedge.go: at most 3 plus one
+	// in ten calls).
+	bound = (bound+watchers+3)*10/9 + 1
 	if passes > bound {
-		t.Errorf("%d passes for %d nudges in %v, want at most %d", passes, total, took, bound)
+		t.Errorf("%d snapshot requests for %d nudges in %v, want at most %d", passes, total, took, bound)
 	}
 	if passes == 0 {
 		t.Errorf("no pass at all for %d nudges", total)

@@ -14,8 +14,8 @@ const Ellipsis = "…"
 // Sanitize makes untrusted text (titles, command lines, paths) safe for a
 // one-row tab label: it drops ANSI escape sequences (CSI, OSC, DCS, SOS, PM,
 // APC in their 7-bit and C1 forms, and two- or three-byte ESC sequences),
-// C0 and C1 control characters, bidi embedding/override/isolate marks and
-// invalid UTF-8, turns every whitespace run into one space and trims both
+// C0 and C1 control characters, bidi embedding/override/isolate marks,
+// invisible format characters (isInvisible) and invalid UTF-8, turns every whitespace run into one space and trims both
 // ends.
 func Sanitize(s string) string {
 	if isClean(s) {
@@ -42,7 +42,7 @@ func Sanitize(s string) string {
 			continue
 		case unicode.IsSpace(r):
 			space = b.Len() > 0
-		case r < 0x20 || (r >= 0x7f && r <= 0x9f) || isBidi(r):
+		case r < 0x20 || (r >= 0x7f && r <= 0x9f) || isBidi(r) || isInvisible(r):
 			// dropped
 		default:
 			if space {
@@ -78,7 +78,7 @@ func isClean(s string) bool {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError || r <= 0x9f || isBidi(r) || unicode.IsSpace(r) {
+		if r == utf8.RuneError || r <= 0x9f || isBidi(r) || isInvisible(r) || unicode.IsSpace(r) {
 			return false
 		}
 		prev = 0
@@ -90,6 +90,16 @@ func isClean(s string) bool {
 func isBidi(r rune) bool {
 	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) ||
 		r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+// isInvisible reports format characters that show nothing but make two
+// labels that look the same differ (ZWSP, BOM, soft hyphen, word joiner and
+// the invisible operators, Mongolian vowel separator, interlinear
+// annotation marks). ZWJ and ZWNJ stay: emoji sequences and scripts such
+// as Persian need them.
+func isInvisible(r rune) bool {
+	return r == 0x00ad || r == 0x200b || (r >= 0x2060 && r <= 0x2064) ||
+		r == 0xfeff || r == 0x180e || (r >= 0xfff9 && r <= 0xfffb)
 }
 
 // skipEscape returns the index just past the escape sequence whose ESC ends

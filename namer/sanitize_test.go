@@ -30,6 +30,9 @@ func TestSanitize(t *testing.T) {
 		{"keeps CJK", "日本 語", "日本 語"},
 		{"only junk", "\x1b[0m \u202e\t", ""},
 		{"space then escape then space", "a \x1b[0m b", "a b"},
+		{"invisible format characters", "a\u200bb\ufeffc\u00add\u2060e\u2063f\u180eg\ufff9h", "abcdefgh"},
+		{"keeps ZWNJ", "می\u200cخواهم", "می\u200cخواهم"},
+		{"only invisible", "\u200b\ufeff", ""},
 	}
 	for _, tt := range tests {
 		if got := Sanitize(tt.in); got != tt.want {

@@ -5,18 +5,16 @@
 package nudge
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
 // When says at which point of a shell command a nudge was sent.
@@ -83,31 +81,14 @@ func Decode(b []byte) (Message, error) {
 	return m, nil
 }
 
-// RuntimeDir is the private directory holding the daemon's sockets and
-// lock: $XDG_RUNTIME_DIR/herdrtabrenamer, or a per-user folder in the temp
-// directory when XDG_RUNTIME_DIR is unset.
-func RuntimeDir() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "herdrtabrenamer")
-	}
-	return filepath.Join(os.TempDir(), "herdrtabrenamer-"+strconv.Itoa(os.Getuid()))
-}
+// ServerKey names one herdr server in file names; see rundir.Key.
+func ServerKey(herdrSocket string) string { return rundir.Key(herdrSocket) }
 
-// ServerKey names one herdr server in file names: two named herdr sessions
-// both have a w1:t1, so everything we keep is keyed by the socket path. A
-// short hash keeps socket paths under the 108-byte sun_path limit.
-func ServerKey(herdrSocket string) string {
-	abs, err := filepath.Abs(herdrSocket)
-	if err != nil {
-		abs = herdrSocket
-	}
-	sum := sha256.Sum256([]byte(abs))
-	return hex.EncodeToString(sum[:8])
-}
-
-// SocketPath is the daemon's nudge socket for a herdr server.
+// SocketPath is the daemon's nudge socket for a herdr server ("" when there
+// is no private runtime dir; Send then says why).
 func SocketPath(herdrSocket string) string {
-	return filepath.Join(RuntimeDir(), ServerKey(herdrSocket)+".nudge")
+	p, _ := rundir.NudgeSocket(herdrSocket)
+	return p
 }
 
 // ErrNoDaemon means nothing listens on the nudge socket.
@@ -121,6 +102,15 @@ func Send(socketPath, paneID string, when When) error {
 	}
 	b, err := Encode(paneID, when)
 	if err != nil {
+		return err
+	}
+	if socketPath == "" {
+		_, err := rundir.Path()
+		return fmt.Errorf("nudge: %w", err)
+	}
+	// Each nudge tells when a command starts and ends: never hand that to
+	// a socket in a directory someone else controls.
+	if err := senderCheck(filepath.Dir(socketPath)); err != nil {
 		return err
 	}
 	conn, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: socketPath, Net: "unixgram"})

@@ -104,3 +104,17 @@ func TestSocketPathIsShortAndPerServer(t *testing.T) {
 		t.Fatalf("socket path %q", a)
 	}
 }
+
+// A nudge tells when each command starts and ends: it is never sent into a
+// directory that is a symlink or someone else's.
+func TestSendRefusesADirectoryThatIsNotOurs(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	err := Send(filepath.Join(link, "d.nudge"), "w1:p1", WhenNow)
+	if err == nil || !strings.Contains(err.Error(), "refusing") {
+		t.Fatalf("Send through a symlinked dir = %v, want a refusal", err)
+	}
+}

@@ -87,6 +87,40 @@ func (s *Server) SetLatency(method string, d time.Duration) {
 	s.latency[method] = d
 }
 
+// pendingStall is a StallNext not used up yet.
+type pendingStall struct {
+	method string
+	d      time.Duration
+	left   int
+}
+
+// StallNext holds the next count answers to method ("" = any method) back
+// by d more, on top of SetLatency: one slow answer among fast ones, as
+// when herdr's app loop is busy for a moment. The request is read and
+// counted at once, so a client that sends it again on another connection
+// (a hedged read) gets its second answer without the stall.
+func (s *Server) StallNext(method string, d time.Duration, count int) {
+	if d <= 0 || count < 1 {
+		s.misuse("StallNext(%q, %v, %d): want a positive stall and count", method, d, count)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stalls = append(s.stalls, pendingStall{method: method, d: d, left: count})
+}
+
+// takeStall consumes one pending stall for method; s.mu held.
+func (s *Server) takeStall(method string) time.Duration {
+	for i := range s.stalls {
+		ps := &s.stalls[i]
+		if ps.left > 0 && (ps.method == "" || ps.method == method) {
+			ps.left--
+			return ps.d
+		}
+	}
+	return 0
+}
+
 func (s *Server) applyFault(c net.Conn, f Fault, req *request) {
 	switch f {
 	case FaultGarbage:

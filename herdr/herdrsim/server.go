@@ -190,6 +190,7 @@ type Server struct {
 	wsNames  []WorkspaceRename
 	latency  map[string]time.Duration
 	faults   []pendingFault
+	stalls   []pendingStall
 	timers   map[*time.Timer]struct{}
 	dropSubs chan struct{} // closed by DropSubscriptions; replaced after
 	loseSubs chan struct{} // closed by LoseEvents; replaced after
@@ -523,7 +524,7 @@ func (s *Server) serve(c *net.UnixConn, stop chan struct{}) {
 	s.mu.Lock()
 	s.calls[req.Method]++
 	fault := s.takeFault(req.Method)
-	delay := s.latency[req.Method] + s.latency[""]
+	delay := s.latency[req.Method] + s.latency[""] + s.takeStall(req.Method)
 	refuse := s.stopping && req.Method != "ping" && req.Method != "server.stop"
 	s.mu.Unlock()
 	if fault == FaultReset {

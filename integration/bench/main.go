@@ -9,11 +9,13 @@
 //	go run ./integration/bench
 //
 // It builds the binary, runs real shells in ptys inside simulated panes,
-// and takes about a minute and a half. Figures from one run share one
+// and takes about five minutes. Figures from one run share one
 // machine and one load, so the baselines beside them are comparable.
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -27,6 +29,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -36,7 +39,6 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
-	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
 
@@ -52,21 +54,37 @@ func main() {
 		}
 		return
 	}
-	hookTrials := flag.Int("hook-trials", 30, "program starts timed with shell hooks")
-	pollTrials := flag.Int("poll-trials", 10, "program starts timed without hooks (default run flags)")
+	flag.IntVar(&samples, "samples", 20, "samples per latency figure")
 	idleFor := flag.Duration("idle", 20*time.Second, "shortest idle CPU measurement")
 	nudgeRuns := flag.Int("nudge-runs", 200, "runs of the nudge command (and of /bin/true)")
+	flag.StringVar(&prebuilt, "bin", "", "measure this herdrtabrenamer binary instead of building one (an older build, for before/after figures)")
+	only := flag.String("only", "", "comma-separated parts to run: idle, latency, cpu, nudge (default: all)")
 	flag.Parse()
-	if err := run(*hookTrials, *pollTrials, *idleFor, *nudgeRuns); err != nil {
+	parts = map[string]bool{}
+	for _, p := range strings.Split(*only, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			parts[p] = true
+		}
+	}
+	if err := run(*idleFor, *nudgeRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
+// Settings from the command line.
+var (
+	samples  int
+	prebuilt string
+	parts    map[string]bool // empty: every part
+)
+
+func want(part string) bool { return len(parts) == 0 || parts[part] }
+
 // row is one line of the table.
 type row struct{ figure, measured, target string }
 
-func run(hookTrials, pollTrials int, idleFor time.Duration, nudgeRuns int) error {
+func run(idleFor time.Duration, nudgeRuns int) error {
 	started := time.Now()
 	w, err := newWorld()
 	if err != nil {
@@ -77,29 +95,38 @@ func run(hookTrials, pollTrials int, idleFor time.Duration, nudgeRuns int) error
 
 	// The idle daemon runs alongside everything else on its own server;
 	// it is only read at the end.
-	idle, err := w.startIdle()
-	if err != nil {
-		return err
+	var idle *idleDaemon
+	if want("cpu") {
+		if idle, err = w.startIdle(); err != nil {
+			return err
+		}
 	}
 
 	var rows []row
-	conns, procCalls, passes, err := w.idlePass()
-	if err != nil {
-		return fmt.Errorf("idle pass: %w", err)
+	if want("idle") {
+		ip, err := w.idlePass()
+		if err != nil {
+			return fmt.Errorf("idle pass: %w", err)
+		}
+		rows = append(rows,
+			row{fmt.Sprintf("socket connections per idle pass (protocol %d, read poll on)", ip.protocol), fmt.Sprintf("%.2f (%d passes)", ip.conns, ip.passes), "1"},
+			row{"`pane.process_info` calls per idle pass", fmt.Sprintf("%.2f (%d passes)", ip.procCalls, ip.passes), "0"},
+			row{"hedged reads per idle pass", fmt.Sprintf("%.2f (%d passes)", ip.hedges, ip.passes), "≈ 0"})
+		fmt.Fprintln(os.Stderr, "bench: idle pass done")
 	}
-	rows = append(rows,
-		row{"socket connections per idle pass (protocol 20)", fmt.Sprintf("%.2f (%d passes)", conns, passes), "1"},
-		row{"`pane.process_info` calls per idle pass", fmt.Sprintf("%.2f (%d passes)", procCalls, passes), "0"})
-	fmt.Fprintln(os.Stderr, "bench: idle pass done")
 
-	hooks, polled, err := w.latency(hookTrials, pollTrials)
-	if err != nil {
-		return fmt.Errorf("rename latency: %w", err)
+	if want("latency") {
+		lat, err := w.latency()
+		if err != nil {
+			return fmt.Errorf("rename latency: %w", err)
+		}
+		rows = append(rows, lat...)
+		fmt.Fprintln(os.Stderr, "bench: latency done")
 	}
-	rows = append(rows,
-		row{fmt.Sprintf("program start -> tab renamed, zsh hooks (%d starts)", len(hooks)), pcts(hooks), "p95 under 100 ms"},
-		row{fmt.Sprintf("program start -> tab renamed, no hooks: default 3 s poll, events, 400 ms debounce (%d starts)", len(polled)), pcts(polled), "within one poll (3 s)"})
-	fmt.Fprintln(os.Stderr, "bench: latency done")
+	if !want("cpu") && !want("nudge") {
+		printTable(os.Stdout, rows, time.Since(started))
+		return nil
+	}
 
 	for _, n := range []int{100, 2000} {
 		cpu, wall, err := passCPU(n)
@@ -122,6 +149,10 @@ func run(hookTrials, pollTrials int, idleFor time.Duration, nudgeRuns int) error
 	rows = append(rows, row{fmt.Sprintf("`nudge` wall time, median of %d (`/bin/true`)", nudgeRuns),
 		fmt.Sprintf("%s (%s, x%.1f)", ms(nudgeMed), ms(trueMed), float64(nudgeMed)/float64(trueMed)), "median under 3 ms"})
 
+	if idle == nil {
+		printTable(os.Stdout, rows, time.Since(started))
+		return nil
+	}
 	if rest := idleFor - time.Since(idle.since); rest > 0 {
 		fmt.Fprintf(os.Stderr, "bench: idling %v more\n", rest.Round(time.Second))
 		time.Sleep(rest)
@@ -147,7 +178,7 @@ func printTable(out io.Writer, rows []row, took time.Duration) {
 		fmt.Fprintf(out, "| %s | %s | %s |\n", r.figure, r.measured, r.target)
 	}
 	fmt.Fprintln(out)
-	fmt.Fprintln(out, "Latencies are p50 / p95 / max from the keystroke that starts `sleep` to herdr answering the rename.")
+	fmt.Fprintln(out, "Latencies are p50 / p95 / max from the keystroke (`sleep 30`, Ctrl-C, `cd sub`) or herdr's agent status change to herdr answering the rename, against herdrsim with herdr's 0-100 ms request-read poll, default run flags, samples 0.5 s apart.")
 	fmt.Fprintln(out, "Pass CPU is the daemon's own CPU time per idle pass (the simulator runs in another process); a /proc read of a single-threaded `sleep` stands in for each shell's foreground check.")
 }
 
@@ -184,6 +215,15 @@ func newWorld() (*world, error) {
 		return nil, err
 	}
 	w := &world{dir: dir, bin: filepath.Join(dir, "herdrtabrenamer"), runtimeDir: rt}
+	for _, d := range []string{"home", "state"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			return nil, err
+		}
+	}
+	if prebuilt != "" {
+		w.bin = prebuilt
+		return w, nil
+	}
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
 		return nil, fmt.Errorf("go env GOMOD: %w", err)
@@ -192,11 +232,6 @@ func newWorld() (*world, error) {
 	build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
 	if b, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build: %w\n%s", err, b)
-	}
-	for _, d := range []string{"home", "state"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
-			return nil, err
-		}
 	}
 	return w, nil
 }
@@ -233,10 +268,18 @@ func (w *world) close() {
 	os.RemoveAll(w.runtimeDir)
 }
 
+// shellSpec is one pane's shell. titles: the terminal titles it prints
+// (OSC 0 and 2) reach herdr, as herdr's own terminal parser would pass
+// them on; other shells' output is thrown away.
+type shellSpec struct {
+	argv   []string
+	titles bool
+}
+
 // shellServer starts a simulator whose panes are real shells in ptys, so
 // process_info and the daemon's local /proc checks see real processes.
-// shells[i] is the argv of pane i's shell; env entries are added.
-func (w *world) shellServer(shells [][]string, env func(pane, sock string) []string) (*herdrsim.Server, []string, []*os.File, error) {
+// shells[i] is pane i's shell; env entries are added.
+func (w *world) shellServer(shells []shellSpec, env func(pane, sock string) []string) (*herdrsim.Server, []string, []*os.File, error) {
 	srv, err := herdrsim.New(herdrsim.WithTick(10 * time.Millisecond))
 	if err != nil {
 		return nil, nil, nil, err
@@ -245,9 +288,10 @@ func (w *world) shellServer(shells [][]string, env func(pane, sock string) []str
 	var panes []string
 	var ttys []*os.File
 	var ws string
-	for i, argv := range shells {
+	for i, spec := range shells {
+		argv := spec.argv
 		cwd := filepath.Join(w.dir, "home", fmt.Sprintf("dir%d", i))
-		if err := os.MkdirAll(cwd, 0o700); err != nil {
+		if err := os.MkdirAll(filepath.Join(cwd, "sub"), 0o700); err != nil {
 			return nil, nil, nil, err
 		}
 		var pane string
@@ -266,7 +310,11 @@ func (w *world) shellServer(shells [][]string, env func(pane, sock string) []str
 		w.procs = append(w.procs, cmd)
 		w.ptys = append(w.ptys, f)
 		// A shell blocks when nobody reads its terminal.
-		go func() { _, _ = io.Copy(io.Discard, f) }()
+		if spec.titles {
+			go watchTitles(f, func(title string) { srv.SetTitle(pane, title) })
+		} else {
+			go func() { _, _ = io.Copy(io.Discard, f) }()
+		}
 		srv.AttachProcess(pane, cmd.Process.Pid)
 		panes = append(panes, pane)
 		ttys = append(ttys, f)
@@ -274,12 +322,50 @@ func (w *world) shellServer(shells [][]string, env func(pane, sock string) []str
 	return srv, panes, ttys, nil
 }
 
-func plainShells(n int) [][]string {
-	out := make([][]string, n)
+func plainShells(n int) []shellSpec {
+	out := make([]shellSpec, n)
 	for i := range out {
-		out[i] = []string{"sh", "-i"}
+		out[i] = shellSpec{argv: []string{"sh", "-i"}}
 	}
 	return out
+}
+
+// watchTitles reads a terminal's output and reports every title set with
+// OSC 0 or OSC 2 (ended by BEL or ST), the way herdr's parser sees them.
+func watchTitles(r io.Reader, set func(string)) {
+	br := bufio.NewReader(r)
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return
+		}
+		if b != 0x1b {
+			continue
+		}
+		if b, err = br.ReadByte(); err != nil {
+			return
+		} else if b != ']' {
+			continue
+		}
+		var seq []byte
+		for {
+			c, err := br.ReadByte()
+			if err != nil {
+				return
+			}
+			if c == 0x07 {
+				break
+			}
+			if c == 0x1b {
+				_, _ = br.ReadByte() // the \ of ST
+				break
+			}
+			seq = append(seq, c)
+		}
+		if kind, title, ok := strings.Cut(string(seq), ";"); ok && (kind == "0" || kind == "2") {
+			set(title)
+		}
+	}
 }
 
 func noEnv(string, string) []string { return nil }
@@ -287,18 +373,23 @@ func noEnv(string, string) []string { return nil }
 // startDaemon runs `herdrtabrenamer run --apply` against srv and waits for
 // every tab to carry its directory's name.
 func (w *world) startDaemon(srv *herdrsim.Server, stateName string, args ...string) (*exec.Cmd, error) {
+	return w.startDaemonLog(srv, stateName, os.Stderr, append([]string{"--log-level", "warn"}, args...)...)
+}
+
+// startDaemonLog is startDaemon with the daemon's stderr going to log.
+func (w *world) startDaemonLog(srv *herdrsim.Server, stateName string, log io.Writer, args ...string) (*exec.Cmd, error) {
 	full := append([]string{"run", "--apply", "--socket", srv.SocketPath(),
-		"--state", filepath.Join(w.dir, stateName), "--log-level", "warn"}, args...)
+		"--state", filepath.Join(w.dir, stateName)}, args...)
 	cmd := exec.Command(w.bin, full...)
 	cmd.Env = w.env()
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = log
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	w.procs = append(w.procs, cmd)
 	ok := waitFor(15*time.Second, func() bool {
 		for _, t := range srv.Snapshot().Tabs {
-			if !strings.HasPrefix(t.Label, "dir") {
+			if !strings.Contains(t.Label, "dir") {
 				return false
 			}
 		}
@@ -326,111 +417,240 @@ func waitFor(timeout time.Duration, cond func() bool) bool {
 	return true
 }
 
-// idlePass counts socket connections and process_info calls per pass of a
-// settled daemon polling every 100 ms over 4 real shells.
-func (w *world) idlePass() (conns, procCalls float64, passes int, err error) {
+// idleFigures are the per-pass costs of a settled daemon.
+type idleFigures struct {
+	protocol                 int
+	conns, procCalls, hedges float64
+	passes                   int
+}
+
+// idlePass counts socket connections, process_info calls and hedged reads
+// (from the daemon's debug log) per pass of a settled daemon polling every
+// 100 ms over 4 real shells.
+func (w *world) idlePass() (idleFigures, error) {
+	var f idleFigures
 	srv, _, _, err := w.shellServer(plainShells(4), noEnv)
 	if err != nil {
-		return 0, 0, 0, err
+		return f, err
 	}
-	d, err := w.startDaemon(srv, "idle-pass.json", "--poll", "100ms")
+	log := &lockedBuffer{}
+	d, err := w.startDaemonLog(srv, "idle-pass.json", log, "--poll", "100ms", "--log-level", "debug")
 	if err != nil {
-		return 0, 0, 0, err
+		return f, err
 	}
 	defer stopProc(d)
 	time.Sleep(500 * time.Millisecond) // let the event stream settle
 	srv.ResetCounters()
+	mark := log.Len()
 	time.Sleep(3 * time.Second)
-	passes = srv.Calls("session.snapshot")
-	if passes == 0 {
-		return 0, 0, 0, errors.New("no pass in 3 s at --poll 100ms")
+	f.passes = srv.Calls("session.snapshot")
+	if f.passes == 0 {
+		return f, errors.New("no pass in 3 s at --poll 100ms")
 	}
-	return float64(srv.Connections()) / float64(passes), float64(srv.Calls("pane.process_info")) / float64(passes), passes, nil
+	n := float64(f.passes)
+	f.protocol = srv.Protocol()
+	f.conns = float64(srv.Connections()) / n
+	f.procCalls = float64(srv.Calls("pane.process_info")) / n
+	f.hedges = float64(strings.Count(log.String()[mark:], "hedging a late read")) / n
+	return f, nil
 }
 
-// latency times `sleep` starting in a pane until herdr answers the rename:
-// in a zsh with the hooks installed, and in a plain sh (polling only).
-func (w *world) latency(hookTrials, pollTrials int) (hooks, polled []time.Duration, err error) {
-	hook, err := exec.Command(w.bin, "init", "zsh", "--cmd", w.bin).Output()
-	if err != nil {
-		return nil, nil, fmt.Errorf("init zsh: %w", err)
+// lockedBuffer collects a daemon's stderr while the bench reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Len()
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// latency times how long a name takes to follow what happens in a pane,
+// from the keystroke (or herdr's status change) to herdr answering the
+// rename, with the daemon's default flags (3 s poll, 400 ms debounce) and
+// the format "{icon}{proc|dir}". One simulator holds every pane: shells
+// with the hooks of zsh, bash and fish; a zsh without hooks that sets the
+// terminal title (preexec: the command, precmd: the directory, as most
+// prompt themes do); a sh without hooks or title; an agent pane. Samples
+// are taken 0.5 s apart, past the debounce window, as a person's commands
+// are.
+func (w *world) latency() ([]row, error) {
+	var hookRC [3]string
+	for i, sh := range []string{"zsh", "bash", "fish"} {
+		hook, err := exec.Command(w.bin, "init", sh, "--cmd", w.bin).Output()
+		if err != nil {
+			return nil, fmt.Errorf("init %s: %w", sh, err)
+		}
+		hookRC[i] = filepath.Join(w.dir, "hook."+sh)
+		if err := os.WriteFile(hookRC[i], hook, 0o600); err != nil {
+			return nil, err
+		}
 	}
-	rc := filepath.Join(w.dir, "hook.zsh")
-	if err := os.WriteFile(rc, hook, 0o600); err != nil {
-		return nil, nil, err
+	titleRC := filepath.Join(w.dir, "title.zsh")
+	if err := os.WriteFile(titleRC, []byte("preexec() { print -n \"\\e]2;$1\\a\" }\nprecmd() { print -Pn \"\\e]2;%~\\a\" }\n"), 0o600); err != nil {
+		return nil, err
 	}
-	shells := [][]string{{"zsh", "-f", "-i"}, {"sh", "-i"}}
+	const (
+		zshHooks = iota
+		bashHooks
+		fishHooks
+		zshTitle
+		shPlain
+	)
+	shells := []shellSpec{
+		{argv: []string{"zsh", "-f", "-i"}},
+		{argv: []string{"bash", "--norc", "--noprofile", "-i"}},
+		{argv: []string{"fish", "--no-config", "-i"}},
+		{argv: []string{"zsh", "-f", "-i"}, titles: true},
+		{argv: []string{"sh", "-i"}},
+	}
 	srv, panes, ttys, err := w.shellServer(shells, func(pane, sock string) []string {
-		return []string{"HERDR_PANE_ID=" + pane, "HERDR_SOCKET_PATH=" + sock, "PS1=$ "}
+		return []string{"HERDR_PANE_ID=" + pane, "HERDR_SOCKET_PATH=" + sock, "PS1=$ ", "TERM=dumb"}
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if _, err := io.WriteString(ttys[0], "source "+rc+"\n"); err != nil {
-		return nil, nil, err
+	for i, rc := range []string{hookRC[0], hookRC[1], hookRC[2], titleRC} {
+		if _, err := io.WriteString(ttys[i], "source "+rc+"\n"); err != nil {
+			return nil, err
+		}
 	}
-	d, err := w.startDaemon(srv, "latency.json") // default --poll 3s
+	d, err := w.startDaemon(srv, "latency.json", "--format", "{icon}{proc|dir}")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer stopProc(d)
-	time.Sleep(300 * time.Millisecond)
-	sock := nudge.SocketPath(srv.SocketPath())
+	// The agent pane comes after the start-up pass: its tab shows an icon.
+	agentTab, agentPane := srv.NewTab(srv.Snapshot().Workspaces[0].ID, filepath.Join(w.dir, "home"))
+	time.Sleep(time.Second) // past the subscription's replay
 	tabOf := func(pane string) string {
 		p, _ := srv.Pane(pane)
 		return p.TabID
 	}
-	trial := func(i int, nudgeBack bool) (time.Duration, error) {
-		tab := tabOf(panes[i])
+	// timed does what and returns how long until tab got a label that
+	// has want in it.
+	timed := func(tab string, what func() error, want string, within time.Duration) (time.Duration, error) {
 		before := len(srv.Renames())
 		start := time.Now()
-		if _, err := io.WriteString(ttys[i], "sleep 30\n"); err != nil {
+		if err := what(); err != nil {
 			return 0, err
 		}
 		var at time.Time
-		if !waitFor(15*time.Second, func() bool {
+		if !waitFor(within, func() bool {
 			for _, r := range srv.Renames()[before:] {
-				if r.TabID == tab && r.Label == "sleep" {
+				if r.TabID == tab && strings.Contains(r.Label, want) {
 					at = r.At
 					return true
 				}
 			}
 			return false
 		}) {
-			return 0, fmt.Errorf("pane %s: no rename to sleep within 15 s", panes[i])
-		}
-		// Back to the prompt, and wait for the directory name again.
-		if _, err := io.WriteString(ttys[i], "\x03"); err != nil {
-			return 0, err
-		}
-		if nudgeBack {
-			time.Sleep(20 * time.Millisecond)
-			_ = nudge.Send(sock, panes[i], nudge.WhenPrecmd)
-		}
-		if !waitFor(15*time.Second, func() bool {
 			t, _ := srv.Tab(tab)
-			return strings.HasPrefix(t.Label, "dir")
-		}) {
-			return 0, fmt.Errorf("pane %s: tab did not get its directory name back", panes[i])
+			return 0, fmt.Errorf("tab %s: no rename to %q within %v (label %q)", tab, want, within, t.Label)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond)
 		return at.Sub(start), nil
 	}
-	for range hookTrials {
-		d, err := trial(0, false)
-		if err != nil {
-			return nil, nil, fmt.Errorf("with hooks: %w", err)
-		}
-		hooks = append(hooks, d)
+	typing := func(i int, line string) func() error {
+		return func() error { _, err := io.WriteString(ttys[i], line); return err }
 	}
-	for range pollTrials {
-		d, err := trial(1, true)
-		if err != nil {
-			return nil, nil, fmt.Errorf("polling only: %w", err)
+	dirOf := func(i int) string { return fmt.Sprintf("dir%d", i) }
+	const within = 15 * time.Second
+	var rows []row
+
+	// Program start and exit, in every shell that tells the daemon.
+	for _, sh := range []struct {
+		name string
+		i    int
+		how  string
+	}{{"zsh", zshHooks, "hooks"}, {"bash", bashHooks, "hooks"}, {"fish", fishHooks, "hooks"}, {"zsh", zshTitle, "no hooks, title-setting shell"}} {
+		tab := tabOf(panes[sh.i])
+		var starts, exits []time.Duration
+		for range samples {
+			st, err := timed(tab, typing(sh.i, "sleep 30\n"), "sleep", within)
+			if err != nil {
+				return nil, fmt.Errorf("%s (%s), start: %w", sh.name, sh.how, err)
+			}
+			ex, err := timed(tab, typing(sh.i, "\x03"), dirOf(sh.i), within)
+			if err != nil {
+				return nil, fmt.Errorf("%s (%s), exit: %w", sh.name, sh.how, err)
+			}
+			starts, exits = append(starts, st), append(exits, ex)
 		}
-		polled = append(polled, d)
+		startTarget, exitTarget := "p50 ≤ 15 ms, p95 ≤ 60 ms", "p95 ≤ 80 ms"
+		if sh.i == zshTitle {
+			startTarget, exitTarget = "p95 ≤ 250 ms", "p95 ≤ 250 ms"
+		}
+		rows = append(rows,
+			row{fmt.Sprintf("program start -> tab renamed, %s %s (%d starts)", sh.name, sh.how, len(starts)), pcts(starts), startTarget},
+			row{fmt.Sprintf("program exit -> tab renamed, %s %s (%d exits)", sh.name, sh.how, len(exits)), pcts(exits), exitTarget})
+		fmt.Fprintf(os.Stderr, "bench: %s %s done\n", sh.name, sh.how)
 	}
-	return hooks, polled, nil
+
+	// cd in the title-setting shell.
+	tab := tabOf(panes[zshTitle])
+	var cds []time.Duration
+	for range samples {
+		c, err := timed(tab, typing(zshTitle, "cd sub\n"), "sub", within)
+		if err != nil {
+			return nil, fmt.Errorf("cd: %w", err)
+		}
+		if _, err := timed(tab, typing(zshTitle, "cd ..\n"), dirOf(zshTitle), within); err != nil {
+			return nil, fmt.Errorf("cd back: %w", err)
+		}
+		cds = append(cds, c)
+	}
+	rows = append(rows, row{fmt.Sprintf("cd -> tab renamed, zsh no hooks, title-setting shell (%d cds)", len(cds)), pcts(cds), "p95 ≤ 250 ms"})
+
+	// Agent status changes: herdr's pane.agent_status_changed.
+	srv.SetAgent(agentPane, "claude", herdr.StatusIdle)
+	if !waitFor(within, func() bool { t, _ := srv.Tab(agentTab); return strings.HasPrefix(t.Label, "⚪") }) {
+		return nil, errors.New("agent pane never got its idle icon")
+	}
+	time.Sleep(time.Second) // the per-pane subscription for it
+	var icons []time.Duration
+	for i := range samples {
+		status, icon := herdr.StatusWorking, "🟡"
+		if i%2 == 1 {
+			status, icon = herdr.StatusIdle, "⚪"
+		}
+		d, err := timed(agentTab, func() error { srv.SetAgent(agentPane, "claude", status); return nil }, icon, within)
+		if err != nil {
+			return nil, fmt.Errorf("agent status: %w", err)
+		}
+		icons = append(icons, d)
+	}
+	rows = append(rows, row{fmt.Sprintf("agent status -> icon (%d changes)", len(icons)), pcts(icons), "p95 ≤ 300 ms"})
+
+	// A shell that neither nudges nor sets a title: the poll finds it.
+	tab = tabOf(panes[shPlain])
+	var plain []time.Duration
+	for range samples {
+		st, err := timed(tab, typing(shPlain, "sleep 30\n"), "sleep", within)
+		if err != nil {
+			return nil, fmt.Errorf("titleless sh: %w", err)
+		}
+		if _, err := timed(tab, typing(shPlain, "\x03"), dirOf(shPlain), within); err != nil {
+			return nil, fmt.Errorf("titleless sh, exit: %w", err)
+		}
+		plain = append(plain, st)
+	}
+	rows = append(rows, row{fmt.Sprintf("program start -> tab renamed, sh without hooks or title, default 3 s poll (%d starts)", len(plain)), pcts(plain), "within one poll + 100 ms (3.1 s)"})
+	return rows, nil
 }
 
 // nudgeWall times runs of the built `nudge` command against a listening

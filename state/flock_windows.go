@@ -1,9 +1,8 @@
 //go:build windows
 
-package daemon
+package state
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -30,20 +29,6 @@ func flockFile(path string, exclusive bool) (func(), error) {
 		unlockFile(f)
 		f.Close()
 	}, nil
-}
-
-// openLockFile: Windows has no O_NOFOLLOW, and the runtime folder it uses
-// (%TEMP%) is per user.
-func openLockFile(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-}
-
-func tryLockFile(f *os.File) error {
-	err := lockFileEx(f, windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY)
-	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
-		return errLockBusy
-	}
-	return err
 }
 
 func lockFileEx(f *os.File, flags uint32) error {

@@ -35,7 +35,7 @@ func runDaemon(t *testing.T, f *fixture, reload chan Options) {
 // title) sends pane.updated faster than the debounce. The debounce must
 // still fire: with --poll 0 the events are the only trigger, and a name
 // that never updates while one pane is busy is a dead daemon.
-func TestReviewDebounceIsNotStarvedByAnEventStream(t *testing.T) {
+func TestDebounceIsNotStarvedByAnEventStream(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{dir}", func(o *Options) {
 		o.Poll = 0
@@ -77,7 +77,7 @@ func TestReviewDebounceIsNotStarvedByAnEventStream(t *testing.T) {
 }
 
 // SIGHUP reloads every flag; --poll is one of them.
-func TestReviewReloadAppliesPoll(t *testing.T) {
+func TestReloadAppliesPoll(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 })
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
@@ -105,7 +105,7 @@ func TestReviewReloadAppliesPoll(t *testing.T) {
 
 // SIGHUP reloads --alias and [[rewrites]]; a program already running must
 // show under its new name, not the one cached under the old rules.
-func TestReviewReloadAppliesAliasesToRunningPrograms(t *testing.T) {
+func TestReloadAppliesAliasesToRunningPrograms(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{proc|dir}", nil)
 	f.d.opt.Inspector = fakeInspector{f.srv}
@@ -141,7 +141,7 @@ func TestReviewReloadAppliesAliasesToRunningPrograms(t *testing.T) {
 // without it), herdr refuses the whole subscription. The daemon must not
 // retry the same refused request forever: with --poll 0 it would never
 // see another event.
-func TestReviewResubscribeSurvivesAGoneAgentPane(t *testing.T) {
+func TestResubscribeSurvivesAGoneAgentPane(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Poll = 0 })
 	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
@@ -181,58 +181,10 @@ func lastLines(s string, n int) string {
 	return strings.Join(l, "\n")
 }
 
-// `lock` and `release` run as separate processes: each loads the state,
-// then updates it under the file lock. Whatever another writer saved in
-// between must survive; a flag a user set must never be lost.
-func TestReviewConcurrentLockReleaseLoseNothing(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state.json")
-	const n = 100
-	var wg sync.WaitGroup
-	errs := make(chan error, 2*n)
-	for _, who := range []string{"a", "b"} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range n {
-				st, _ := LoadState(path, "sock")
-				id := fmt.Sprintf("w1:t%s%d", who, i)
-				if err := st.Update(func(tabs map[string]TabMemory) {
-					m := tabs[id]
-					m.Locked = true
-					tabs[id] = m
-				}); err != nil {
-					errs <- err
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	st, warn := LoadState(path, "sock")
-	if warn != nil {
-		t.Fatal(warn)
-	}
-	var lost []string
-	for _, who := range []string{"a", "b"} {
-		for i := range n {
-			id := fmt.Sprintf("w1:t%s%d", who, i)
-			if !st.Tabs[id].Locked {
-				lost = append(lost, id)
-			}
-		}
-	}
-	if len(lost) > 0 {
-		t.Fatalf("%d of %d locks lost by concurrent writers, e.g. %v", len(lost), 2*n, lost[:min(5, len(lost))])
-	}
-}
-
 // Without $XDG_RUNTIME_DIR the instance lock lives under the shared
 // temporary directory, at a predictable name. Another user who plants a
 // symlink there must not get the daemon to truncate a file of ours.
-func TestReviewInstanceLockFollowsNoSymlink(t *testing.T) {
+func TestInstanceLockFollowsNoSymlink(t *testing.T) {
 	dir := t.TempDir()
 	victim := filepath.Join(dir, "precious")
 	if err := os.WriteFile(victim, []byte("keep me\n"), 0o600); err != nil {
@@ -259,7 +211,7 @@ func TestReviewInstanceLockFollowsNoSymlink(t *testing.T) {
 // or failed answer as a fact"), and it must not be acted on either: one
 // dropped reply should not rename a tab running vim to its directory and
 // back again on the next pass.
-func TestReviewFailedProcessInfoCausesNoFlicker(t *testing.T) {
+func TestFailedProcessInfoCausesNoFlicker(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", nil)
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
 	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"vim"}})

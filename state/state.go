@@ -1,4 +1,9 @@
-package daemon
+// Package state is herdrtabrenamer's memory of one herdr server: the labels
+// it set (and the ones it may still have in flight), and the tabs a user
+// locked or released. The daemon and the lock and release commands share
+// the file through an flock; writes are atomic (renameio) with their
+// temporary files beside the state.
+package state
 
 import (
 	"encoding/json"
@@ -7,29 +12,45 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
 
-// stateVersion is the file format version; other versions read as empty.
-const stateVersion = 1
+// Version is the file format version; other versions read as empty.
+const Version = 1
 
-// pruneAfter is how long a tab must be missing from full passes before its
+// PruneAfter is how long a tab must be missing from full passes before its
 // entry is dropped: one empty or short snapshot (a glitch, a restart) must
 // never wipe our memory, or our own names would later look human.
-const pruneAfter = time.Minute
+const PruneAfter = time.Minute
 
 // TabMemory is what we remember of one tab.
 type TabMemory struct {
 	// Label is the last label we set on the tab.
 	Label string `json:"label,omitempty"`
-	// Pending is a label we asked herdr for and have no answer about yet.
-	Pending string `json:"pending,omitempty"`
+	// Pending holds the labels we recently asked herdr for, newest last.
+	// A killed daemon's tab.rename can land after the next daemon's own,
+	// so one slot is not enough: every label that may still land must
+	// read as ours. Bounded by MaxPending.
+	Pending LabelSet `json:"pending,omitempty"`
 	// Locked: the user froze the tab's current name.
 	Locked bool `json:"locked,omitempty"`
 	// Released: the user handed a name back to us, even a person's.
 	Released bool `json:"released,omitempty"`
 	// MissingSince is when a full pass first did not see the tab.
+	MissingSince *time.Time `json:"missing_since,omitempty"`
+}
+
+// WorkspaceMemory is what we remember of one workspace we named: without
+// it, our name would read as a person's once the directory it was made of
+// changes, and be kept forever.
+type WorkspaceMemory struct {
+	// Label is the last label we set.
+	Label string `json:"label,omitempty"`
+	// Pending is a label we asked herdr for and have no answer about yet.
+	Pending string `json:"pending,omitempty"`
+	// MissingSince is when a full pass first did not see the workspace.
 	MissingSince *time.Time `json:"missing_since,omitempty"`
 }
 
@@ -66,9 +87,9 @@ func stampOf(fi os.FileInfo) fileStamp {
 	return s
 }
 
-// LoadState reads path. A missing file is an empty state; a corrupt one is
+// Load reads path. A missing file is an empty state; a corrupt one is
 // an empty state plus a warning (returned, never fatal).
-func LoadState(path, server string) (*State, error) {
+func Load(path, server string) (*State, error) {
 	s := &State{Path: path, Server: server, Tabs: map[string]TabMemory{}, Workspaces: map[string]WorkspaceMemory{}}
 	if path == "" {
 		return s, nil
@@ -104,8 +125,8 @@ func (s *State) reload() error {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return fmt.Errorf("state %s is corrupt: %v (starting with empty state)", s.Path, err)
 	}
-	if f.Version != stateVersion {
-		return fmt.Errorf("state %s has version %d, want %d (starting with empty state)", s.Path, f.Version, stateVersion)
+	if f.Version != Version {
+		return fmt.Errorf("state %s has version %d, want %d (starting with empty state)", s.Path, f.Version, Version)
 	}
 	for id, m := range f.Tabs {
 		s.Tabs[id] = m
@@ -177,13 +198,9 @@ func (s *State) locked(fn func(tabs map[string]TabMemory), prepare func()) error
 // stale label over the daemon's newer one.
 func (s *State) Edit(fn func(tabs map[string]TabMemory)) error {
 	return s.locked(fn, func() {
-		_ = s.reload() // a corrupt file was already reported by LoadState
+		_ = s.reload() // a corrupt file was already reported by Load
 	})
 }
-
-// Save writes the state under the file lock, merging the user's flags from
-// disk first.
-func (s *State) Save() error { return s.Update(func(map[string]TabMemory) {}) }
 
 // Refresh merges a file changed by someone else into memory: flags from
 // disk, labels from memory. It is a no-op when the file did not change.
@@ -213,12 +230,14 @@ func (s *State) Refresh() error {
 }
 
 func (s *State) write() error {
-	f := stateFile{Version: stateVersion, Server: s.Server, Tabs: s.Tabs, Workspaces: s.Workspaces}
+	f := stateFile{Version: Version, Server: s.Server, Tabs: s.Tabs, Workspaces: s.Workspaces}
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)
 	}
 	b = append(b, '\n')
+	// The temp file goes beside the state, not to $TMPDIR: there a killed
+	// writer's litter is found and removed by removeTempLitter.
 	if err := writeFileAtomic(s.Path, b, 0o600); err != nil {
 		return fmt.Errorf("write state %s: %w", s.Path, err)
 	}
@@ -230,7 +249,7 @@ func (s *State) write() error {
 
 // pruneStep is the one rule for forgetting tabs: a tab missing from a full
 // pass is marked, one seen again is unmarked, and one missing for
-// pruneAfter is dropped (keep false).
+// PruneAfter is dropped (keep false).
 func pruneStep(m TabMemory, present bool, now time.Time) (next TabMemory, keep, changed bool) {
 	switch {
 	case present && m.MissingSince != nil:
@@ -242,15 +261,15 @@ func pruneStep(m TabMemory, present bool, now time.Time) (next TabMemory, keep, 
 		t := now.UTC()
 		m.MissingSince = &t
 		return m, true, true
-	case now.Sub(*m.MissingSince) >= pruneAfter:
+	case now.Sub(*m.MissingSince) >= PruneAfter:
 		return m, false, true
 	}
 	return m, true, false
 }
 
-// prune applies pruneStep to every tab and reports whether anything
+// Prune applies pruneStep to every tab and reports whether anything
 // changed.
-func prune(tabs map[string]TabMemory, present map[string]bool, now time.Time) bool {
+func Prune(tabs map[string]TabMemory, present map[string]bool, now time.Time) bool {
 	changed := false
 	for id, m := range tabs {
 		next, keep, c := pruneStep(m, present[id], now)
@@ -265,9 +284,9 @@ func prune(tabs map[string]TabMemory, present map[string]bool, now time.Time) bo
 	return changed
 }
 
-// needsPrune reports whether prune would change anything, without
+// NeedsPrune reports whether Prune would change anything, without
 // changing it: an idle pass must not touch the disk.
-func needsPrune(tabs map[string]TabMemory, present map[string]bool, now time.Time) bool {
+func NeedsPrune(tabs map[string]TabMemory, present map[string]bool, now time.Time) bool {
 	for id, m := range tabs {
 		if _, _, c := pruneStep(m, present[id], now); c {
 			return true
@@ -288,4 +307,53 @@ func removeTempLitter(path string) {
 			_ = os.Remove(m)
 		}
 	}
+}
+
+// MaxPending bounds the labels remembered as possibly in flight per tab.
+// Only requests sent in the last moments of a killed daemon can land late,
+// and each sends at most one per tab and pass, so a handful is plenty.
+const MaxPending = 8
+
+// LabelSet is a small ordered set of labels, oldest first.
+type LabelSet []string
+
+// UnmarshalJSON also reads the single string older versions wrote.
+func (l *LabelSet) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*l = nil
+		if one != "" {
+			*l = LabelSet{one}
+		}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return err
+	}
+	*l = LabelSet(many)
+	return nil
+}
+
+// Add puts label last, dropping an earlier copy and the oldest labels
+// beyond MaxPending.
+func (l LabelSet) Add(label string) LabelSet {
+	out := slices.DeleteFunc(slices.Clone(l), func(s string) bool { return s == label })
+	out = append(out, label)
+	if len(out) > MaxPending {
+		out = out[len(out)-MaxPending:]
+	}
+	return out
+}
+
+// Has reports whether label is in the set.
+func (l LabelSet) Has(label string) bool { return slices.Contains(l, label) }
+
+// Remove drops label.
+func (l LabelSet) Remove(label string) LabelSet {
+	out := slices.DeleteFunc(slices.Clone(l), func(s string) bool { return s == label })
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }

@@ -1,9 +1,10 @@
 //go:build unix
 
-package daemon
+package state
 
 import (
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/google/renameio/v2"
@@ -21,5 +22,5 @@ func inode(fi os.FileInfo) uint64 {
 // writeFileAtomic replaces path in one rename, so a reader never sees half
 // a file and a killed writer leaves the old one.
 func writeFileAtomic(path string, b []byte, perm os.FileMode) error {
-	return renameio.WriteFile(path, b, perm)
+	return renameio.WriteFile(path, b, perm, renameio.WithTempDir(filepath.Dir(path)))
 }

@@ -1,0 +1,128 @@
+package daemon
+
+import (
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// passes counts the daemon's passes by the snapshots it asked for.
+func (f *fixture) passes() int { return f.srv.Calls("session.snapshot") }
+
+// Issue 10.3: on 0.7/0.8 every (re)subscribe replays old events. Measured
+// against the last snapshot they are old news: only the one full pass
+// after the subscribe runs.
+func TestReplayedEventsCostNoPass(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 })
+	ws, tab, p := f.srv.NewWorkspace("main", home+"/a")
+	// History: tabs that came and went, a tab renamed over and over, a
+	// title that changed many times. Over 40 events in all.
+	for i := range 8 {
+		tid, _ := f.srv.NewTab(ws, home+"/gone")
+		f.srv.HumanRename(tid, fmt.Sprintf("old %d", i))
+		f.srv.CloseTab(tid)
+	}
+	for i := range 8 {
+		f.srv.HumanRename(tab, fmt.Sprintf("was %d", i))
+	}
+	f.srv.HumanRename(tab, "notes")
+	for i := range 12 {
+		f.srv.SetTitle(p, fmt.Sprintf("title %d", i))
+	}
+	runDaemon(t, f, nil)
+	waitFor(t, "first subscribe", func() bool { return f.srv.Calls("events.subscribe") >= 1 })
+	time.Sleep(time.Second) // the replay drains (one event per 5 ms tick)
+	for round := range 2 {
+		base, subs := f.passes(), f.srv.Calls("events.subscribe")
+		f.srv.DropSubscriptions()
+		waitFor(t, "resubscribe", func() bool { return f.srv.Calls("events.subscribe") > subs })
+		time.Sleep(time.Second)
+		extra := f.passes() - base - 1 // the full pass after the subscribe
+		t.Logf("round %d: %d passes beyond the post-subscribe one", round, extra)
+		if extra != 0 {
+			t.Errorf("replayed events cost %d extra passes, want 0\n%s", extra, grepLines(f.log.String(), "event is news"))
+		}
+	}
+}
+
+// Issue 10.3: a pane.updated that changed nothing a name is made of (a
+// plugin's metadata-token spinner the templates do not read) costs no
+// pass; a change a template reads still does.
+func TestTokenSpinnerCostsNoPass(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{title|dir}", func(o *Options) { o.Poll = 0 })
+	_, _, p := f.srv.NewWorkspace("main", home+"/a")
+	runDaemon(t, f, nil)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	// The pass at start and the one after the subscribe.
+	waitFor(t, "post-subscribe pass", func() bool { return f.srv.Calls("events.subscribe") >= 1 && f.passes() >= 2 })
+	time.Sleep(300 * time.Millisecond)
+	base := f.passes()
+	frames := []string{"⠋", "⠙", "⠹", "⠸", "⠼"}
+	for i := range 10 { // 5 Hz for 2 s
+		f.srv.SetTokens(p, map[string]string{"spinner": frames[i%len(frames)]})
+		time.Sleep(200 * time.Millisecond)
+	}
+	spun := f.passes() - base
+	t.Logf("10 spinner updates at 5 Hz: %d passes", spun)
+	if spun != 0 {
+		t.Errorf("a token no template reads cost %d passes, want 0\n%s", spun, grepLines(f.log.String(), "event is news"))
+	}
+	f.srv.SetTitle(p, "build")
+	waitFor(t, "rename after a title change", func() bool { return f.labels()[0] == "build" })
+}
+
+// Issue 10.2: on 0.9 a lagging stream ends with an events_lost error
+// line. The daemon resubscribes at once and runs one full pass.
+func TestEventsLostResubscribesWithOneFullPass(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	srv := startRawServer(t)
+	srv.onSubscribe = func(c net.Conn, n int, id string) {
+		if n == 1 {
+			_, _ = c.Write([]byte(`{"data":{"type":"tab_renamed","tab_id":"w1:t1","workspace_id":"w1","label":"x"},"event":"tab_renamed"}` + "\n"))
+			_, _ = c.Write([]byte(`{"id":"` + id + `","error":{"code":"events_lost","message":"subscription fell behind; resubscribe and resync with session.snapshot"}}` + "\n"))
+			return
+		}
+		var b [1]byte
+		_, _ = c.Read(b[:]) // stay up until the daemon goes
+	}
+	f := newFixture(t, "{dir}", func(o *Options) { o.Socket = srv.path; o.Poll = 0 })
+	runDaemon(t, f, nil)
+	waitFor(t, "resubscribe", func() bool { return srv.count("events.subscribe") >= 2 })
+	// One full pass after the resubscribe (a pass already due may serve).
+	waitFor(t, "a full pass after the resubscribe", func() bool {
+		m := srv.methods()
+		return slices.Index(m[slices.Index(m, "events.subscribe")+1:], "events.subscribe") >= 0 &&
+			m[len(m)-1] != "events.subscribe" && slices.Contains(m[lastIndex(m, "events.subscribe"):], "session.snapshot")
+	})
+	time.Sleep(300 * time.Millisecond)
+	if subs, snaps := srv.count("events.subscribe"), srv.count("session.snapshot"); subs != 2 || snaps > subs+1 {
+		t.Errorf("after events_lost: %d subscribes, %d passes; want 2 subscribes and at most one pass each (plus the first)", subs, snaps)
+	}
+	if !strings.Contains(f.log.String(), "events_lost") {
+		t.Errorf("no log line says events were lost:\n%s", f.log.String())
+	}
+}
+
+func lastIndex(s []string, v string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == v {
+			return i
+		}
+	}
+	return -1
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

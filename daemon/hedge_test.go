@@ -1,0 +1,39 @@
+package daemon
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// Lever 2 of issue 13 inside a pass: a pass someone waits for sends a late
+// snapshot again and counts it; a poll pass never does, however late.
+func TestPassHedgesOnlyWhenSomeoneWaits(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		hedge       bool
+		wantHedges  int
+		wantSnapReq int
+	}{
+		{"nudge or event pass", true, 1, 2},
+		{"poll pass", false, 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, "{dir}", nil)
+			f.srv.NewWorkspace("main", home+"/a")
+			f.once()
+			f.srv.ResetCounters()
+			f.srv.StallNext("session.snapshot", 500*time.Millisecond, 1)
+			_, st, err := f.d.pass(context.Background(), passInput{hedge: tc.hedge})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Hedges != tc.wantHedges {
+				t.Errorf("PassStats.Hedges = %d, want %d", st.Hedges, tc.wantHedges)
+			}
+			if n := f.srv.Calls("session.snapshot"); n != tc.wantSnapReq {
+				t.Errorf("%d snapshot requests, want %d", n, tc.wantSnapReq)
+			}
+		})
+	}
+}

@@ -1,0 +1,301 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
+)
+
+// loop is what Run keeps between two triggers. Everything here is owned by
+// the goroutine running Run; the event watcher, the nudge listener and the
+// preexec watchers talk to it through channels only.
+type loop struct {
+	d   *Daemon
+	ctx context.Context
+
+	// The claim on the herdr server and the nudge socket.
+	claim     *claim
+	ln        *nudgeListener
+	nudgePath string
+	lost      error // another daemon took the server over: Run ends
+
+	// Inputs.
+	nudges      chan nudge.Message
+	events      chan streamEvent
+	subscribed  chan struct{}
+	agentPanes  chan []string // to the watcher: the panes to follow
+	preexecDone chan preexecReady
+
+	// Triggers.
+	ticker *time.Ticker
+	poll   <-chan time.Time
+	// The debounce window opens at the first news, which runs a pass at
+	// once (edge), and is not pushed back by later news: a pane whose title
+	// changes faster than --debounce would otherwise hold every pass off
+	// for as long as it keeps going.
+	debounce *time.Timer
+	edge     edge
+	// settle fires when a new program has run for --settle.
+	settle     *time.Timer
+	settleAt   time.Time
+	nudgeTimer *time.Timer
+	// forced are panes nudged since the last nudge pass.
+	forced        map[string]bool
+	lastNudgePass time.Time
+	// watching are panes whose preexec watcher runs.
+	watching  map[string]bool
+	curAgents []string
+}
+
+// Run is the daemon: it holds the single-instance claim and the nudge
+// socket, and runs passes on events, poll ticks and nudges until ctx ends.
+// Options sent on reload replace the configuration (SIGHUP).
+func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
+	dir, err := rundir.Dir()
+	if err != nil {
+		return err
+	}
+	cl, err := claimServer(dir, d.opt.Socket)
+	if err != nil {
+		return err
+	}
+	l := &loop{
+		d: d, ctx: ctx, claim: cl,
+		nudges:      make(chan nudge.Message, 1024),
+		events:      make(chan streamEvent, 256),
+		subscribed:  make(chan struct{}, 1),
+		agentPanes:  make(chan []string, 1),
+		preexecDone: make(chan preexecReady, 64),
+		debounce:    stoppedTimer(),
+		settle:      stoppedTimer(),
+		nudgeTimer:  stoppedTimer(),
+		forced:      map[string]bool{},
+		watching:    map[string]bool{},
+	}
+	defer func() { l.claim.release() }()
+	if l.nudgePath, err = rundir.NudgeSocket(d.opt.Socket); err != nil {
+		return err
+	}
+	if l.ln, err = listenNudges(l.nudgePath); err != nil {
+		return err
+	}
+	defer func() { l.ln.Close() }()
+	go l.ln.serve(l.nudges, d.log)
+
+	d.inflight = map[string]*ourRename{}
+	defer func() { d.inflight = nil }()
+	evCtx, stopEvents := context.WithCancel(ctx)
+	evDone := make(chan struct{})
+	go func() {
+		defer close(evDone)
+		d.watchEvents(evCtx, d.client, l.events, l.subscribed, l.agentPanes)
+	}()
+	defer func() { stopEvents(); <-evDone }()
+
+	l.setPoll(d.opt.Poll)
+	defer l.setPoll(0)
+	l.run(passInput{})
+	for {
+		if l.lost != nil {
+			return fmt.Errorf("another daemon took over this herdr server: %w", l.lost)
+		}
+		if !l.step(reload) {
+			return nil
+		}
+	}
+}
+
+func stoppedTimer() *time.Timer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
+}
+
+// step waits for one trigger and handles it; false when ctx ended.
+func (l *loop) step(reload <-chan Options) bool {
+	d := l.d
+	select {
+	case <-l.ctx.Done():
+		return false
+	case opt := <-reload:
+		oldPoll := d.opt.Poll
+		d.reconfigure(opt)
+		if d.opt.Poll != oldPoll {
+			l.setPoll(d.opt.Poll)
+		}
+		l.run(passInput{})
+	case <-l.poll:
+		l.run(passInput{})
+	case <-l.subscribed:
+		l.run(passInput{})
+	case sev := <-l.events:
+		l.event(sev)
+	case <-l.debounce.C:
+		if l.edge.fired() {
+			l.run(passInput{hedge: true})
+			l.debounce.Reset(d.opt.Debounce)
+		}
+	case <-l.settle.C:
+		l.settleAt = time.Time{}
+		l.run(passInput{})
+	case m := <-l.nudges:
+		if m.When == nudge.WhenPreexec {
+			l.watch(preexecWatch{pane: m.PaneID, window: preexecWindow, snapshot: true, timeout: d.opt.Timeout})
+			return true
+		}
+		l.nudged(m.PaneID, nil)
+	case r := <-l.preexecDone:
+		delete(l.watching, r.pane)
+		if !r.skip {
+			l.nudged(r.pane, &r)
+		}
+	case <-l.nudgeTimer.C:
+		if len(l.forced) > 0 {
+			l.nudgePass(nil)
+		}
+	}
+	return true
+}
+
+// event triages one event: the first news after a quiet spell runs a pass
+// at once and opens the debounce window; news inside it waits for its end.
+func (l *loop) event(sev streamEvent) {
+	d, ev := l.d, sev.Event
+	d.checkOverwrite(l.ctx, sev)
+	// Triage every event, even while a pass is due: it also learns what a
+	// later replay of it will look like.
+	if d.newsworthy(ev) {
+		if l.edge.news() {
+			d.log.Debug("event is news", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "label", ev.Label)
+			l.run(passInput{hedge: true})
+			l.debounce.Reset(d.opt.Debounce)
+		}
+		return
+	}
+	switch d.titleNews(ev) {
+	case titleProgramChanged:
+		l.nudged(ev.PaneID, nil)
+	case titleAtPrompt:
+		l.watch(preexecWatch{pane: ev.PaneID, window: titleWindow, onlyIfChanged: true})
+	}
+}
+
+// watch starts a wait for a program to start in a pane, one per pane.
+func (l *loop) watch(w preexecWatch) {
+	if l.watching[w.pane] {
+		return
+	}
+	l.watching[w.pane] = true
+	w.changed, w.every = l.d.foregroundProbe(w.pane)
+	go l.d.awaitProgram(l.ctx, w, l.preexecDone)
+}
+
+// setPoll (re)starts the poll ticker: a reload may change --poll.
+func (l *loop) setPoll(every time.Duration) {
+	if l.ticker != nil {
+		l.ticker.Stop()
+		l.ticker, l.poll = nil, nil
+	}
+	if every > 0 {
+		l.ticker = time.NewTicker(every)
+		l.poll = l.ticker.C
+	}
+}
+
+// nudged runs a pass for a nudged pane at once, unless the last nudge pass
+// was under nudgeGap ago: then one pass at the end of the gap serves every
+// pane nudged meanwhile. Every nudge-driven pass, preexec re-checks
+// included, goes through here, so a flood of nudges costs at most
+// 1/nudgeGap passes a second.
+func (l *loop) nudged(pane string, ahead *preexecReady) {
+	l.forced[pane] = true
+	if wait := nudgeGap - l.d.now().Sub(l.lastNudgePass); wait > 0 {
+		l.nudgeTimer.Reset(wait)
+		return
+	}
+	l.nudgePass(ahead)
+}
+
+// nudgePass runs the pass for the panes nudged so far. ahead is a
+// preexec watcher's snapshot, used when no pass ran since it was taken:
+// its labels are then current.
+func (l *loop) nudgePass(ahead *preexecReady) {
+	l.lastNudgePass = l.d.now()
+	in := passInput{forced: l.forced, hedge: true}
+	if ahead != nil && ahead.snap != nil && ahead.passes == l.d.passes.Load() {
+		in.snap, in.snapAt = ahead.snap, ahead.at
+	}
+	l.run(in)
+	l.forced = map[string]bool{}
+}
+
+// run runs one pass and what follows it: the outage log, the dry-run
+// output, the watcher's pane list, the claim check.
+func (l *loop) run(in passInput) {
+	d := l.d
+	defer l.keepClaim()
+	l.edge.covered()
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(l.ctx), 4*d.opt.Timeout)
+	defer cancel()
+	reps, _, err := d.pass(pctx, in)
+	// A program that has not settled yet gets the pass that names it when
+	// it does (--settle).
+	if at := d.settleDue(); !at.IsZero() && (l.settleAt.IsZero() || at.Before(l.settleAt)) {
+		l.settleAt = at
+		l.settle.Reset(max(0, at.Sub(d.now())))
+	}
+	if err != nil {
+		if isServerGone(err) {
+			d.logOutage(err)
+		} else {
+			d.log.Warn("pass failed", "err", err)
+		}
+		return
+	}
+	d.logBack()
+	d.printDryRun(reps)
+	if ag := d.agentPanes(); !slices.Equal(ag, l.curAgents) {
+		l.curAgents = ag
+		// Replace an update the watcher has not taken yet. Only this
+		// goroutine sends, so after the drain the send cannot block; a
+		// blocking receive here would hang the loop if the watcher took
+		// the old value in between.
+		select {
+		case <-l.agentPanes:
+		default:
+		}
+		l.agentPanes <- ag
+	}
+}
+
+// keepClaim runs after every pass: it follows a herdr that appeared or
+// restarted (a new socket identity) and a runtime dir wiped under us,
+// rebinding the nudge socket the wipe took.
+func (l *loop) keepClaim() {
+	d := l.d
+	if err := l.claim.follow(d.opt.Socket); err != nil {
+		if errors.Is(err, ErrAlreadyRunning) {
+			l.lost = err
+		} else {
+			d.log.Warn("runtime dir", "err", err)
+		}
+		return
+	}
+	if l.ln.intact() {
+		return
+	}
+	nl, err := listenNudges(l.nudgePath)
+	if err != nil {
+		d.log.Warn("nudge socket", "err", err)
+		return
+	}
+	l.ln.Close()
+	l.ln = nl
+	go l.ln.serve(l.nudges, d.log)
+	d.log.Info("nudge socket was removed; listening again", "path", l.nudgePath)
+}

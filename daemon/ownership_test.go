@@ -1,0 +1,526 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// release hands a tab back the way the release command does: an Edit of
+// the file by another State value.
+func releaseTab(t *testing.T, f *fixture, tab string, lock bool) {
+	t.Helper()
+	st, warn := state.Load(f.d.opt.StatePath, f.d.opt.Socket)
+	if warn != nil {
+		t.Fatal(warn)
+	}
+	if err := st.Edit(func(tabs map[string]state.TabMemory) {
+		m := tabs[tab]
+		m.Locked, m.Released = lock, !lock
+		tabs[tab] = m
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Issue 11.1: a release on a tab that already carries our name ends at
+// once; it must not hand a person's later name to us.
+func TestReleaseEndsWhenTheTabAlreadyHasOurName(t *testing.T) {
+	f := newFixture(t, "{dir}", nil)
+	f.srv.NewWorkspace("main", home+"/rmk")
+	f.once()
+	f.wantLabels("rmk")
+	tab := f.srv.Snapshot().Tabs[0].ID
+	releaseTab(t, f, tab, false)
+	f.once() // nothing to rename: the release is over
+	if m := f.d.State().Tabs[tab]; m.Released {
+		t.Fatalf("release still set after the tab carries our name: %+v", m)
+	}
+	f.srv.HumanRename(tab, "my notes")
+	f.once()
+	f.wantLabels("my notes")
+}
+
+// Issue 11.2: a person's rename, or a lock, that lands after the pass read
+// the session and before it renames must win.
+func TestMidPassRenameOrLockSurvives(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		act  func(f *fixture, tab string)
+		want string
+	}{
+		{"rename", func(f *fixture, tab string) { f.srv.HumanRename(tab, "my notes") }, "my notes"},
+		{"lock", func(f *fixture, tab string) { releaseTab(f.t, f, tab, true) }, "1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, "{dir}", nil)
+			f.srv.NewWorkspace("main", home+"/a")
+			tab := f.srv.Snapshot().Tabs[0].ID
+			var once sync.Once
+			f.srv.RewriteResponses(func(method string, line []byte) []byte {
+				if method == "session.snapshot" {
+					// The snapshot is built; the person acts before
+					// the daemon gets to rename.
+					once.Do(func() { tc.act(f, tab) })
+				}
+				return line
+			})
+			f.once()
+			f.wantLabels(tc.want)
+			if n := len(f.srv.Renames()); n != 0 && tc.name == "lock" {
+				t.Fatalf("a locked tab was renamed: %+v", f.srv.Renames())
+			}
+		})
+	}
+}
+
+// Issue 11.3: a rename whose pending label cannot be saved must not go
+// out; after a restart it would read as a person's name forever.
+func TestNoRenameWithoutASavedPendingLabel(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, "{dir}", func(o *Options) { o.StatePath = filepath.Join(blocker, "state.json") })
+	f.srv.NewWorkspace("main", home+"/a")
+	reps := f.once()
+	if n := len(f.srv.Renames()); n != 0 {
+		t.Fatalf("renamed %d tabs with no saved pending label", n)
+	}
+	if reps[0].Action != ActionFailed || !strings.Contains(reps[0].Error, "state") {
+		t.Fatalf("report = %+v, want a failure naming the state", reps[0])
+	}
+}
+
+// Issue 11.4: a killed daemon's tab.rename may land after the next
+// daemon's own rename. Every label that may still land reads as ours.
+func TestLateRenameOfAKilledDaemonStaysOurs(t *testing.T) {
+	f := newFixture(t, "{dir}", nil)
+	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	tab := f.srv.Snapshot().Tabs[0].ID
+	// The killed daemon had set "x" and had "old" in flight.
+	c := herdr.New(f.srv.SocketPath())
+	if _, err := c.RenameTab(context.Background(), tab, "x"); err != nil {
+		t.Fatal(err)
+	}
+	writeState(t, f.d.opt.StatePath, map[string]any{tab: map[string]any{"label": "x", "pending": "old"}})
+	if err := f.d.State().Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	f.d.state, _ = state.Load(f.d.opt.StatePath, f.d.opt.Socket)
+	f.once()
+	f.wantLabels("a")
+	// Now the killed daemon's rename lands.
+	if _, err := c.RenameTab(context.Background(), tab, "old"); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.SetCwd(p1, home+"/b")
+	reps := f.once()
+	if reps[0].Verdict != "ours" {
+		t.Fatalf("a label a killed daemon had in flight is judged %q, want ours", reps[0].Verdict)
+	}
+	f.wantLabels("b")
+}
+
+// The pending set is bounded: a tab renamed forever does not grow the file.
+func TestPendingLabelsAreBounded(t *testing.T) {
+	f := newFixture(t, "{dir}", nil)
+	_, _, p1 := f.srv.NewWorkspace("main", home+"/d0")
+	tab := f.srv.Snapshot().Tabs[0].ID
+	for i := range 3 * state.MaxPending {
+		f.srv.SetCwd(p1, home+"/d"+string(rune('a'+i%26))+string(rune('a'+i/26)))
+		f.once()
+	}
+	if n := len(f.d.State().Tabs[tab].Pending); n > state.MaxPending || n == 0 {
+		t.Fatalf("pending labels: %d, want 1..%d", n, state.MaxPending)
+	}
+}
+
+func writeState(t *testing.T, path string, tabs map[string]any) {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"version": state.Version, "tabs": tabs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Issue 11.6: a server that acks every subscription and closes it at once
+// must not be hammered: resubscribes back off like reconnects, and each
+// costs at most one pass. Over 2 s the backoff (100 ms doubling) allows
+// about 5 attempts; without it there were hundreds.
+func TestAckThenCloseBacksOff(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	srv := startRawServer(t)
+	f := newFixture(t, "{dir}", func(o *Options) { o.Socket = srv.path; o.Poll = 0 })
+	runDaemon(t, f, nil)
+	waitFor(t, "first subscribe", func() bool { return srv.count("events.subscribe") > 0 })
+	time.Sleep(2 * time.Second)
+	subs, snaps := srv.count("events.subscribe"), srv.count("session.snapshot")
+	t.Logf("in 2 s: %d subscribes, %d snapshots", subs, snaps)
+	if subs > 10 {
+		t.Errorf("%d subscribes in 2 s against a server that acks and closes, want <= 10 (backoff)", subs)
+	}
+	if snaps > subs+1 {
+		t.Errorf("%d passes for %d subscribes, want at most one each", snaps, subs)
+	}
+}
+
+// remoteInspector sees none of herdr's pids: herdr runs in a container or
+// on another machine behind a forwarded socket.
+type remoteInspector struct{ fakeInspector }
+
+func (remoteInspector) ForegroundPGID(int) (int, error) { return 0, os.ErrNotExist }
+
+// Issue 11.7: when process_info is slow and pids are not local, a pass
+// that cannot ask about every pane in time still renames what it decided,
+// later passes finish the rest, and answers are reused while the pane's
+// revision stays put.
+func TestSlowProcessInfoConvergesAcrossPasses(t *testing.T) {
+	const tabs = 120
+	f := newFixture(t, "{proc|dir}", nil)
+	f.d.opt.Inspector = remoteInspector{fakeInspector{f.srv}}
+	f.d.gatherBudget = 150 * time.Millisecond
+	ws, _, p := f.srv.NewWorkspace("main", home+"/a")
+	f.srv.SetForeground(p, herdrtest.Proc{Argv: []string{"vim"}})
+	for i := 1; i < tabs; i++ {
+		_, p := f.srv.NewTab(ws, home+"/a")
+		f.srv.SetForeground(p, herdrtest.Proc{Argv: []string{"vim"}})
+	}
+	// 120 calls at 20 ms each take 2.4 s one after another; a pass gets 1 s.
+	f.srv.SetLatency("pane.process_info", 20*time.Millisecond)
+	passes := 0
+	for ; passes < 6; passes++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, _ = f.d.Once(ctx)
+		cancel()
+		done := 0
+		for _, l := range f.labels() {
+			if l == "vim" {
+				done++
+			}
+		}
+		t.Logf("after pass %d: %d of %d tabs named", passes+1, done, tabs)
+		if done == tabs {
+			break
+		}
+	}
+	if passes >= 6 {
+		t.Fatalf("not converged after 6 passes: %v", f.labels())
+	}
+	f.srv.SetLatency("pane.process_info", 0)
+	f.srv.ResetCounters()
+	st, err := f.d.PassStats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ProcessInfoCalls > refreshPerPass {
+		t.Fatalf("idle pass asked process_info %d times, want <= %d (cached by revision)", st.ProcessInfoCalls, refreshPerPass)
+	}
+}
+
+// startRun starts Run and returns its error channel; the daemon stops at
+// the end of the test.
+func startRun(t *testing.T, d *Daemon) <-chan error {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	res := make(chan error, 1)
+	stopped := make(chan struct{})
+	go func() { res <- d.Run(ctx, nil); close(stopped) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-stopped:
+		case <-time.After(10 * time.Second):
+			t.Error("Run did not stop")
+		}
+	})
+	return res
+}
+
+// Issue 11.5: the runtime dir must be private; one another user made, or a
+// symlink planted there, is refused with an error naming it.
+func TestRuntimeDirIsPrivateOrRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, dir string)
+		want  string
+	}{
+		{"symlink", func(t *testing.T, dir string) {
+			if err := os.Symlink(t.TempDir(), dir); err != nil {
+				t.Fatal(err)
+			}
+		}, "symlink"},
+		{"other owner", func(t *testing.T, dir string) {
+			if os.Getuid() != 0 {
+				t.Skip("needs root to make a directory another user owns")
+			}
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chown(dir, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}, "owned by uid 65534"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := t.TempDir()
+			t.Setenv("XDG_RUNTIME_DIR", rt)
+			tc.plant(t, filepath.Join(rt, "herdrtabrenamer"))
+			f := newFixture(t, "{dir}", nil)
+			select {
+			case err := <-startRun(t, f.d):
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("Run = %v, want a refusal mentioning %q", err, tc.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Run went ahead in a runtime dir that is not private")
+			}
+		})
+	}
+}
+
+// A runtime dir we own with loose permissions is tightened, not refused.
+func TestRuntimeDirLooseModeIsTightened(t *testing.T) {
+	rt := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", rt)
+	dir := filepath.Join(rt, "herdrtabrenamer")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, "{dir}", nil)
+	f.srv.NewWorkspace("main", home+"/a")
+	startRun(t, f.d)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o700 {
+		t.Fatalf("runtime dir mode %v, want 0700", fi.Mode().Perm())
+	}
+}
+
+// Issue 11.9: one herdr reached through two spellings of its socket path
+// gets one daemon.
+func TestOneDaemonPerServerWhateverThePathSpelling(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{dir}", nil)
+	f.srv.NewWorkspace("main", home+"/a")
+	startRun(t, f.d)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	link := filepath.Join(t.TempDir(), "via-link")
+	if err := os.Symlink(filepath.Dir(f.srv.SocketPath()), link); err != nil {
+		t.Fatal(err)
+	}
+	other := f.d.opt
+	other.Socket = filepath.Join(link, filepath.Base(f.srv.SocketPath()))
+	d2, err := New(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-startRun(t, d2):
+		if !errors.Is(err, ErrAlreadyRunning) {
+			t.Fatalf("second daemon: %v, want ErrAlreadyRunning", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("a second daemon runs for the same herdr reached through a symlinked dir")
+	}
+}
+
+// Issue 11.9: wiping the runtime dir under a running daemon (a logout
+// cleaning /run/user) must not let a second one start.
+func TestWipedRuntimeDirLetsNoSecondDaemonStart(t *testing.T) {
+	rt := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", rt)
+	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 50 * time.Millisecond })
+	f.srv.NewWorkspace("main", home+"/a")
+	startRun(t, f.d)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	if err := os.RemoveAll(filepath.Join(rt, "herdrtabrenamer")); err != nil {
+		t.Fatal(err)
+	}
+	d2, err := New(f.d.opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-startRun(t, d2):
+		if !errors.Is(err, ErrAlreadyRunning) {
+			t.Fatalf("second daemon: %v, want ErrAlreadyRunning", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("a second daemon started after the runtime dir was wiped")
+	}
+	// The first daemon takes its files back at its next pass (poll), so
+	// nudges reach it again.
+	waitFor(t, "nudge socket back", func() bool {
+		return nudge.Send(nudge.SocketPath(f.srv.SocketPath()), f.srv.Snapshot().Panes[0].ID, nudge.WhenNow) == nil
+	})
+}
+
+// Issue 11.8: names come from programs and folders; what `run` (dry run)
+// and `explain` print must carry no escape sequence to the terminal.
+func TestReportsAndDryRunCarryNoControlCharacters(t *testing.T) {
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Apply = false })
+	_, _, p := f.srv.NewWorkspace("main", home+"/a\x1b[31mred")
+	f.srv.SetForeground(p, herdrtest.Proc{Argv: []string{"/bin/\x1b]0;evil\x07vim", "x\x1b[2J"}})
+	reps, err := f.d.Explain(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.d.printDryRun(reps)
+	b, err := json.Marshal(reps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	for _, r := range reps {
+		rb, _ := json.Marshal(r)
+		_ = json.Unmarshal(rb, &fields)
+		for k, v := range fields {
+			if s, ok := v.(string); ok && strings.ContainsAny(s, "\x1b\x07") {
+				t.Errorf("report field %s = %q carries a control character", k, s)
+			}
+		}
+	}
+	if strings.ContainsAny(f.out.String(), "\x1b\x07") {
+		t.Errorf("dry run printed a control character: %q", f.out.String())
+	}
+	_ = b
+}
+
+// Issue 11.10: a reload cannot switch state files under a running daemon
+// (the labels it set are in the old one and would read as a person's):
+// it says so and keeps the old file, rather than claiming success.
+func TestReloadThatChangesTheStateFileIsRefusedClearly(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{dir}", nil)
+	f.srv.NewWorkspace("main", home+"/a")
+	reload := make(chan Options, 1)
+	runDaemon(t, f, reload)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	old := f.d.opt.StatePath
+	opt := f.d.opt
+	opt.StatePath = filepath.Join(t.TempDir(), "other.json")
+	reload <- opt
+	waitFor(t, "reload handled", func() bool { return strings.Contains(f.log.String(), "reload") })
+	waitFor(t, "state refusal logged", func() bool { return strings.Contains(f.log.String(), "restart") })
+	if !strings.Contains(f.log.String(), old) {
+		t.Fatalf("the refusal does not name the state file kept:\n%s", f.log.String())
+	}
+	if _, err := os.Stat(opt.StatePath); !os.IsNotExist(err) {
+		t.Fatalf("the new state file was written: %v", err)
+	}
+}
+
+// Issue 11.2, the last window: herdr has no conditional rename, so a
+// person's rename landing between our re-read and our tab.rename is
+// overwritten. The event stream shows it (their tab.renamed before our
+// echo), and the daemon puts their name back.
+func TestRenameInsideTheLastWindowIsPutBack(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	// Protocol 22 does not replay, so the stream proves order at once.
+	f := newFixture(t, "{dir}", nil, herdrtest.WithProtocol(22))
+	_, _, p := f.srv.NewWorkspace("main", home+"/a")
+	tab := f.srv.Snapshot().Tabs[0].ID
+	runDaemon(t, f, nil)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	waitFor(t, "subscribed", func() bool { return f.d.stream.first.Load() != 0 && f.d.client.Protocol() == 22 })
+	var once sync.Once
+	f.srv.RewriteResponses(func(method string, line []byte) []byte {
+		// The last read before the rename: tab.get, or the snapshot
+		// itself when it is fresh enough to stand in for it.
+		if method == "tab.get" || method == "session.snapshot" {
+			once.Do(func() { f.srv.HumanRename(tab, "my notes") })
+		}
+		return line
+	})
+	f.srv.SetCwd(p, home+"/b")
+	sendRaw(t, nudge.SocketPath(f.srv.SocketPath()), mustEncode(t, p))
+	waitFor(t, "the person's name back", func() bool { return f.labels()[0] == "my notes" })
+	time.Sleep(100 * time.Millisecond)
+	f.wantLabels("my notes")
+}
+
+func mustEncode(t *testing.T, pane string) []byte {
+	t.Helper()
+	b, err := nudge.Encode(pane, nudge.WhenNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Issue 11.5: the holder named in "already running" comes from a file
+// another process wrote; no escape sequence from it reaches a terminal.
+func TestAlreadyRunningMessageCarriesNoEscapes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	first, err := AcquireInstance(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Release()
+	if err := os.WriteFile(path, []byte("\x1b]0;pwned\x07pid 1\x1b[2J\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = AcquireInstance(path)
+	if !errors.Is(err, ErrAlreadyRunning) {
+		t.Fatalf("second acquire: %v", err)
+	}
+	if strings.ContainsAny(err.Error(), "\x1b\x07") {
+		t.Fatalf("error carries escapes: %q", err.Error())
+	}
+}
+
+// The put-back must never act on a replayed old label: only the last
+// tab.renamed before our echo counts, and only a label the tab never had.
+func TestPutBackIgnoresOldLabels(t *testing.T) {
+	f := newFixture(t, "{dir}", nil)
+	f.srv.NewWorkspace("main", home+"/a")
+	f.once()
+	tab := f.srv.Snapshot().Tabs[0].ID
+	f.d.inflight = map[string]*ourRename{}
+	f.d.seen.label(tab, "old person")
+	ev := func(label string) streamEvent {
+		return streamEvent{Event: herdr.Event{Kind: "tab.renamed", TabID: tab, Label: label}, gen: 1}
+	}
+	for _, seq := range [][]string{
+		{"old person", "b"},      // a label the tab had before
+		{"new person", "a", "b"}, // the person's rename came before our re-read
+		{"new person", "old person", "b"},
+	} {
+		f.d.inflight[tab] = &ourRename{want: "b", seen: "a", gen: 1, at: time.Now()}
+		for _, l := range seq {
+			f.d.checkOverwrite(context.Background(), ev(l))
+		}
+	}
+	if r := f.srv.Renames(); len(r) != 1 { // the first pass's own
+		t.Fatalf("put back an old label: %+v", r[1:])
+	}
+	// The one case that is a window hit: a new label right before the echo.
+	f.d.inflight[tab] = &ourRename{want: "b", seen: "a", gen: 1, at: time.Now()}
+	f.d.checkOverwrite(context.Background(), ev("a"))
+	f.d.checkOverwrite(context.Background(), ev("mine now"))
+	f.d.checkOverwrite(context.Background(), ev("b"))
+	if r := f.srv.Renames(); len(r) != 2 || r[1].Label != "mine now" {
+		t.Fatalf("renames %+v, want the person's label put back", r)
+	}
+}

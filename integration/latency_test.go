@@ -1,0 +1,287 @@
+package integration
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+)
+
+// Issue 13: what makes a name follow a program within a frame. These tests
+// count requests and passes, never time them: the machine is shared, and
+// the figures live in integration/bench.
+
+// The event path's leading edge: with a debounce far longer than the test,
+// the first news after a quiet spell still renames at once (a trailing-only
+// debounce would wait the whole hour), and a storm of news inside the
+// window runs no further pass until the window ends.
+func TestEventNewsRunsAPassAtOnce(t *testing.T) {
+	srv := startServer(t)
+	_, tab, pane := srv.NewWorkspace("w", "/home/u/a")
+	d := startDaemon(t, srv, "--poll", "0", "--debounce", "1h", "--format", "{dir}")
+	waitLabel(t, srv, tab, "a")
+	settleStream(t, srv)
+
+	srv.ResetCounters()
+	cd(srv, pane, "/home/u/b")
+	waitLabel(t, srv, tab, "b")
+	if n := srv.Calls("session.snapshot"); n < 1 {
+		t.Fatalf("renamed with %d snapshots", n)
+	}
+	leading := srv.Calls("session.snapshot")
+	for i := range 10 {
+		cd(srv, pane, fmt.Sprintf("/home/u/storm%d", i))
+	}
+	// Absence of a pass is shown by waiting: long enough for the events
+	// to arrive (10 ms ticks) and a pass to run had one been started.
+	time.Sleep(time.Second)
+	if n := srv.Calls("session.snapshot"); n != leading {
+		t.Errorf("a storm inside the debounce window ran %d more passes, want 0 until the window ends\nlog:\n%s", n-leading, d.Log())
+	}
+	if got := label(srv, tab); got != "b" {
+		t.Errorf("tab renamed to %q inside the window, want it to stay b", got)
+	}
+}
+
+// The trailing side: news inside the window is coalesced into one pass at
+// its end, which names the tab after the last change; a quiet window then
+// closes the spell without a pass.
+func TestNewsInsideTheWindowCostsOneTrailingPass(t *testing.T) {
+	srv := startServer(t)
+	_, tab, pane := srv.NewWorkspace("w", "/home/u/a")
+	const window = 1500 * time.Millisecond
+	d := startDaemon(t, srv, "--poll", "0", "--debounce", window.String(), "--format", "{dir}", "--log-level", "debug")
+	waitLabel(t, srv, tab, "a")
+	settleStream(t, srv)
+
+	srv.ResetCounters()
+	mark := len(d.Log())
+	cd(srv, pane, "/home/u/b")
+	waitLabel(t, srv, tab, "b")
+	for i := range 5 {
+		cd(srv, pane, fmt.Sprintf("/home/u/c%d", i))
+		time.Sleep(20 * time.Millisecond)
+	}
+	waitLabel(t, srv, tab, "c4")
+	// The window after the trailing pass, and one more, stay quiet.
+	time.Sleep(2*window + 500*time.Millisecond)
+	passes := srv.Calls("session.snapshot") - hedged(d, mark, "session.snapshot")
+	if passes != 2 {
+		t.Errorf("%d passes for a leading and five coalesced changes, want 2 (leading, trailing); renames %q", passes, renameLabels(srv))
+	}
+}
+
+// cd is what herdr sees of a shell that shows its directory in the title
+// changing directory: a new cwd, and the title change that reports it.
+func cd(srv *herdrtest.Server, pane, dir string) {
+	srv.SetCwd(pane, dir)
+	srv.SetTitle(pane, dir)
+}
+
+// hedged counts the reads of method the daemon sent a second time since
+// its log had mark bytes: event passes may hedge (issue 13, lever 2), and a
+// hedge is one more call of the method without being one more pass. The
+// daemon must run with --log-level debug.
+func hedged(d *daemonProc, mark int, method string) int {
+	return strings.Count(d.Log()[mark:], "hedging a late read\" method="+method)
+}
+
+// settleStream waits until the subscription is up and its replay is
+// over, so the events a test makes are live news.
+func settleStream(t *testing.T, srv *herdrtest.Server) {
+	t.Helper()
+	if !poll(waitTimeout, func() bool { return srv.Calls("events.subscribe") >= 1 }) {
+		t.Fatal("the daemon never subscribed")
+	}
+	time.Sleep(1200 * time.Millisecond)
+}
+
+// realShell starts sh in a pty as the process behind pane, so the daemon's
+// local /proc reads and herdrsim's process_info see a real process. It is
+// attached before the daemon starts: its first pass learns the shell is
+// local.
+func realShell(t *testing.T, srv *herdrtest.Server, pane, dir string) (*os.File, int) {
+	t.Helper()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on PATH")
+	}
+	cmd := exec.Command(sh, "-i")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "PS1=$ ", "TERM=dumb"}
+	tty, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatalf("start sh under a pty: %v", err)
+	}
+	copied := make(chan struct{})
+	go func() { _, _ = io.Copy(io.Discard, tty); close(copied) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		tty.Close()
+		<-copied
+	})
+	srv.AttachProcess(pane, cmd.Process.Pid)
+	return tty, cmd.Process.Pid
+}
+
+// Lever 1: a preexec nudge takes the snapshot while the program starts,
+// and the program is read from /proc (the shell is local), so once it
+// appears the rename is the only request: no pane.process_info, no tab.get
+// re-read.
+func TestNudgeDrivenRenameIsOneRequestAfterTheProgramStarts(t *testing.T) {
+	srv := startServer(t)
+	sb := newSandbox(t)
+	dir := sb.HomePath("proj")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, tab, pane := srv.NewWorkspace("w", dir)
+	tty, _ := realShell(t, srv, pane, dir)
+	d := startDaemonIn(t, sb, srv, "--poll", "0")
+	waitLabel(t, srv, tab, "proj")
+	settleStream(t, srv)
+
+	for i := range 3 {
+		srv.ResetCounters()
+		// As with the hooks, which send the nudge in the background: the
+		// program starts while the nudge is on its way.
+		if _, err := tty.Write([]byte("sleep 30\n")); err != nil {
+			t.Fatal(err)
+		}
+		d.Nudge(t, "preexec", pane)
+		waitLabel(t, srv, tab, "sleep")
+		for m, want := range map[string]int{"pane.process_info": 0, "tab.get": 0, "tab.rename": 1} {
+			if n := srv.Calls(m); n != want {
+				t.Errorf("start %d: %d %s requests for a nudge-driven rename, want %d", i, n, m, want)
+			}
+		}
+		if n := srv.Calls("session.snapshot"); n < 1 {
+			t.Errorf("start %d: no snapshot before the rename", i)
+		}
+		if _, err := tty.Write([]byte("\x03")); err != nil {
+			t.Fatal(err)
+		}
+		d.Nudge(t, "precmd", pane)
+		waitLabel(t, srv, tab, "proj")
+	}
+	if t.Failed() {
+		t.Logf("log:\n%s", d.Log())
+	}
+}
+
+// Lever 2: a nudge-driven pass whose snapshot stalls gets its answer from
+// a second request. Without the hedge the stalled read times out and, with
+// no poll and no events, the tab is never renamed.
+func TestStalledSnapshotOfANudgedPassIsHedged(t *testing.T) {
+	srv := startServer(t)
+	_, tab, pane := srv.NewWorkspace("w", "/home/u/a")
+	d := startDaemon(t, srv, "--poll", "0", "--format", "{proc|dir}", "--log-level", "debug")
+	waitLabel(t, srv, tab, "a")
+	settleStream(t, srv)
+
+	srv.ResetCounters()
+	mark := len(d.Log())
+	srv.StallNext("session.snapshot", time.Minute, 1)
+	srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"vim"}})
+	d.Nudge(t, "", pane)
+	waitLabel(t, srv, tab, "vim")
+	if n := srv.Calls("session.snapshot"); n < 2 {
+		t.Errorf("%d snapshot requests, want the stalled one and its hedge", n)
+	}
+	// The log line TestPollPassesNeverHedge counts is there when a hedge is.
+	if n := hedged(d, mark, "session.snapshot"); n < 1 {
+		t.Errorf("the daemon logged %d hedged snapshots, want at least 1\nlog:\n%s", n, d.Log()[mark:])
+	}
+}
+
+// The idle side of lever 2: poll ticks never hedge, so an idle pass stays
+// one connection even when its answer is late.
+func TestPollPassesNeverHedge(t *testing.T) {
+	srv := startServer(t)
+	_, tab, _ := srv.NewWorkspace("w", "/home/u/a")
+	d := startDaemon(t, srv, "--poll", "200ms", "--format", "{dir}", "--log-level", "debug")
+	waitLabel(t, srv, tab, "a")
+	settleStream(t, srv)
+
+	srv.ResetCounters()
+	mark := len(d.Log())
+	// Late enough that a hedged read would go out twice.
+	srv.SetLatency("session.snapshot", 80*time.Millisecond)
+	time.Sleep(2 * time.Second)
+	if srv.Calls("session.snapshot") == 0 {
+		t.Fatal("no poll pass in 2 s at --poll 200ms")
+	}
+	if n := hedged(d, mark, "session.snapshot"); n != 0 {
+		t.Errorf("%d idle passes hedged their snapshot, want none (one connection each)", n)
+	}
+}
+
+// --settle: a new program names its tab only once it has run that long,
+// by a pass the daemon schedules itself (no poll, no further events).
+func TestSettleNamesANewProgramWhenItMatures(t *testing.T) {
+	srv := startServer(t)
+	_, tab, pane := srv.NewWorkspace("w", "/home/u/a")
+	d := startDaemon(t, srv, "--poll", "0", "--settle", "1500ms", "--format", "{proc|dir}")
+	waitLabel(t, srv, tab, "a")
+	settleStream(t, srv)
+
+	srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"vim"}})
+	d.Nudge(t, "", pane)
+	time.Sleep(500 * time.Millisecond)
+	if got := label(srv, tab); got != "a" {
+		t.Fatalf("label %q half-way through --settle, want a still", got)
+	}
+	waitLabel(t, srv, tab, "vim")
+	// The shell coming back never waits.
+	srv.SetForeground(pane)
+	d.Nudge(t, "", pane)
+	waitLabel(t, srv, tab, "a")
+}
+
+// Without hooks, a shell that sets the terminal title before each command
+// and at each prompt: the title change is the hint, the local foreground
+// check the proof, and neither poll nor nudge is needed.
+func TestTitleChangeAtAPromptFindsTheProgram(t *testing.T) {
+	srv := startServer(t)
+	sb := newSandbox(t)
+	dir := sb.HomePath("proj")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, tab, pane := srv.NewWorkspace("w", dir)
+	tty, shell := realShell(t, srv, pane, dir)
+	startDaemonIn(t, sb, srv, "--poll", "0")
+	waitLabel(t, srv, tab, "proj")
+	settleStream(t, srv)
+
+	for i := range 3 {
+		// preexec: the title first, then the program.
+		srv.SetTitle(pane, fmt.Sprintf("sleep 3%d", i))
+		if _, err := tty.Write([]byte(fmt.Sprintf("sleep 3%d\n", i))); err != nil {
+			t.Fatal(err)
+		}
+		waitLabel(t, srv, tab, "sleep")
+		// precmd: back at the prompt, the title shows the directory.
+		if _, err := tty.Write([]byte("\x03")); err != nil {
+			t.Fatal(err)
+		}
+		// The shell's prompt comes once the program has ended.
+		if !poll(waitTimeout, func() bool {
+			pg, err := procinfo.Local().ForegroundPGID(shell)
+			return err == nil && pg == shell
+		}) {
+			t.Fatal("the shell never came back to the foreground")
+		}
+		srv.SetTitle(pane, fmt.Sprintf("~/proj %d", i))
+		waitLabel(t, srv, tab, "proj")
+	}
+}

@@ -1,0 +1,122 @@
+package rundir
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPathWithoutXDGIsUnderTheUsersOwnCache(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("HOME", home)
+	got, err := Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got, home+string(filepath.Separator)) {
+		t.Fatalf("fallback runtime dir %s is not under the user's home %s", got, home)
+	}
+	if strings.HasPrefix(got, os.TempDir()+string(filepath.Separator)) && !strings.HasPrefix(home, os.TempDir()) {
+		t.Fatalf("fallback runtime dir %s is in the shared temp dir", got)
+	}
+}
+
+func TestDirChecks(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		plant   func(t *testing.T, dir string)
+		wantErr string
+		mode    os.FileMode
+	}{
+		{"fresh", func(*testing.T, string) {}, "", 0o700},
+		{"loose mode tightened", func(t *testing.T, dir string) {
+			mustMkdir(t, dir)
+			if err := os.Chmod(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "", 0o700},
+		{"symlink", func(t *testing.T, dir string) {
+			if err := os.Symlink(t.TempDir(), dir); err != nil {
+				t.Fatal(err)
+			}
+		}, "is a symlink", 0},
+		{"file", func(t *testing.T, dir string) {
+			if err := os.WriteFile(dir, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a directory", 0},
+		{"other owner", func(t *testing.T, dir string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to chown")
+			}
+			mustMkdir(t, dir)
+			if err := os.Chown(dir, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}, "owned by uid 65534", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := t.TempDir()
+			t.Setenv("XDG_RUNTIME_DIR", rt)
+			tc.plant(t, filepath.Join(rt, Name))
+			dir, err := Dir()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), filepath.Join(rt, Name)) {
+					t.Fatalf("Dir() = %q, %v; want an error naming the dir and %q", dir, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Lstat(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Mode().Perm() != tc.mode {
+				t.Fatalf("mode %v, want %v", fi.Mode().Perm(), tc.mode)
+			}
+		})
+	}
+}
+
+func mustMkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestServerIDIsTheSocketNotItsSpelling(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "herdr.sock")
+	if err := os.WriteFile(sock, nil, 0o600); err != nil { // any file has an inode
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	a, okA := ServerID(sock)
+	b, okB := ServerID(filepath.Join(link, "herdr.sock"))
+	if !okA || !okB || a != b {
+		t.Fatalf("ServerID: %s (%v) vs %s (%v), want the same device+inode id", a, okA, b, okB)
+	}
+	// Before herdr starts there is no inode: the resolved path stands in.
+	gone := filepath.Join(dir, "later.sock")
+	c, okC := ServerID(gone)
+	d, _ := ServerID(filepath.Join(link, "later.sock"))
+	if okC || c != d {
+		t.Fatalf("missing socket: %s (%v) vs %s, want one path-based id", c, okC, d)
+	}
+}
+
+func TestKeyIsShortAndPerServer(t *testing.T) {
+	a, b := Key("/run/user/1000/herdr.sock"), Key("/run/user/1000/herdr-work.sock")
+	if a == b || len(a) != 16 {
+		t.Fatalf("keys %q %q", a, b)
+	}
+}
