@@ -202,11 +202,13 @@ func spawnDaemon(t testing.TB, sb *sandbox, srv *herdrtest.Server, args ...strin
 	if err := d.Cmd.Start(); err != nil {
 		t.Fatalf("start daemon: %v", err)
 	}
-	daemonOf.Store(srv, fenceTarget{
-		sock:  sb.NudgeSocket(srv.SocketPath()),
-		alive: func() bool { return !d.Exited() },
-		log:   d.Log,
-	})
+	if srv != nil { // nil: a raw fake server of the test's own, no fence
+		daemonOf.Store(srv, fenceTarget{
+			sock:  sb.NudgeSocket(srv.SocketPath()),
+			alive: func() bool { return !d.Exited() },
+			log:   d.Log,
+		})
+	}
 	go func() {
 		d.waitErr = d.Cmd.Wait()
 		close(d.done)
