@@ -298,22 +298,9 @@ func (c *ExplainCmd) Run(g *Globals, env *runEnv) error {
 	if c.Notify {
 		return c.notify(g, env)
 	}
-	if c.TabID != "" {
-		if _, _, err := herdr.ParseTabID(c.TabID); err != nil {
-			return withExit(2, err)
-		}
-	}
-	opt, err := c.options(g, env)
+	_, reps, err := c.explain(context.Background(), g, env)
 	if err != nil {
 		return err
-	}
-	d, err := daemon.New(opt)
-	if err != nil {
-		return err
-	}
-	reps, err := d.Explain(context.Background(), c.TabID)
-	if err != nil {
-		return withExit(1, noHerdrHint(err))
 	}
 	if c.JSON {
 		enc := json.NewEncoder(env.stdout)
@@ -321,6 +308,29 @@ func (c *ExplainCmd) Run(g *Globals, env *runEnv) error {
 		return enc.Encode(reps)
 	}
 	return writeExplain(env.stdout, reps)
+}
+
+// explain checks TAB_ID ("" = every tab) and asks a one-off daemon for
+// the decisions; the daemon is returned for callers that talk to herdr on.
+func (c *ExplainCmd) explain(ctx context.Context, g *Globals, env *runEnv) (*daemon.Daemon, []daemon.TabReport, error) {
+	if c.TabID != "" {
+		if _, _, err := herdr.ParseTabID(c.TabID); err != nil {
+			return nil, nil, withExit(2, err)
+		}
+	}
+	opt, err := c.options(g, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := daemon.New(opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	reps, err := d.Explain(ctx, c.TabID)
+	if err != nil {
+		return nil, nil, withExit(1, noHerdrHint(err))
+	}
+	return d, reps, nil
 }
 
 // writeExplain prints one block per tab: the table a person reads when a

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
 
 // notify is `explain --notify`, the plugin's "Why this name?" action. A
@@ -24,21 +23,10 @@ func (c *ExplainCmd) notify(g *Globals, env *runEnv) error {
 			return withExit(2, errors.New("explain --notify: no TAB_ID given and $HERDR_TAB_ID is not set (herdr sets it for plugin actions; or name the tab: w1:t2)"))
 		}
 	}
-	if _, _, err := herdr.ParseTabID(c.TabID); err != nil {
-		return withExit(2, err)
-	}
-	opt, err := c.options(g, env)
-	if err != nil {
-		return err
-	}
-	d, err := daemon.New(opt)
-	if err != nil {
-		return err
-	}
 	ctx := context.Background()
-	reps, err := d.Explain(ctx, c.TabID)
+	d, reps, err := c.explain(ctx, g, env)
 	if err != nil {
-		return withExit(1, err)
+		return err
 	}
 	title, body := whyNotification(reps[0])
 	fmt.Fprintf(env.stdout, "%s\n%s\n", title, body)
