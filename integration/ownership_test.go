@@ -155,12 +155,18 @@ func TestOwnershipAckThenCloseServerIsNotHammered(t *testing.T) {
 }
 
 // 10,000 panes whose pids are not on this machine (a remote or
-// containerised herdr): every tab is named within a few passes.
+// containerised herdr): every tab is named within a few passes. Under the
+// race detector the in-process simulator, not the daemon, is the
+// bottleneck (it named 6,476 of 10,000 in 3 minutes alone), so 2,000
+// panes stand in: still several passes' worth of process_info budget.
 func TestOwnershipTenThousandRemotePanesConverge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10,000 panes: not in -short")
 	}
-	const tabs = 10_000
+	tabs := 10_000
+	if raceDetector {
+		tabs = 2_000
+	}
 	srv := startServer(t, herdrtest.WithTick(200*time.Millisecond), herdrtest.WithoutSchemas())
 	sb := newSandbox(t)
 	ws, _, p := srv.NewWorkspace("main", sb.HomePath("w"))
@@ -185,7 +191,7 @@ func TestOwnershipTenThousandRemotePanesConverge(t *testing.T) {
 		t.Fatalf("after %v only %d of %d tabs named\n%s", time.Since(start), named(), tabs, lastLog(d.Log(), 10))
 	}
 	took := time.Since(start)
-	t.Logf("10,000 remote panes: all named in %v, %d passes, %d process_info calls", took.Round(10*time.Millisecond), srv.Calls("session.snapshot"), srv.Calls("pane.process_info"))
+	t.Logf("%d remote panes: all named in %v, %d passes, %d process_info calls", tabs, took.Round(10*time.Millisecond), srv.Calls("session.snapshot"), srv.Calls("pane.process_info"))
 	if strings.Contains(d.Log(), "not reachable") {
 		t.Errorf("a big session made herdr look unreachable:\n%s", lastLog(d.Log(), 10))
 	}
