@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -106,7 +107,7 @@ func (d *Daemon) newsworthy(ev herdr.Event) bool {
 			return false
 		}
 		d.seen.label(ev.TabID, ev.Label)
-		return herdrLabel(ev.Label) || d.opt.Force || d.state.Tabs[ev.TabID].Released
+		return namer.IsHerdrLabel(ev.Label) || d.opt.Force || d.state.Tabs[ev.TabID].Released
 	case "tab.focused":
 		t, ok := tab(ev.TabID)
 		return ok && !t.Focused
@@ -182,22 +183,6 @@ func (d *Daemon) exists(method, key, id string) bool {
 
 // existsTimeout bounds exists.
 const existsTimeout = 500 * time.Millisecond
-
-// herdrLabel: "" or a bare position number, what herdr shows itself.
-func herdrLabel(s string) bool {
-	if s == "" {
-		return true
-	}
-	if s[0] == '0' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
 
 // paneUpdated triages a pane.updated: an older revision than the snapshot
 // holds is a replay; a newer one is news only if the tab's name would

@@ -46,7 +46,7 @@ func (v Verdict) MayRename() bool {
 // variant render), herdr's ("" or a bare decimal without leading zero), and
 // a person's for anything else.
 func Judge(label string, m Memory, variants []string, force bool) Verdict {
-	return judge(label, m, variants, force, isHerdrLabel(label))
+	return judge(label, m, variants, force, IsHerdrLabel(label))
 }
 
 // judge is the one ownership rule for tabs and workspaces; only what
@@ -76,9 +76,10 @@ func (d Decision) Judge(label string, m Memory, force bool) Verdict {
 	return Judge(label, m, d.Variants, force)
 }
 
-// isHerdrLabel: herdr labels an unnamed tab with its 1-based position.
-// "" counts too: it is what a rename to "" leaves, never a chosen name.
-func isHerdrLabel(s string) bool {
+// IsHerdrLabel reports whether a tab label is herdr's own: herdr labels
+// an unnamed tab with its 1-based position. "" counts too: it is what a
+// rename to "" leaves, never a chosen name.
+func IsHerdrLabel(s string) bool {
 	if s == "" {
 		return true
 	}
