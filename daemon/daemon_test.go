@@ -326,7 +326,10 @@ func TestServerOutageOneLogLine(t *testing.T) {
 		if err := f.srv.Stop(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(100 * time.Millisecond)
+		// Stay down until the daemon has seen this outage.
+		waitFor(t, "outage logged", func() bool {
+			return strings.Count(f.log.String(), "herdr is not reachable") > i
+		})
 		if err := f.srv.Restart(); err != nil {
 			t.Fatal(err)
 		}
@@ -365,14 +368,7 @@ func TestServerOutageOneLogLine(t *testing.T) {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
+	testutil.WaitFor(t, what, cond)
 }
 
 func sendRaw(t *testing.T, path string, b []byte) {
@@ -403,6 +399,7 @@ func TestPreexecNudgeWaitsForTheProgram(t *testing.T) {
 	if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenPreexec); err != nil {
 		t.Fatal(err)
 	}
+	// Input, not a wait: the program must start after the nudge arrived.
 	time.Sleep(30 * time.Millisecond)
 	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"make", "test"}})
 	waitFor(t, "rename after preexec", func() bool { return f.labels()[0] == "make" })
@@ -509,6 +506,7 @@ func TestPreexecAfterSilentExitWaitsForTheNewProgram(t *testing.T) {
 	if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenPreexec); err != nil {
 		t.Fatal(err)
 	}
+	// Input, not a wait: the new program starts after the nudge arrived.
 	time.Sleep(50 * time.Millisecond)
 	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"make"}})
 	waitFor(t, "rename to the new program", func() bool { return f.labels()[0] == "make" })
