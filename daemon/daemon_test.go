@@ -511,3 +511,42 @@ func TestPreexecAfterSilentExitWaitsForTheNewProgram(t *testing.T) {
 	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"make"}})
 	waitFor(t, "rename to the new program", func() bool { return f.labels()[0] == "make" })
 }
+
+// The daemon's time-based decisions read the injected clock, so a test
+// can move time instead of sleeping: on a 0.7/0.8 stream (protocol not
+// 22) a rename is watched only after replayDone, and a watched rename
+// whose echo never came is forgotten after inflightTTL.
+func TestRenameWatchFollowsTheInjectedClock(t *testing.T) {
+	start := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	now := start
+	f := newFixture(t, "{dir}", func(o *Options) { o.Now = func() time.Time { return now } })
+	f.d.inflight = map[string]*ourRename{}
+	f.d.stream.first.Store(start.UnixNano()) // the first stream came up at start
+	if p := f.d.client.Protocol(); p >= 22 {
+		t.Fatalf("client already knows protocol %d; this test needs the replaying kind", p)
+	}
+	f.d.noteOurRename("w1:t1", "a", "1")
+	if _, ok := f.d.inflight["w1:t1"]; ok {
+		t.Fatal("a rename made during the replay window is watched; the replay proves nothing")
+	}
+	now = start.Add(replayDone)
+	f.d.noteOurRename("w1:t1", "a", "1")
+	if _, ok := f.d.inflight["w1:t1"]; !ok {
+		t.Fatal("a rename made replayDone after the stream came up is not watched")
+	}
+	watched := now
+	for _, tt := range []struct {
+		after time.Duration
+		kept  bool
+	}{
+		{inflightTTL - time.Millisecond, true},
+		{inflightTTL, true}, // at the bound exactly, still waiting
+		{inflightTTL + time.Millisecond, false},
+	} {
+		now = watched.Add(tt.after)
+		f.d.expireInflight()
+		if _, ok := f.d.inflight["w1:t1"]; ok != tt.kept {
+			t.Fatalf("%v after the rename on the injected clock: kept = %v, want %v", tt.after, ok, tt.kept)
+		}
+	}
+}
