@@ -326,7 +326,10 @@ func TestServerOutageOneLogLine(t *testing.T) {
 		if err := f.srv.Stop(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(100 * time.Millisecond)
+		// Stay down until the daemon has seen this outage.
+		waitFor(t, "outage logged", func() bool {
+			return strings.Count(f.log.String(), "herdr is not reachable") > i
+		})
 		if err := f.srv.Restart(); err != nil {
 			t.Fatal(err)
 		}
@@ -365,14 +368,7 @@ func TestServerOutageOneLogLine(t *testing.T) {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
+	testutil.WaitFor(t, what, cond)
 }
 
 func sendRaw(t *testing.T, path string, b []byte) {
@@ -403,6 +399,7 @@ func TestPreexecNudgeWaitsForTheProgram(t *testing.T) {
 	if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenPreexec); err != nil {
 		t.Fatal(err)
 	}
+	// Input, not a wait: the program must start after the nudge arrived.
 	time.Sleep(30 * time.Millisecond)
 	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"make", "test"}})
 	waitFor(t, "rename after preexec", func() bool { return f.labels()[0] == "make" })
@@ -509,7 +506,47 @@ func TestPreexecAfterSilentExitWaitsForTheNewProgram(t *testing.T) {
 	if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenPreexec); err != nil {
 		t.Fatal(err)
 	}
+	// Input, not a wait: the new program starts after the nudge arrived.
 	time.Sleep(50 * time.Millisecond)
 	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"make"}})
 	waitFor(t, "rename to the new program", func() bool { return f.labels()[0] == "make" })
+}
+
+// The daemon's time-based decisions read the injected clock, so a test
+// can move time instead of sleeping: on a 0.7/0.8 stream (protocol not
+// 22) a rename is watched only after replayDone, and a watched rename
+// whose echo never came is forgotten after inflightTTL.
+func TestRenameWatchFollowsTheInjectedClock(t *testing.T) {
+	start := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	now := start
+	f := newFixture(t, "{dir}", func(o *Options) { o.Now = func() time.Time { return now } })
+	f.d.inflight = map[string]*ourRename{}
+	f.d.stream.first.Store(start.UnixNano()) // the first stream came up at start
+	if p := f.d.client.Protocol(); p >= 22 {
+		t.Fatalf("client already knows protocol %d; this test needs the replaying kind", p)
+	}
+	f.d.noteOurRename("w1:t1", "a", "1")
+	if _, ok := f.d.inflight["w1:t1"]; ok {
+		t.Fatal("a rename made during the replay window is watched; the replay proves nothing")
+	}
+	now = start.Add(replayDone)
+	f.d.noteOurRename("w1:t1", "a", "1")
+	if _, ok := f.d.inflight["w1:t1"]; !ok {
+		t.Fatal("a rename made replayDone after the stream came up is not watched")
+	}
+	watched := now
+	for _, tt := range []struct {
+		after time.Duration
+		kept  bool
+	}{
+		{inflightTTL - time.Millisecond, true},
+		{inflightTTL, true}, // at the bound exactly, still waiting
+		{inflightTTL + time.Millisecond, false},
+	} {
+		now = watched.Add(tt.after)
+		f.d.expireInflight()
+		if _, ok := f.d.inflight["w1:t1"]; ok != tt.kept {
+			t.Fatalf("%v after the rename on the injected clock: kept = %v, want %v", tt.after, ok, tt.kept)
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
 
@@ -44,9 +45,11 @@ func TestDebounceIsNotStarvedByAnEventStream(t *testing.T) {
 	ws, _, p1 := f.srv.NewWorkspace("main", home+"/a")
 	runDaemon(t, f, nil)
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
-	// Let the pass that follows the subscription and the replayed backlog
-	// go by: the new tab below must be found through the debounce.
-	time.Sleep(300 * time.Millisecond)
+	// Let the pass that follows the subscription go by: the new tab below
+	// must be found through the debounce.
+	waitFor(t, "pass after subscribing", func() bool {
+		return f.srv.Calls("events.subscribe") > 0 && f.srv.Calls("session.snapshot") >= 2
+	})
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -66,14 +69,9 @@ func TestDebounceIsNotStarvedByAnEventStream(t *testing.T) {
 
 	// A new tab is news; it must be named while the title churns.
 	f.srv.NewTab(ws, home+"/b")
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if l := f.labels(); len(l) == 2 && l[1] == "b" {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("new tab not named within 5s while another pane's title changes every 20ms (debounce 100ms): labels %q", f.labels())
+	testutil.WaitForWithin(t, 5*time.Second, "new tab named while another pane's title changes every 20ms (debounce 100ms)",
+		func() bool { l := f.labels(); return len(l) == 2 && l[1] == "b" },
+		func() string { return fmt.Sprintf("labels %q", f.labels()) })
 }
 
 // SIGHUP reloads every flag; --poll is one of them.
@@ -90,17 +88,13 @@ func TestReloadAppliesPoll(t *testing.T) {
 	f.srv.ResetCounters()
 	reload <- opt
 	waitFor(t, "reload pass", func() bool { return f.srv.Calls("session.snapshot") >= 1 })
-	time.Sleep(100 * time.Millisecond)
+	// A second pass with no event to cause it is a poll: --poll is live.
+	waitFor(t, "a poll pass", func() bool { return f.srv.Calls("session.snapshot") >= 2 })
 	// cwd changes are silent in herdr: only a poll pass can see this one.
 	f.srv.SetCwd(p1, home+"/b")
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
-		if f.labels()[0] == "b" {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("after a reload to --poll 20ms, a silent cwd change was not seen in 3s (label %q)", f.labels()[0])
+	testutil.WaitForWithin(t, 3*time.Second, "after a reload to --poll 20ms, a silent cwd change seen",
+		func() bool { return f.labels()[0] == "b" },
+		func() string { return fmt.Sprintf("label %q", f.labels()[0]) })
 }
 
 // SIGHUP reloads --alias and [[rewrites]]; a program already running must
@@ -126,14 +120,9 @@ func TestReloadAppliesAliasesToRunningPrograms(t *testing.T) {
 	opt := f.d.opt
 	opt.Procs = procs
 	reload <- opt
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
-		if f.labels()[0] == "editor" {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("after reloading alias vim=editor the tab is still %q", f.labels()[0])
+	testutil.WaitForWithin(t, 3*time.Second, "after reloading alias vim=editor the tab named editor",
+		func() bool { return f.labels()[0] == "editor" },
+		func() string { return fmt.Sprintf("label %q", f.labels()[0]) })
 }
 
 // The per-pane agent subscriptions name panes from the last snapshot. If
@@ -163,14 +152,9 @@ func TestResubscribeSurvivesAGoneAgentPane(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.srv.NewTab(ws, home+"/c")
-	deadline := time.Now().Add(8 * time.Second)
-	for time.Now().Before(deadline) {
-		if l := f.labels(); len(l) == 2 && l[1] == "c" {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("daemon deaf after herdr came back without an agent pane: labels %q\n%s", f.labels(), lastLines(f.log.String(), 8))
+	testutil.WaitForWithin(t, 8*time.Second, "daemon to hear again after herdr came back without an agent pane",
+		func() bool { l := f.labels(); return len(l) == 2 && l[1] == "c" },
+		func() string { return fmt.Sprintf("labels %q\n%s", f.labels(), lastLines(f.log.String(), 8)) })
 }
 
 func lastLines(s string, n int) string {

@@ -40,7 +40,7 @@ func (d *Daemon) noteOurRename(tabID, want, seen string) {
 	if d.inflight == nil {
 		return
 	}
-	now := time.Now()
+	now := d.now()
 	if !d.streamProves(now) {
 		return // the stream may still be replaying: it proves nothing
 	}
@@ -55,7 +55,7 @@ const freshSnapshot = 250 * time.Millisecond
 // echoWatched reports whether a rename made now would have its echo
 // watched by checkOverwrite (Run, on a stream past its replay).
 func (d *Daemon) echoWatched() bool {
-	return d.inflight != nil && d.streamProves(time.Now())
+	return d.inflight != nil && d.streamProves(d.now())
 }
 
 // streamProves reports whether the event stream's tab.renamed events can
@@ -68,7 +68,7 @@ func (d *Daemon) streamProves(now time.Time) bool {
 // expireInflight forgets renames whose echo never came (a lost event, a
 // cut stream); once per pass, not per rename.
 func (d *Daemon) expireInflight() {
-	now := time.Now()
+	now := d.now()
 	for id, r := range d.inflight {
 		if now.Sub(r.at) > inflightTTL {
 			delete(d.inflight, id)

@@ -129,7 +129,7 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 	}
 	snap, snapAt, err := in.snap, in.snapAt, error(nil)
 	if snap == nil {
-		snapAt = time.Now()
+		snapAt = d.now()
 		if snap, err = d.client.Snapshot(ctx); err != nil {
 			return nil, stats, err
 		}
@@ -305,7 +305,7 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 	// echo, needs no re-read before each rename (lever 1 of issue 13): a
 	// person's rename since shows on the stream before our echo, and
 	// checkOverwrite puts it back.
-	fresh := time.Since(snapAt) < freshSnapshot && d.echoWatched()
+	fresh := d.now().Sub(snapAt) < freshSnapshot && d.echoWatched()
 	outcomes, gone := d.renameAll(ctx, reports, renames, todo, fresh)
 	for k, i := range renames {
 		rep := &reports[i]
