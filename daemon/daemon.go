@@ -59,13 +59,8 @@ type Daemon struct {
 	opt    Options
 	log    *slog.Logger
 	client *herdr.Client
-	// calls is for the small per-pane and per-tab requests (process_info,
-	// tab.get, tab.rename). The herdr client sizes each reply buffer by
-	// the longest reply it has read: sharing one with session.snapshot
-	// made every small reply of a big session allocate megabytes.
-	calls *herdr.Client
-	state *state.State
-	procs map[string]*paneProc
+	state  *state.State
+	procs  map[string]*paneProc
 	// fresh holds each lead pane's program and when it was first seen,
 	// for --settle.
 	fresh map[string]newProg
@@ -118,7 +113,6 @@ func New(opt Options) (*Daemon, error) {
 		// waits for use them (passInput.hedge): a poll tick costs one
 		// connection, as it always did.
 		client:  herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log), herdr.WithHedging(true)),
-		calls:   herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log), herdr.WithHedging(true)),
 		procs:   map[string]*paneProc{},
 		fresh:   map[string]newProg{},
 		printed: map[string]string{},
@@ -193,7 +187,7 @@ func (d *Daemon) foregroundProbe(paneID string) (func(ctx context.Context) bool,
 			return err != nil || pg != shell
 		}, preexecInterval
 	}
-	client := d.calls
+	client := d.client
 	return func(ctx context.Context) bool {
 		// A probe every 50 ms gains nothing from a second request.
 		pi, err := client.ProcessInfo(herdr.WithoutHedge(ctx), paneID)

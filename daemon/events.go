@@ -177,7 +177,7 @@ func (d *Daemon) exists(method, key, id string) bool {
 	// Short: this runs on the loop, and an unsure answer only costs a pass.
 	ctx, cancel := context.WithTimeout(context.Background(), min(d.opt.Timeout, existsTimeout))
 	defer cancel()
-	err := d.calls.Call(ctx, method, map[string]string{key: id}, nil)
+	err := d.client.Call(ctx, method, map[string]string{key: id}, nil)
 	return err == nil || !herdr.IsCode(err, "tab_not_found") && !herdr.IsCode(err, "pane_not_found")
 }
 

@@ -66,7 +66,7 @@ func (d *Daemon) sshHost(dest string) string {
 func (d *Daemon) prefixPeople(ctx context.Context, reports []TabReport, which []int, stats *PassStats) error {
 	for _, i := range which {
 		rep := &reports[i]
-		if _, err := d.calls.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
+		if _, err := d.client.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
 			rep.Action, rep.Error = ActionFailed, err.Error()
 			if isServerGone(err) {
 				return err

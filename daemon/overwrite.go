@@ -114,7 +114,7 @@ func (d *Daemon) checkOverwrite(ctx context.Context, ev streamEvent) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, d.opt.Timeout)
 	defer cancel()
-	if _, err := d.calls.RenameTab(rctx, ev.TabID, r.foreign); err != nil {
+	if _, err := d.client.RenameTab(rctx, ev.TabID, r.foreign); err != nil {
 		d.log.Warn("could not put back a name set during our rename", "tab", ev.TabID, "name", r.foreign, "err", err)
 		return
 	}

@@ -116,9 +116,9 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 	return reps, stats, err
 }
 
-// hedged is how many reads both clients sent twice so far.
+// hedged is how many reads the client sent twice so far.
 func (d *Daemon) hedged() uint64 {
-	return d.client.HedgeStats().Hedged + d.calls.HedgeStats().Hedged
+	return d.client.HedgeStats().Hedged
 }
 
 func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, PassStats, error) {
@@ -471,7 +471,7 @@ func (d *Daemon) renameOne(ctx context.Context, mu *sync.Mutex, rep *TabReport, 
 	} else if keep {
 		return renameNotSent, nil
 	}
-	if _, err := d.calls.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
+	if _, err := d.client.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
 		rep.Action, rep.Error = ActionFailed, err.Error()
 		if isServerGone(err) {
 			return renameInFlight, err
@@ -503,7 +503,7 @@ func (d *Daemon) stillMayRename(ctx context.Context, mu *sync.Mutex, rep *TabRep
 	if fresh {
 		// The pass's snapshot is the re-read (see renameAll's caller).
 		got.Tab = &herdr.Tab{ID: rep.TabID, Label: rep.Label}
-	} else if err := d.calls.Call(ctx, "tab.get", map[string]string{"tab_id": rep.TabID}, &got); err != nil {
+	} else if err := d.client.Call(ctx, "tab.get", map[string]string{"tab_id": rep.TabID}, &got); err != nil {
 		if herdr.IsCode(err, "tab_not_found") {
 			rep.Action = ActionKeep
 			d.log.Debug("tab vanished before rename", "tab", rep.TabID)
@@ -692,7 +692,7 @@ func (d *Daemon) gather(ctx context.Context, leads []leadPane, stats *PassStats)
 		go func() {
 			defer wg.Done()
 			for p := range work {
-				pi, err := d.calls.ProcessInfo(gctx, p.ID)
+				pi, err := d.client.ProcessInfo(gctx, p.ID)
 				replies <- reply{pane: p, pi: pi, err: err}
 			}
 		}()

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -40,9 +41,10 @@ type Client struct {
 	version    atomic.Pointer[string]
 	warned     atomic.Bool // the one unknown-protocol warning is out
 	noSnapshot atomic.Bool // server lacks session.snapshot: use the lists
-	// largest is the longest reply line seen: a snapshot is read into a
-	// buffer of that size at once instead of growing to it by copies.
-	largest atomic.Int64
+	// largest is the longest reply line seen per method (*atomic.Int64):
+	// a snapshot is read into a buffer of that size at once instead of
+	// growing to it by copies, while a tab.rename's reply stays small.
+	largest sync.Map
 	hedge   *hedger // when and how often reads go out twice
 }
 
@@ -239,15 +241,25 @@ func (c *Client) roundTrip(ctx context.Context, method string, line []byte, dead
 	if _, err := conn.Write(line); err != nil {
 		return nil, c.transportErr(ctx, method, deadline, fmt.Errorf("write request: %w", err))
 	}
-	br := bufio.NewReaderSize(conn, 64<<10)
-	reply, err := readLineSized(br, MaxReply, int(c.largest.Load()))
+	largest := c.largestReply(method)
+	br := bufio.NewReaderSize(conn, int(min(max(largest.Load()+2, 4<<10), 64<<10)))
+	reply, err := readLineSized(br, MaxReply, int(largest.Load()))
 	if err != nil {
 		return nil, c.transportErr(ctx, method, deadline, err)
 	}
-	if n := int64(len(reply)); n > c.largest.Load() {
-		c.largest.Store(n)
+	if n := int64(len(reply)); n > largest.Load() {
+		largest.Store(n)
 	}
 	return reply, nil
+}
+
+// largestReply is the longest reply line seen for method so far.
+func (c *Client) largestReply(method string) *atomic.Int64 {
+	if v, ok := c.largest.Load(method); ok {
+		return v.(*atomic.Int64)
+	}
+	v, _ := c.largest.LoadOrStore(method, new(atomic.Int64))
+	return v.(*atomic.Int64)
 }
 
 var (
