@@ -57,6 +57,7 @@ type RunCmd struct {
 	Poll         time.Duration `help:"Full pass interval besides events; 0 for events only." default:"3s"`
 	Debounce     time.Duration `help:"Events after the first one within this long are coalesced into one more pass." default:"400ms"`
 	Settle       time.Duration `help:"Wait this long before naming a new program (0: at once); calm over speed." default:"0s"`
+	Warm         time.Duration `help:"After a shell hook's nudge, keep connections to herdr open this long so renames skip its 100 ms read poll (0: never)." default:"30s"`
 	IfNotRunning bool          `help:"Exit 0 quietly when a daemon already serves this herdr (for startup hooks)." env:"-"`
 }
 
@@ -255,10 +256,13 @@ func (c *RunCmd) build(g *Globals, env *runEnv) (daemon.Options, error) {
 	if c.Settle < 0 {
 		return opt, withExit(2, fmt.Errorf("--settle %v: must not be negative (0 names a new program at once)", c.Settle))
 	}
+	if c.Warm < 0 {
+		return opt, withExit(2, fmt.Errorf("--warm %v: must not be negative (0 keeps no connection open)", c.Warm))
+	}
 	if c.Poll > 0 && c.Poll < minPoll {
 		return opt, withExit(2, fmt.Errorf("--poll %v is too short: use %v or more, or 0 for events only", c.Poll, minPoll))
 	}
-	opt.Apply, opt.Poll, opt.Debounce, opt.Settle = c.Apply, c.Poll, c.Debounce, c.Settle
+	opt.Apply, opt.Poll, opt.Debounce, opt.Settle, opt.Warm = c.Apply, c.Poll, c.Debounce, c.Settle, c.Warm
 	return opt, nil
 }
 

@@ -42,7 +42,11 @@ type Options struct {
 	Debounce  time.Duration
 	// Settle is how long a new program must run before it names its tab
 	// (0: at once).
-	Settle    time.Duration
+	Settle time.Duration
+	// Warm is how long after a nudge the client keeps idle connections
+	// open (herdr.Client.Warm), so that renames skip herdr's read poll;
+	// 0: never.
+	Warm      time.Duration
 	StatePath string // "": remember nothing
 	Timeout   time.Duration
 
@@ -189,8 +193,9 @@ func (d *Daemon) foregroundProbe(paneID string) (func(ctx context.Context) bool,
 	}
 	client := d.client
 	return func(ctx context.Context) bool {
-		// A probe every 50 ms gains nothing from a second request.
-		pi, err := client.ProcessInfo(herdr.WithoutHedge(ctx), paneID)
+		// Hedged: the program's name waits on this answer, and one
+		// stuck in herdr's read poll would hold it back 100 ms.
+		pi, err := client.ProcessInfo(ctx, paneID)
 		return err != nil || pi.ShellPID == 0 || pi.ForegroundPGID != pi.ShellPID
 	}, 5 * preexecInterval
 }

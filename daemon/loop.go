@@ -86,6 +86,7 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 	}
 	defer func() { l.ln.Close() }()
 	go l.ln.serve(l.nudges, d.log)
+	defer d.client.Cool()
 
 	d.inflight = map[string]*ourRename{}
 	defer func() { d.inflight = nil }()
@@ -144,6 +145,9 @@ func (l *loop) step(reload <-chan Options) bool {
 		l.settleAt = time.Time{}
 		l.run(passInput{})
 	case m := <-l.nudges:
+		// A shell hook spoke: renames are likely soon (this one, the
+		// program's exit, the next command).
+		d.client.Warm(d.opt.Warm)
 		if m.When == nudge.WhenPreexec {
 			l.watch(preexecWatch{pane: m.PaneID, window: preexecWindow, snapshot: true, timeout: d.opt.Timeout})
 			return true
@@ -242,7 +246,10 @@ func (l *loop) run(in passInput) {
 	l.edge.covered()
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(l.ctx), 4*d.opt.Timeout)
 	defer cancel()
-	reps, _, err := d.pass(pctx, in)
+	reps, st, err := d.pass(pctx, in)
+	if st.Renames > 0 || st.Warm > 0 {
+		d.log.Debug("pass", "renames", st.Renames, "warm", st.Warm, "hedges", st.Hedges, "process_info", st.ProcessInfoCalls, "local_reads", st.LocalReads)
+	}
 	// A program that has not settled yet gets the pass that names it when
 	// it does (--settle).
 	if at := d.settleDue(); !at.IsZero() && (l.settleAt.IsZero() || at.Before(l.settleAt)) {

@@ -54,6 +54,10 @@ type PassStats struct {
 	// LocalReads counts programs read from this machine's /proc instead
 	// of asking herdr (the pane's shell is ours to look at).
 	LocalReads int
+	// Warm counts requests (renames, mostly) sent on a connection the
+	// client held open after a nudge, so herdr's read poll did not make
+	// them wait (herdr.Client.Warm).
+	Warm int
 }
 
 // paneProc caches what we learnt of a pane's foreground program. It is a
@@ -110,9 +114,10 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 	if !in.hedge {
 		ctx = herdr.WithoutHedge(ctx)
 	}
-	before := d.hedged()
+	before, warmBefore := d.hedged(), d.client.WarmStats().Used
 	reps, stats, err := d.readAndRename(ctx, in)
 	stats.Hedges = int(d.hedged() - before)
+	stats.Warm = int(d.client.WarmStats().Used - warmBefore)
 	return reps, stats, err
 }
 

@@ -45,7 +45,8 @@ type Client struct {
 	// a snapshot is read into a buffer of that size at once instead of
 	// growing to it by copies, while a tab.rename's reply stays small.
 	largest sync.Map
-	hedge   *hedger // when and how often reads go out twice
+	hedge   *hedger   // when and how often reads go out twice
+	warm    *warmPool // idle connections for requests that go out once
 }
 
 // Option configures a Client.
@@ -74,6 +75,7 @@ func WithLogger(l *slog.Logger) Option {
 // connect; the first call does.
 func New(socketPath string, opts ...Option) *Client {
 	c := &Client{path: socketPath, timeout: DefaultTimeout, log: slog.Default(), hedge: newHedger()}
+	c.warm = newWarmPool(c)
 	c.dial = dialSocket
 	for _, o := range opts {
 		o(c)
@@ -181,13 +183,18 @@ func (c *Client) connect(ctx context.Context, method string, deadline time.Time)
 	if err == nil {
 		return conn, nil
 	}
+	return nil, c.dialErr(ctx, method, deadline, err)
+}
+
+// dialErr classifies a failed connect: "nobody home", or a transport error.
+func (c *Client) dialErr(ctx context.Context, method string, deadline time.Time, err error) error {
 	switch {
 	case errors.Is(err, syscall.ENOENT):
-		return nil, &NotRunningError{Path: c.path, Reason: "socket missing", Err: err}
+		return &NotRunningError{Path: c.path, Reason: "socket missing", Err: err}
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return nil, &NotRunningError{Path: c.path, Reason: "connection refused", Err: err}
+		return &NotRunningError{Path: c.path, Reason: "connection refused", Err: err}
 	}
-	return nil, c.transportErr(ctx, method, deadline, fmt.Errorf("connect: %w", err))
+	return c.transportErr(ctx, method, deadline, fmt.Errorf("connect: %w", err))
 }
 
 // transportErr wraps err, turning timeouts into the reason the caller
@@ -211,7 +218,7 @@ func (c *Client) transportErr(ctx context.Context, op string, deadline time.Time
 
 // exchange sends one request and returns the one reply line. Idempotent
 // reads may go out twice, on two connections (hedge.go); everything else
-// goes out once.
+// goes out once, on a warm connection while there are some (pool.go).
 func (c *Client) exchange(ctx context.Context, method string, params any) ([]byte, error) {
 	line, _, err := c.encodeRequest(method, params)
 	if err != nil {
@@ -221,36 +228,67 @@ func (c *Client) exchange(ctx context.Context, method string, params any) ([]byt
 	if c.hedge.applies(ctx, method) {
 		return c.hedgedExchange(ctx, method, line, deadline)
 	}
+	// Reads dial afresh even when not hedged: most are read at once, and
+	// a warm connection's few ms would come on top of every probe and
+	// pass; a late read can be hedged, a rename cannot.
+	if !hedgeable[method] {
+		if conn, phase, ok := c.warm.take(); ok {
+			reply, sent, err := c.converse(ctx, conn, method, line, deadline)
+			if err == nil {
+				c.warm.learn(phase, c.warm.now())
+			}
+			if sent || ctx.Err() != nil {
+				return reply, err
+			}
+			// herdr had closed it (a restart): the line never left, so
+			// it may go out on a fresh connection.
+			c.warm.dead()
+		}
+	}
 	return c.roundTrip(ctx, method, line, deadline)
 }
 
 // roundTrip writes line on a fresh connection and reads the one reply
-// line. The connection is closed on return; ctx cancellation unblocks it
-// by moving the deadline, never by writing.
+// line.
 func (c *Client) roundTrip(ctx context.Context, method string, line []byte, deadline time.Time) ([]byte, error) {
+	start := time.Now()
 	conn, err := c.connect(ctx, method, deadline)
 	if err != nil {
 		return nil, err
 	}
+	reply, _, err := c.converse(ctx, conn, method, line, deadline)
+	if err == nil {
+		c.warm.fresh(time.Since(start))
+	}
+	return reply, err
+}
+
+// converse writes line on conn and reads the one reply line; sent is false
+// when the write failed, so nothing reached herdr. conn is closed on
+// return; ctx cancellation unblocks it by moving the deadline, never by
+// writing.
+func (c *Client) converse(ctx context.Context, conn net.Conn, method string, line []byte, deadline time.Time) (reply []byte, sent bool, err error) {
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	if err := conn.SetDeadline(deadline); err != nil {
-		return nil, c.transportErr(ctx, method, deadline, fmt.Errorf("set deadline: %w", err))
+		return nil, false, c.transportErr(ctx, method, deadline, fmt.Errorf("set deadline: %w", err))
 	}
-	if _, err := conn.Write(line); err != nil {
-		return nil, c.transportErr(ctx, method, deadline, fmt.Errorf("write request: %w", err))
+	if len(line) > 0 {
+		if _, err := conn.Write(line); err != nil {
+			return nil, false, c.transportErr(ctx, method, deadline, fmt.Errorf("write request: %w", err))
+		}
 	}
 	largest := c.largestReply(method)
 	br := bufio.NewReaderSize(conn, int(min(max(largest.Load()+2, 4<<10), 64<<10)))
-	reply, err := readLineSized(br, MaxReply, int(largest.Load()))
+	reply, err = readLineSized(br, MaxReply, int(largest.Load()))
 	if err != nil {
-		return nil, c.transportErr(ctx, method, deadline, err)
+		return nil, true, c.transportErr(ctx, method, deadline, err)
 	}
 	if n := int64(len(reply)); n > largest.Load() {
 		largest.Store(n)
 	}
-	return reply, nil
+	return reply, true, nil
 }
 
 // largestReply is the longest reply line seen for method so far.

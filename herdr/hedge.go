@@ -21,7 +21,8 @@ import (
 // a second request, only busier. Hence: the wait before the second
 // request follows what each method usually takes; no second request when
 // the usual time itself is too long to beat the poll; at most one second
-// request per call; and a budget of about one call in ten.
+// request per call; and a budget of about one call in three (about one
+// fresh connection in seven misses herdr's first look here).
 
 // hedgeable are the methods that may go out twice: reads with no effect
 // on herdr (tab.list and friends are the session.snapshot fallback).
@@ -62,7 +63,7 @@ var defaultHedge = hedgeConfig{
 	prior:      20 * time.Millisecond,
 	window:     16,
 	minSamples: 3,
-	deposit:    100, // 10% of calls
+	deposit:    334, // a third of calls
 	burst:      3000,
 }
 
@@ -274,6 +275,10 @@ func (c *Client) hedgedExchange(ctx context.Context, method string, line []byte,
 			if r.err == nil {
 				if r.hedge {
 					h.won()
+					// The first request, left waiting, missed herdr's
+					// first look: count it, or the warm pool would see
+					// only the hits (pool.go).
+					c.warm.fresh(c.warm.cfg.poll)
 				}
 				return r.line, nil
 			}

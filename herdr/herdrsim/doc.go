@@ -17,7 +17,7 @@
 // The session is driven through the mutation API (NewWorkspace, Split,
 // SetForeground, SetTitle, ...); faults are injected with InjectFault,
 // SetLatency, Stop/Restart, DropSubscriptions and LoseEvents. Counters
-// (Calls, Connections, ReadPolls, EmptyLooks, DeliveryRounds(Of), EventsLost,
-// OpenStreams) let tests assert behaviour without timing it, and wait on
+// (Calls, Connections, ReadPolls, EmptyLooks, ReadTimeouts, DeliveryRounds(Of),
+// EventsLost, OpenStreams, OpenConnections) let tests assert behaviour without timing it, and wait on
 // what happened instead of sleeping.
 package herdrsim

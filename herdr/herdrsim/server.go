@@ -29,6 +29,14 @@ const (
 	// ReadPollInterval is herdr's CONNECTION_POLL_INTERVAL: how long a
 	// connection thread sleeps when its request line has not arrived yet.
 	ReadPollInterval = 100 * time.Millisecond
+	// ReadPollOvershoot is how much longer than asked each of those
+	// sleeps lasts: herdr's std::thread::sleep is a nanosleep, which on
+	// Linux wakes after the kernel's 50 µs timer slack plus the wake-up
+	// (docs/herdr.md §2). Go's timers are coarser when a process idles
+	// (up to a millisecond late, every time); the simulator keeps to
+	// herdr's timeline instead, so that their lateness does not add up
+	// over a connection's life.
+	ReadPollOvershoot = 100 * time.Microsecond
 )
 
 type config struct {
@@ -40,6 +48,7 @@ type config struct {
 	readTimeout time.Duration
 	noSchemas   bool
 	noReadPoll  bool
+	lateWrites  bool
 	validator   Validator
 	onViolation func(msg string)
 }
@@ -64,6 +73,13 @@ func WithRelease(version string) Option { return func(c *config) { c.version = v
 // longer (docs/herdr.md §2). For unit tests that do not measure latency;
 // demo, benchmarks and the integration suite keep it on.
 func WithoutReadPoll() Option { return func(c *config) { c.noReadPoll = true } }
+
+// WithLateWrites makes every client lose the race with herdr's first look
+// at a new connection: the look at accept finds nothing, as happens when
+// herdr runs before the client's write (docs/herdr.md §2), so a request on
+// a fresh connection waits one poll. A request written on a connection
+// opened earlier is read at its next look as usual.
+func WithLateWrites() Option { return func(c *config) { c.lateWrites = true } }
 
 // WithTick sets the event stream tick (default 100 ms, herdr's own).
 func WithTick(d time.Duration) Option { return func(c *config) { c.tick = d } }
@@ -180,6 +196,7 @@ type Server struct {
 	conns    int
 	polls    int            // read polls: 100 ms sleeps waiting for a request line
 	empty    int            // looks for a request line that found nothing waiting
+	timeouts int            // connections dropped for sending no request line in time
 	streams  int            // event streams being served now
 	lost     int            // streams ended with events_lost
 	rounds   int            // stream rounds that sent events (per subscription)
@@ -444,10 +461,20 @@ func (s *Server) readRequestLine(c *net.UnixConn, stop chan struct{}) (line []by
 		}
 	}
 	buf := make([]byte, 64<<10)
+	var look time.Time // when herdr's current look began, on its timeline
 	for {
+		first := look.IsZero()
+		if first {
+			look = time.Now()
+		}
 		var n int
 		var rerr error
-		if err := rc.Read(func(fd uintptr) bool {
+		if first && s.cfg.lateWrites && !s.cfg.noReadPoll {
+			rerr = syscall.EAGAIN // herdr looked before the line came
+			s.mu.Lock()
+			s.empty++
+			s.mu.Unlock()
+		} else if err := rc.Read(func(fd uintptr) bool {
 			n, rerr = peek(fd, buf, !s.cfg.noReadPoll)
 			if rerr == syscall.EAGAIN {
 				s.mu.Lock()
@@ -459,17 +486,27 @@ func (s *Server) readRequestLine(c *net.UnixConn, stop chan struct{}) (line []by
 			}
 			return rerr != syscall.EAGAIN && rerr != syscall.EINTR
 		}); err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				s.mu.Lock()
+				s.timeouts++
+				s.mu.Unlock()
+				return nil, nil, errReadTimeout
+			}
 			return nil, nil, err
 		}
 		if rerr == syscall.EAGAIN {
 			if !time.Now().Before(deadline) {
+				s.mu.Lock()
+				s.timeouts++
+				s.mu.Unlock()
 				return nil, nil, errReadTimeout
 			}
 			s.mu.Lock()
 			s.polls++
 			s.mu.Unlock()
+			look = look.Add(ReadPollInterval + ReadPollOvershoot)
 			select {
-			case <-time.After(ReadPollInterval):
+			case <-time.After(time.Until(look)):
 			case <-stop:
 				return nil, nil, net.ErrClosed
 			}
@@ -655,6 +692,24 @@ func (s *Server) EmptyLooks() int {
 	return s.empty
 }
 
+// ReadTimeouts counts connections dropped because their request line had
+// not arrived within the read timeout (herdr: 5 s after accept, and a
+// warning in its log). A client that keeps idle connections open must
+// close them before then.
+func (s *Server) ReadTimeouts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.timeouts
+}
+
+// OpenConnections is the number of connections open right now on the
+// server's side: waiting for a request line, being answered, or streaming.
+func (s *Server) OpenConnections() int {
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	return len(s.open)
+}
+
 // OpenStreams is the number of events.subscribe streams being served right
 // now: acked and not yet ended on the server's side. A stream the client
 // closed stays open here until the server notices, at its next round.
@@ -664,12 +719,12 @@ func (s *Server) OpenStreams() int {
 	return s.streams
 }
 
-// ResetCounters zeroes connections, calls, read polls, empty looks and
-// renames (open streams are a state, not a count, and stay).
+// ResetCounters zeroes connections, calls, read polls, empty looks, read
+// timeouts and renames (open streams are a state, not a count, and stay).
 func (s *Server) ResetCounters() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.conns, s.polls, s.empty, s.calls, s.renames, s.wsNames = 0, 0, 0, map[string]int{}, nil, nil
+	s.conns, s.polls, s.empty, s.timeouts, s.calls, s.renames, s.wsNames = 0, 0, 0, 0, map[string]int{}, nil, nil
 }
 
 // MaxRequestBytes is herdr's limit on a request line before its newline.

@@ -63,6 +63,7 @@ var (
 	WithSchemaDir   = herdrsim.WithSchemaDir
 	WithDir         = herdrsim.WithDir
 	WithReadTimeout = herdrsim.WithReadTimeout
+	WithLateWrites  = herdrsim.WithLateWrites
 	WithoutSchemas  = herdrsim.WithoutSchemas
 	WithRelease     = herdrsim.WithRelease
 	WithoutReadPoll = herdrsim.WithoutReadPoll
