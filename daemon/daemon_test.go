@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -548,5 +549,57 @@ func TestRenameWatchFollowsTheInjectedClock(t *testing.T) {
 		if _, ok := f.d.inflight["w1:t1"]; ok != tt.kept {
 			t.Fatalf("%v after the rename on the injected clock: kept = %v, want %v", tt.after, ok, tt.kept)
 		}
+	}
+}
+
+// The preexec and stream watchers run off the loop goroutine, and they
+// too read the daemon's one clock, which a reload does not replace: a
+// window, an age or a stream's start read on the wall clock would be on
+// another time line than the decisions that compare with them.
+func TestWatchersFollowTheInjectedClock(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC) // far from the wall clock
+	var ns atomic.Int64
+	ns.Store(start.UnixNano())
+	clock := func() time.Time { return time.Unix(0, ns.Load()).UTC() }
+	f := newFixture(t, "{dir}", func(o *Options) { o.Now = clock }, herdrtest.WithProtocol(20))
+	f.srv.NewWorkspace("main", home+"/a")
+
+	reload := make(chan Options, 1)
+	runDaemon(t, f, reload)
+	waitFor(t, "first subscription", func() bool { return f.d.stream.first.Load() != 0 })
+	if got := time.Unix(0, f.d.stream.first.Load()).UTC(); !got.Equal(start) {
+		t.Fatalf("the stream came up at %v, want %v on the injected clock", got, start)
+	}
+	if f.d.streamProves(start) || !f.d.streamProves(start.Add(replayDone)) {
+		t.Fatalf("on protocol 20 the stream proves renames from replayDone after it came up on the injected clock: at start %v, at +replayDone %v",
+			f.d.streamProves(start), f.d.streamProves(start.Add(replayDone)))
+	}
+
+	// A reload carries the wall clock; the daemon keeps its own.
+	opt := f.d.opt
+	opt.Now = time.Now
+	reload <- opt
+	waitFor(t, "reload", func() bool { return strings.Contains(f.log.String(), "configuration reloaded") })
+	if got := f.d.now(); !got.Equal(start) {
+		t.Fatalf("after a reload the daemon reads %v, want the injected clock's %v", got, start)
+	}
+
+	// The preexec window (an hour here) ends when the injected clock
+	// passes it: each probe moves it a minute, so the 60th probe is the
+	// last, with no real hour spent.
+	probes := 0
+	done := make(chan preexecReady, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go f.d.awaitProgram(ctx, preexecWatch{pane: "p", window: time.Hour, every: time.Millisecond,
+		changed: func(context.Context) bool { probes++; ns.Add(int64(time.Minute)); return false }}, done)
+	select {
+	case r := <-done:
+		if !r.at.Equal(start) || probes != 60 {
+			t.Fatalf("preexec wait asked at %v after %d probes, want %v after 60 (an hour on the injected clock)", r.at, probes, start)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a preexec window of an hour on the injected clock did not end when the clock passed it")
 	}
 }
