@@ -292,18 +292,16 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 		stream, err := client.Subscribe(sctx, subscriptions(agentPanes))
 		if err != nil {
 			cancel()
-			d.log.Debug("subscribe failed", "err", err)
+			pass := "none"
 			var apiErr *herdr.APIError
 			if errors.As(err, &apiErr) {
 				// herdr is up but refused the request, most likely
 				// because a per-pane entry names a pane that is gone.
 				// Ask the loop for a pass: it sends the current agent
 				// panes, which the next attempt picks up.
-				select {
-				case subscribed <- struct{}{}:
-				default:
-				}
+				pass = askFullPass(subscribed)
 			}
+			d.log.Debug("subscribe failed", "err", err, "full_pass", pass)
 			sleep := backoff/2 + rand.N(backoff/2+1)
 			backoff = min(backoff*2, backoffMax)
 			select {
@@ -321,10 +319,7 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 		if _, err := client.Ping(sctx); err != nil {
 			d.log.Debug("ping failed", "err", err)
 		}
-		select {
-		case subscribed <- struct{}{}:
-		default:
-		}
+		d.log.Debug("subscribed to events", "agent_panes", len(agentPanes), "full_pass", askFullPass(subscribed))
 		// The stream ends on server loss, or when the set of agent panes
 		// changes and needs a new subscription.
 		next := make(chan []string, 1)
@@ -386,6 +381,18 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 			return
 		case <-time.After(sleep):
 		}
+	}
+}
+
+// askFullPass asks the loop for a full pass unless one is asked for
+// already, and says which for the debug log: tests match each "asked"
+// with the loop's "full pass after subscribing done".
+func askFullPass(subscribed chan<- struct{}) string {
+	select {
+	case subscribed <- struct{}{}:
+		return "asked"
+	default:
+		return "already asked"
 	}
 }
 

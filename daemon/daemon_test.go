@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -400,7 +401,7 @@ func TestPreexecNudgeWaitsForTheProgram(t *testing.T) {
 	if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenPreexec); err != nil {
 		t.Fatal(err)
 	}
-	// Input, not a wait: the program must start after the nudge arrived.
+	// An input, not a wait: the program starts a moment after the nudge.
 	time.Sleep(30 * time.Millisecond)
 	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"make", "test"}})
 	waitFor(t, "rename after preexec", func() bool { return f.labels()[0] == "make" })
@@ -471,18 +472,22 @@ func TestOwnRenameEchoCostsNoPass(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
 	// The pass after subscribing must be done, and the replayed backlog
-	// drained (it is all old news too), before counting.
-	waitFor(t, "subscription", func() bool { return f.srv.Calls("events.subscribe") > 0 })
-	waitFor(t, "pass after subscribing", func() bool { return f.srv.Calls("session.snapshot") >= 2 })
-	time.Sleep(300 * time.Millisecond)
+	// triaged (it is all old news too), before counting.
+	waitFor(t, "pass after subscribing", func() bool { return f.count("full pass after subscribing done") >= 1 })
+	mark := len(f.caughtUp())
 	f.srv.ResetCounters()
 	f.srv.NewTab(ws, home+"/b")
 	waitFor(t, "new tab named", func() bool { return len(f.labels()) == 2 && f.labels()[1] == "b" })
-	// The echo of our rename arrives within a few ticks; it must not
-	// cause another pass.
-	time.Sleep(200 * time.Millisecond)
-	if n := f.srv.Calls("session.snapshot"); n != 1 {
-		t.Fatalf("%d snapshots for one new tab, want 1 (our own rename echo caused a pass)", n)
+	// The echo of our rename must not cause another pass.
+	lines := f.caughtUp()[mark:]
+	echo := slices.IndexFunc(lines, func(l string) bool {
+		return strings.Contains(l, "kind=tab.renamed") && strings.Contains(l, " label=b ")
+	})
+	if echo < 0 {
+		t.Fatalf("the echo of our rename never reached the daemon:\n%s", strings.Join(lines, "\n"))
+	}
+	if n := f.srv.Calls("session.snapshot"); n != 1 || !strings.Contains(lines[echo], "old news") {
+		t.Fatalf("%d snapshots for one new tab, want 1; the echo of our rename: %s", n, lines[echo])
 	}
 }
 
@@ -507,7 +512,7 @@ func TestPreexecAfterSilentExitWaitsForTheNewProgram(t *testing.T) {
 	if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenPreexec); err != nil {
 		t.Fatal(err)
 	}
-	// Input, not a wait: the new program starts after the nudge arrived.
+	// An input, not a wait: the new program starts a moment after the nudge.
 	time.Sleep(50 * time.Millisecond)
 	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"make"}})
 	waitFor(t, "rename to the new program", func() bool { return f.labels()[0] == "make" })

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -160,23 +162,47 @@ func writeState(t *testing.T, path string, tabs map[string]any) {
 
 // Issue 11.6: a server that acks every subscription and closes it at once
 // must not be hammered: resubscribes back off like reconnects, and each
-// costs at most one pass. Over 2 s the backoff (100 ms doubling) allows
-// about 5 attempts; without it there were hundreds.
+// costs at most one pass. The daemon logs each pause it takes; the pauses
+// must double from backoffMin (each is half its step plus jitter), and no
+// resubscribe may come without one. Without backoff there were hundreds
+// of attempts a second.
 func TestAckThenCloseBacksOff(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	srv := startRawServer(t)
 	f := newFixture(t, "{dir}", func(o *Options) { o.Socket = srv.path; o.Poll = 0 })
 	runDaemon(t, f, nil)
-	waitFor(t, "first subscribe", func() bool { return srv.count("events.subscribe") > 0 })
-	time.Sleep(2 * time.Second)
+	const steps = 4
+	waitFor(t, fmt.Sprintf("%d resubscribe pauses", steps), func() bool { return len(resubscribePauses(t, f)) >= steps })
 	subs, snaps := srv.count("events.subscribe"), srv.count("session.snapshot")
-	t.Logf("in 2 s: %d subscribes, %d snapshots", subs, snaps)
-	if subs > 10 {
-		t.Errorf("%d subscribes in 2 s against a server that acks and closes, want <= 10 (backoff)", subs)
+	pauses := resubscribePauses(t, f) // after subs: each subscribe but the first follows a logged pause
+	t.Logf("%d subscribes, %d snapshots, pauses %v", subs, snaps, pauses)
+	if subs > len(pauses)+1 {
+		t.Errorf("%d subscribes after %d pauses: a resubscribe came without a pause", subs, len(pauses))
+	}
+	for i, p := range pauses[:steps] {
+		if least := (backoffMin << i) / 2; p < least {
+			t.Errorf("pause %d was %v, want at least %v (backoff doubling from %v)", i, p, least, backoffMin)
+		}
 	}
 	if snaps > subs+1 {
 		t.Errorf("%d passes for %d subscribes, want at most one each", snaps, subs)
 	}
+}
+
+// resubscribePauses are the pauses the daemon logged before resubscribing
+// after a stream that ended early.
+func resubscribePauses(t *testing.T, f *fixture) []time.Duration {
+	t.Helper()
+	var out []time.Duration
+	for _, l := range grepAll(f.log.String(), `msg="event stream ended early; resubscribing after a pause"`) {
+		_, v, _ := strings.Cut(l, " after=")
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil {
+			t.Fatalf("pause in %q: %v", l, err)
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // remoteInspector sees none of herdr's pids: herdr runs in a container or
@@ -462,7 +488,13 @@ func TestRenameInsideTheLastWindowIsPutBack(t *testing.T) {
 		rs := f.srv.Renames()
 		return len(rs) > 0 && rs[len(rs)-1].Label == "my notes" && f.labels()[0] == "my notes"
 	})
-	time.Sleep(100 * time.Millisecond)
+	// The put-back's echo is triaged, and whatever it caused is done.
+	lines := f.caughtUp()
+	if !slices.ContainsFunc(lines, func(l string) bool {
+		return strings.Contains(l, "kind=tab.renamed") && strings.Contains(l, `label="my notes"`)
+	}) {
+		t.Fatalf("the echo of the put-back never reached the daemon:\n%s", strings.Join(lines, "\n"))
+	}
 	f.wantLabels("my notes")
 }
 

@@ -18,6 +18,8 @@
 // SetForeground, SetTitle, ...); faults are injected with InjectFault,
 // SetLatency, Stop/Restart, DropSubscriptions and LoseEvents. Counters
 // (Calls, Connections, ReadPolls, EmptyLooks, DeliveryRounds(Of), EventsLost,
-// OpenStreams) let tests assert behaviour without timing it, and wait on
-// what happened instead of sleeping.
+// OpenStreams, Undelivered, EventsDelivered) let tests assert behaviour
+// without timing it, and wait on what happened instead of sleeping:
+// Undelivered() == 0 is "every subscriber has been sent its backlog", and
+// EventsDelivered is how many event lines a client should have read then.
 package herdrsim
