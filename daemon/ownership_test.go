@@ -105,6 +105,41 @@ func TestNoRenameWithoutASavedPendingLabel(t *testing.T) {
 	}
 }
 
+// Issue 11.3, and why a pass writes the state file twice (daemon/pass.go):
+// when herdr applies a rename, the label it sets is already on disk as
+// pending, so a daemon killed before the reply comes back still reads the
+// label as its own after a restart.
+func TestPendingLabelIsOnDiskBeforeTheRename(t *testing.T) {
+	f := newFixture(t, "{dir}", nil)
+	f.srv.NewWorkspace("main", home+"/a")
+	tab, path := f.srv.Snapshot().Tabs[0].ID, f.d.opt.StatePath
+	var mu sync.Mutex
+	var onDisk []state.TabMemory
+	f.srv.RewriteResponses(func(method string, line []byte) []byte {
+		if method == "tab.rename" {
+			// herdr has applied the rename; its reply is not sent yet.
+			st, err := state.Load(path, "")
+			if err != nil {
+				t.Errorf("read state while herdr applies the rename: %v", err)
+			}
+			mu.Lock()
+			onDisk = append(onDisk, st.Tabs[tab])
+			mu.Unlock()
+		}
+		return line
+	})
+	f.once()
+	f.wantLabels("a")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(onDisk) != 1 || !onDisk[0].Pending.Has("a") {
+		t.Fatalf("state on disk when herdr applied the rename: %+v, want %s pending \"a\"", onDisk, tab)
+	}
+	if m := f.d.State().Tabs[tab]; m.Label != "a" {
+		t.Fatalf("state after the pass: %+v, want label a (the second write)", m)
+	}
+}
+
 // Issue 11.4: a killed daemon's tab.rename may land after the next
 // daemon's own rename. Every label that may still land reads as ours.
 func TestLateRenameOfAKilledDaemonStaysOurs(t *testing.T) {
