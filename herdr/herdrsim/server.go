@@ -195,8 +195,8 @@ type Server struct {
 	renames   []Rename
 	wsNames   []WorkspaceRename
 	latency   map[string]time.Duration
-	faults    []pendingFault
-	stalls    []pendingStall
+	faults    []pending[Fault]
+	stalls    []pending[time.Duration]
 	timers    map[*time.Timer]struct{}
 	dropSubs  chan struct{} // closed by DropSubscriptions; replaced after
 	loseSubs  chan struct{} // closed by LoseEvents; replaced after
@@ -529,8 +529,8 @@ func (s *Server) serve(c *net.UnixConn, stop chan struct{}) {
 	}
 	s.mu.Lock()
 	s.calls[req.Method]++
-	fault := s.takeFault(req.Method)
-	delay := s.latency[req.Method] + s.latency[""] + s.takeStall(req.Method)
+	fault := take(s.faults, req.Method)
+	delay := s.latency[req.Method] + s.latency[""] + take(s.stalls, req.Method)
 	refuse := s.stopping && req.Method != "ping" && req.Method != "server.stop"
 	s.mu.Unlock()
 	if fault == FaultReset {
