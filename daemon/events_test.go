@@ -18,37 +18,13 @@ func (f *fixture) passes() int { return f.srv.Calls("session.snapshot") }
 // count counts the daemon's log lines with this message.
 func (f *fixture) count(msg string) int { return strings.Count(f.log.String(), `msg="`+msg+`"`) }
 
-// subscribePassesDone reports whether every full pass the event watcher
-// asked for after (failing to) subscribe has run: a pass still owed could
-// otherwise come at any later moment of the test.
-func (f *fixture) subscribePassesDone() bool {
-	log := f.log.String()
-	return strings.Count(log, "full_pass=asked") == strings.Count(log, `msg="full pass after subscribing done"`)
-}
+// subscribePassesDone: see testutil.SubscribePassesDone.
+func (f *fixture) subscribePassesDone() bool { return testutil.SubscribePassesDone(f.log.String()) }
 
-// caughtUp waits until the daemon is subscribed, herdr has sent it every
-// event so far and the daemon has triaged each one, and returns the "event triaged" lines,
-// one per event, each logged once its event is done with (a pass it ran
-// included). A test that checks that nothing more happened checks it
-// then: the daemon has seen everything there was.
+// caughtUp: see testutil.CaughtUp.
 func (f *fixture) caughtUp() []string {
 	f.t.Helper()
-	var lines []string
-	testutil.WaitFor(f.t, "every event sent to the daemon and triaged", func() bool {
-		sent := f.srv.EventsDelivered()
-		lines = grepAll(f.log.String(), `msg="event triaged"`)
-		// Read in this order, an echo of a pass run for the last event
-		// is either still undelivered or counted as sent.
-		return len(lines) == sent && f.srv.OpenStreams() > 0 && f.srv.Undelivered() == 0 && f.srv.EventsDelivered() == sent
-	}, func() string {
-		return fmt.Sprintf("sent %d, undelivered %d, triaged %d", f.srv.EventsDelivered(), f.srv.Undelivered(), len(lines))
-	})
-	return lines
-}
-
-// news are the triage lines of events that asked for a pass.
-func news(lines []string) []string {
-	return slices.DeleteFunc(slices.Clone(lines), func(l string) bool { return strings.Contains(l, `then="nothing: old news"`) })
+	return testutil.CaughtUp(f.t, f.srv, f.log.String)
 }
 
 // Issue 10.3: on 0.7/0.8 every (re)subscribe replays old events. Measured
@@ -89,7 +65,7 @@ func TestReplayedEventsCostNoPass(t *testing.T) {
 		if len(lines) < 40 {
 			t.Errorf("round %d: %d events replayed, want the whole history (over 40)", round, len(lines))
 		}
-		if n := news(lines); extra != 0 || len(n) != 0 {
+		if n := testutil.News(lines); extra != 0 || len(n) != 0 {
 			t.Errorf("replayed events cost %d extra passes, want 0; news:\n%s", extra, strings.Join(n, "\n"))
 		}
 	}
@@ -119,7 +95,7 @@ func TestTokenSpinnerCostsNoPass(t *testing.T) {
 	if len(lines) == 0 {
 		t.Fatal("the spinner sent no event: nothing was tested")
 	}
-	if n := news(lines); spun != 0 || len(n) != 0 {
+	if n := testutil.News(lines); spun != 0 || len(n) != 0 {
 		t.Errorf("a token no template reads cost %d passes, want 0; news:\n%s", spun, strings.Join(n, "\n"))
 	}
 	f.srv.SetTitle(p, "build")
@@ -166,14 +142,4 @@ func lastIndex(s []string, v string) int {
 		}
 	}
 	return -1
-}
-
-func grepAll(s, sub string) []string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if strings.Contains(l, sub) {
-			out = append(out, l)
-		}
-	}
-	return out
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
@@ -207,9 +208,16 @@ func TestAckThenCloseBacksOff(t *testing.T) {
 	f := newFixture(t, "{dir}", func(o *Options) { o.Socket = srv.path; o.Poll = 0 })
 	runDaemon(t, f, nil)
 	const steps = 4
-	waitFor(t, fmt.Sprintf("%d resubscribe pauses", steps), func() bool { return len(resubscribePauses(t, f)) >= steps })
+	pausesSoFar := func() []time.Duration {
+		p, err := testutil.ResubscribePauses(f.log.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	waitFor(t, fmt.Sprintf("%d resubscribe pauses", steps), func() bool { return len(pausesSoFar()) >= steps })
 	subs, snaps := srv.count("events.subscribe"), srv.count("session.snapshot")
-	pauses := resubscribePauses(t, f) // after subs: each subscribe but the first follows a logged pause
+	pauses := pausesSoFar() // after subs: each subscribe but the first follows a logged pause
 	t.Logf("%d subscribes, %d snapshots, pauses %v", subs, snaps, pauses)
 	if subs > len(pauses)+1 {
 		t.Errorf("%d subscribes after %d pauses: a resubscribe came without a pause", subs, len(pauses))
@@ -222,22 +230,6 @@ func TestAckThenCloseBacksOff(t *testing.T) {
 	if snaps > subs+1 {
 		t.Errorf("%d passes for %d subscribes, want at most one each", snaps, subs)
 	}
-}
-
-// resubscribePauses are the pauses the daemon logged before resubscribing
-// after a stream that ended early.
-func resubscribePauses(t *testing.T, f *fixture) []time.Duration {
-	t.Helper()
-	var out []time.Duration
-	for _, l := range grepAll(f.log.String(), `msg="event stream ended early; resubscribing after a pause"`) {
-		_, v, _ := strings.Cut(l, " after=")
-		d, err := time.ParseDuration(strings.TrimSpace(v))
-		if err != nil {
-			t.Fatalf("pause in %q: %v", l, err)
-		}
-		out = append(out, d)
-	}
-	return out
 }
 
 // remoteInspector sees none of herdr's pids: herdr runs in a container or

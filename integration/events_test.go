@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 // A 0.9 stream that falls behind herdr's retained history ends with an
@@ -23,7 +24,7 @@ func TestEventsLostResubscribesWithOneFullPass(t *testing.T) {
 		t.Fatal("the daemon never subscribed")
 	}
 	// The start pass and the pass the subscription asks for.
-	if !poll(waitTimeout, func() bool { return srv.Calls("session.snapshot") >= 2 && subscribePassesDone(d) }) {
+	if !poll(waitTimeout, func() bool { return srv.Calls("session.snapshot") >= 2 && testutil.SubscribePassesDone(d.Log()) }) {
 		t.Fatal("no post-subscribe pass")
 	}
 
@@ -37,7 +38,7 @@ func TestEventsLostResubscribesWithOneFullPass(t *testing.T) {
 	}
 	// Nothing else is going on: every pass the watcher asked for has run
 	// and every event is triaged, so a second pass would be a wasted one.
-	if !poll(waitTimeout, func() bool { return subscribePassesDone(d) }) {
+	if !poll(waitTimeout, func() bool { return testutil.SubscribePassesDone(d.Log()) }) {
 		t.Fatalf("a full pass the watcher asked for never ran\nlog:\n%s", d.Log())
 	}
 	caughtUp(t, d)

@@ -499,52 +499,14 @@ func fence(t testing.TB, srv *herdrtest.Server, passes int) {
 	}
 }
 
-// caughtUp returns once d is subscribed, herdr has sent it every event so
-// far, and d has triaged each one, with the "event triaged" debug lines
-// (one per event, logged once the event is done with, a pass it ran
-// included). A check that nothing more happened belongs after it: the
-// daemon has seen everything there was. d must log at debug level, and
-// be the only client of its server since the server started (the server
-// counts the events it sent every stream).
+// caughtUp is testutil.CaughtUp for a daemon process: d must log at debug
+// level, and be its server's only client since the server started.
 func caughtUp(t testing.TB, d *daemonProc) []string {
 	t.Helper()
 	if !slices.Contains(d.Cmd.Args, "debug") {
 		t.Fatal("caughtUp: the daemon must run with --log-level debug to say what it triaged")
 	}
-	var lines []string
-	testutil.WaitFor(t, "every event sent to the daemon and triaged", func() bool {
-		sent := d.Srv.EventsDelivered()
-		lines = logLines(d.Log(), `msg="event triaged"`)
-		// In this order, an echo of a pass run for the last event is
-		// either still undelivered or counted as sent.
-		return len(lines) == sent && d.Srv.OpenStreams() > 0 && d.Srv.Undelivered() == 0 && d.Srv.EventsDelivered() == sent
-	}, func() string {
-		return fmt.Sprintf("sent %d, undelivered %d, triaged %d\nlog:\n%s", d.Srv.EventsDelivered(), d.Srv.Undelivered(), len(lines), d.Log())
-	})
-	return lines
-}
-
-// subscribePassesDone reports whether every full pass d's event watcher
-// asked for after (failing to) subscribe has run (d logs at debug level).
-func subscribePassesDone(d *daemonProc) bool {
-	log := d.Log()
-	return strings.Count(log, "full_pass=asked") == strings.Count(log, `msg="full pass after subscribing done"`)
-}
-
-// logLines are the lines of log that contain sub.
-func logLines(log, sub string) []string {
-	var out []string
-	for _, l := range strings.Split(log, "\n") {
-		if strings.Contains(l, sub) {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// news are the triage lines of events that asked for a pass.
-func news(lines []string) []string {
-	return slices.DeleteFunc(slices.Clone(lines), func(l string) bool { return strings.Contains(l, `then="nothing: old news"`) })
+	return testutil.CaughtUp(t, d.Srv, d.Log)
 }
 
 // stateFile is the daemon's state file as JSON, for assertions.

@@ -111,7 +111,7 @@ func hedged(d *daemonProc, mark int, method string) int {
 func settleStream(t *testing.T, d *daemonProc) {
 	t.Helper()
 	caughtUp(t, d)
-	testutil.WaitFor(t, "the full pass after subscribing", func() bool { return subscribePassesDone(d) })
+	testutil.WaitFor(t, "the full pass after subscribing", func() bool { return testutil.SubscribePassesDone(d.Log()) })
 }
 
 // realShell starts sh in a pty as the process behind pane, so the daemon's

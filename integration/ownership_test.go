@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 )
 
@@ -150,11 +151,18 @@ func TestOwnershipAckThenCloseServerIsNotHammered(t *testing.T) {
 	// may come without one.
 	const steps = 5
 	var pauses []time.Duration
-	if !poll(waitTimeout, func() bool { pauses = resubscribePauses(t, d); return len(pauses) >= steps || d.Exited() }) || d.Exited() {
+	pausesSoFar := func() []time.Duration {
+		p, err := testutil.ResubscribePauses(d.Log())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if !poll(waitTimeout, func() bool { pauses = pausesSoFar(); return len(pauses) >= steps || d.Exited() }) || d.Exited() {
 		t.Fatalf("%d resubscribe pauses, want %d\n%s", len(pauses), steps, d.Log())
 	}
 	subs, passes := srv.count("events.subscribe"), srv.count("session.snapshot")
-	pauses = resubscribePauses(t, d) // after subs: each subscribe but the first follows a logged pause
+	pauses = pausesSoFar() // after subs: each subscribe but the first follows a logged pause
 	t.Logf("ack-then-close server: %d subscribes, %d passes, pauses %v", subs, passes, pauses)
 	if subs > len(pauses)+1 || passes > subs+1 {
 		t.Errorf("%d subscribes and %d passes after %d pauses: a resubscribe without a pause, or more than a pass each", subs, passes, len(pauses))
@@ -164,22 +172,6 @@ func TestOwnershipAckThenCloseServerIsNotHammered(t *testing.T) {
 			t.Errorf("pause %d was %v, want at least %v (backoff doubling from 100ms)", i, p, least)
 		}
 	}
-}
-
-// resubscribePauses are the pauses d logged (at debug level) before
-// resubscribing after a stream that ended early.
-func resubscribePauses(t *testing.T, d *daemonProc) []time.Duration {
-	t.Helper()
-	var out []time.Duration
-	for _, l := range logLines(d.Log(), `msg="event stream ended early; resubscribing after a pause"`) {
-		_, v, _ := strings.Cut(l, " after=")
-		p, err := time.ParseDuration(strings.TrimSpace(v))
-		if err != nil {
-			t.Fatalf("pause in %q: %v", l, err)
-		}
-		out = append(out, p)
-	}
-	return out
 }
 
 // 10,000 panes whose pids are not on this machine (a remote or
@@ -327,14 +319,14 @@ func TestOwnershipReplayAndSpinnerCostNoPass(t *testing.T) {
 			subscribed := func() int { return strings.Count(d.Log(), `msg="subscribed to events"`) }
 			// Acked (DropSubscriptions below reaches the stream), the first
 			// replay triaged, one event per 10 ms tick, and its pass run.
-			if !poll(waitTimeout, func() bool { return subscribed() >= 1 && subscribePassesDone(d) }) {
+			if !poll(waitTimeout, func() bool { return subscribed() >= 1 && testutil.SubscribePassesDone(d.Log()) }) {
 				t.Fatalf("no subscription\n%s", d.Log())
 			}
 			mark := len(caughtUp(t, d))
 			snaps := func() int { return srv.Calls("session.snapshot") }
 			base, subs := snaps(), subscribed()
 			srv.DropSubscriptions()
-			if !poll(waitTimeout, func() bool { return subscribed() > subs && subscribePassesDone(d) }) {
+			if !poll(waitTimeout, func() bool { return subscribed() > subs && testutil.SubscribePassesDone(d.Log()) }) {
 				t.Fatal("no resubscribe")
 			}
 			replay := caughtUp(t, d)[mark:]
@@ -353,9 +345,9 @@ func TestOwnershipReplayAndSpinnerCostNoPass(t *testing.T) {
 			if len(replay) < 40 || len(spin) == 0 {
 				t.Fatalf("%d events replayed, %d from the spinner: want the whole history (over 40) and some", len(replay), len(spin))
 			}
-			if replayExtra != 0 || spinner != 0 || len(news(replay)) != 0 || len(news(spin)) != 0 {
+			if replayExtra != 0 || spinner != 0 || len(testutil.News(replay)) != 0 || len(testutil.News(spin)) != 0 {
 				t.Errorf("replay cost %d extra passes, spinner %d; want 0 and 0; news:\n%s", replayExtra, spinner,
-					strings.Join(append(news(replay), news(spin)...), "\n"))
+					strings.Join(append(testutil.News(replay), testutil.News(spin)...), "\n"))
 			}
 		})
 	}
