@@ -320,9 +320,15 @@ func TestServerOutageOneLogLine(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Poll = 20 * time.Millisecond })
 	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- f.d.Run(ctx, nil) }()
+	running := true
+	defer func() { // a failed wait leaves no daemon behind
+		if running {
+			cancel()
+			<-done
+		}
+	}()
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
 	for i := 0; i < 3; i++ {
 		if err := f.srv.Stop(); err != nil {
@@ -341,9 +347,14 @@ func TestServerOutageOneLogLine(t *testing.T) {
 			l := f.labels()
 			return len(l) == n && l[n-1] == "r"+string(rune('0'+i))
 		})
+		// The rename lands mid-pass; only once that pass is over does
+		// the daemon count herdr as back, and a server stopped before
+		// then would be the same outage to it.
+		waitFor(t, "herdr back", func() bool { return strings.Count(f.log.String(), "herdr is back") > i })
 	}
 	cancel()
 	<-done
+	running = false
 	// One line per outage the daemon saw: "not reachable" and "back"
 	// alternate. (Two restarts may merge into one outage when no pass
 	// succeeds between them.)
