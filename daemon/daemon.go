@@ -53,14 +53,19 @@ type Options struct {
 	// Out receives dry-run decisions ("would rename ...").
 	Out io.Writer
 	Log *slog.Logger
-	// Now is the clock (tests).
+	// Now is the clock (tests). It is read once, by New: a reload cannot
+	// change it.
 	Now func() time.Time
 }
 
 // Daemon holds the loop's state. All fields are owned by the goroutine
 // running Run (or the one calling Once/Explain); passes never overlap.
 type Daemon struct {
-	opt    Options
+	opt Options
+	// clock is Options.Now as New saw it. The watcher goroutines read it
+	// too, and d.opt is replaced on reload: one clock, never written after
+	// New, keeps every time decision on the same time line.
+	clock  func() time.Time
 	log    *slog.Logger
 	client *herdr.Client
 	state  *state.State
@@ -111,8 +116,9 @@ func New(opt Options) (*Daemon, error) {
 		opt.Timeout = 5 * time.Second
 	}
 	d := &Daemon{
-		opt: opt,
-		log: opt.Log,
+		opt:   opt,
+		clock: opt.Now,
+		log:   opt.Log,
 		// Hedged reads (docs/herdr.md §2) are on, but only passes someone
 		// waits for use them (passInput.hedge): a poll tick costs one
 		// connection, as it always did.
@@ -129,7 +135,7 @@ func New(opt Options) (*Daemon, error) {
 	return d, nil
 }
 
-func (d *Daemon) now() time.Time { return d.opt.Now() }
+func (d *Daemon) now() time.Time { return d.clock() }
 
 // Once runs one pass and returns its reports.
 func (d *Daemon) Once(ctx context.Context) ([]TabReport, error) {
@@ -231,7 +237,7 @@ type preexecWatch struct {
 // so that once the program is there the pass needs no request but the
 // rename (lever 1 of issue 13).
 func (d *Daemon) awaitProgram(ctx context.Context, w preexecWatch, done chan<- preexecReady) {
-	r := preexecReady{pane: w.pane, at: time.Now(), passes: d.passes.Load()}
+	r := preexecReady{pane: w.pane, at: d.now(), passes: d.passes.Load()}
 	got := make(chan *herdr.Snapshot, 1)
 	if w.snapshot {
 		go func() {
@@ -244,9 +250,11 @@ func (d *Daemon) awaitProgram(ctx context.Context, w preexecWatch, done chan<- p
 			got <- snap
 		}()
 	}
-	deadline := time.Now().Add(w.window)
+	// The window is on the daemon's clock; w.every below is real time, as
+	// it paces the probes.
+	deadline := d.now().Add(w.window)
 	changed := false
-	for time.Now().Before(deadline) {
+	for d.now().Before(deadline) {
 		if changed = w.changed(ctx); changed {
 			break
 		}
@@ -289,18 +297,16 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 		stream, err := client.Subscribe(sctx, subscriptions(agentPanes))
 		if err != nil {
 			cancel()
-			d.log.Debug("subscribe failed", "err", err)
+			pass := "none"
 			var apiErr *herdr.APIError
 			if errors.As(err, &apiErr) {
 				// herdr is up but refused the request, most likely
 				// because a per-pane entry names a pane that is gone.
 				// Ask the loop for a pass: it sends the current agent
 				// panes, which the next attempt picks up.
-				select {
-				case subscribed <- struct{}{}:
-				default:
-				}
+				pass = askFullPass(subscribed)
 			}
+			d.log.Debug("subscribe failed", "err", err, "full_pass", pass)
 			sleep := backoff/2 + rand.N(backoff/2+1)
 			backoff = min(backoff*2, backoffMax)
 			select {
@@ -310,7 +316,7 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 			}
 			continue
 		}
-		began := time.Now()
+		began := d.now()
 		gen := d.stream.gen.Add(1)
 		d.stream.first.CompareAndSwap(0, began.UnixNano())
 		// Learn the protocol (and warn once about an unknown one) after
@@ -318,10 +324,7 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 		if _, err := client.Ping(sctx); err != nil {
 			d.log.Debug("ping failed", "err", err)
 		}
-		select {
-		case subscribed <- struct{}{}:
-		default:
-		}
+		d.log.Debug("subscribed to events", "agent_panes", len(agentPanes), "full_pass", askFullPass(subscribed))
 		// The stream ends on server loss, or when the set of agent panes
 		// changes and needs a new subscription.
 		next := make(chan []string, 1)
@@ -360,7 +363,7 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 		// A server that acks and then closes (or sends garbage) would
 		// otherwise get a subscribe, a snapshot and a pass per loop: only
 		// a stream that stayed up for a while earns a fresh backoff.
-		if time.Since(began) >= healthyStream {
+		if d.now().Sub(began) >= healthyStream {
 			backoff = backoffMin
 			lostInARow = 0
 			continue
@@ -383,6 +386,18 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 			return
 		case <-time.After(sleep):
 		}
+	}
+}
+
+// askFullPass asks the loop for a full pass unless one is asked for
+// already, and says which for the debug log: tests match each "asked"
+// with the loop's "full pass after subscribing done".
+func askFullPass(subscribed chan<- struct{}) string {
+	select {
+	case subscribed <- struct{}{}:
+		return "asked"
+	default:
+		return "already asked"
 	}
 }
 

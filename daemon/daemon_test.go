@@ -5,7 +5,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -318,9 +320,15 @@ func TestServerOutageOneLogLine(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Poll = 20 * time.Millisecond })
 	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- f.d.Run(ctx, nil) }()
+	running := true
+	defer func() { // a failed wait leaves no daemon behind
+		if running {
+			cancel()
+			<-done
+		}
+	}()
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
 	for i := 0; i < 3; i++ {
 		if err := f.srv.Stop(); err != nil {
@@ -339,9 +347,14 @@ func TestServerOutageOneLogLine(t *testing.T) {
 			l := f.labels()
 			return len(l) == n && l[n-1] == "r"+string(rune('0'+i))
 		})
+		// The rename lands mid-pass; only once that pass is over does
+		// the daemon count herdr as back, and a server stopped before
+		// then would be the same outage to it.
+		waitFor(t, "herdr back", func() bool { return strings.Count(f.log.String(), "herdr is back") > i })
 	}
 	cancel()
 	<-done
+	running = false
 	// One line per outage the daemon saw: "not reachable" and "back"
 	// alternate. (Two restarts may merge into one outage when no pass
 	// succeeds between them.)
@@ -399,7 +412,7 @@ func TestPreexecNudgeWaitsForTheProgram(t *testing.T) {
 	if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenPreexec); err != nil {
 		t.Fatal(err)
 	}
-	// Input, not a wait: the program must start after the nudge arrived.
+	// An input, not a wait: the program starts a moment after the nudge.
 	time.Sleep(30 * time.Millisecond)
 	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"make", "test"}})
 	waitFor(t, "rename after preexec", func() bool { return f.labels()[0] == "make" })
@@ -470,18 +483,22 @@ func TestOwnRenameEchoCostsNoPass(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
 	// The pass after subscribing must be done, and the replayed backlog
-	// drained (it is all old news too), before counting.
-	waitFor(t, "subscription", func() bool { return f.srv.Calls("events.subscribe") > 0 })
-	waitFor(t, "pass after subscribing", func() bool { return f.srv.Calls("session.snapshot") >= 2 })
-	time.Sleep(300 * time.Millisecond)
+	// triaged (it is all old news too), before counting.
+	waitFor(t, "pass after subscribing", func() bool { return f.count("full pass after subscribing done") >= 1 })
+	mark := len(f.caughtUp())
 	f.srv.ResetCounters()
 	f.srv.NewTab(ws, home+"/b")
 	waitFor(t, "new tab named", func() bool { return len(f.labels()) == 2 && f.labels()[1] == "b" })
-	// The echo of our rename arrives within a few ticks; it must not
-	// cause another pass.
-	time.Sleep(200 * time.Millisecond)
-	if n := f.srv.Calls("session.snapshot"); n != 1 {
-		t.Fatalf("%d snapshots for one new tab, want 1 (our own rename echo caused a pass)", n)
+	// The echo of our rename must not cause another pass.
+	lines := f.caughtUp()[mark:]
+	echo := slices.IndexFunc(lines, func(l string) bool {
+		return strings.Contains(l, "kind=tab.renamed") && strings.Contains(l, " label=b ")
+	})
+	if echo < 0 {
+		t.Fatalf("the echo of our rename never reached the daemon:\n%s", strings.Join(lines, "\n"))
+	}
+	if n := f.srv.Calls("session.snapshot"); n != 1 || !strings.Contains(lines[echo], "old news") {
+		t.Fatalf("%d snapshots for one new tab, want 1; the echo of our rename: %s", n, lines[echo])
 	}
 }
 
@@ -506,7 +523,7 @@ func TestPreexecAfterSilentExitWaitsForTheNewProgram(t *testing.T) {
 	if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenPreexec); err != nil {
 		t.Fatal(err)
 	}
-	// Input, not a wait: the new program starts after the nudge arrived.
+	// An input, not a wait: the new program starts a moment after the nudge.
 	time.Sleep(50 * time.Millisecond)
 	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"make"}})
 	waitFor(t, "rename to the new program", func() bool { return f.labels()[0] == "make" })
@@ -548,5 +565,57 @@ func TestRenameWatchFollowsTheInjectedClock(t *testing.T) {
 		if _, ok := f.d.inflight["w1:t1"]; ok != tt.kept {
 			t.Fatalf("%v after the rename on the injected clock: kept = %v, want %v", tt.after, ok, tt.kept)
 		}
+	}
+}
+
+// The preexec and stream watchers run off the loop goroutine, and they
+// too read the daemon's one clock, which a reload does not replace: a
+// window, an age or a stream's start read on the wall clock would be on
+// another time line than the decisions that compare with them.
+func TestWatchersFollowTheInjectedClock(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC) // far from the wall clock
+	var ns atomic.Int64
+	ns.Store(start.UnixNano())
+	clock := func() time.Time { return time.Unix(0, ns.Load()).UTC() }
+	f := newFixture(t, "{dir}", func(o *Options) { o.Now = clock }, herdrtest.WithProtocol(20))
+	f.srv.NewWorkspace("main", home+"/a")
+
+	reload := make(chan Options, 1)
+	runDaemon(t, f, reload)
+	waitFor(t, "first subscription", func() bool { return f.d.stream.first.Load() != 0 })
+	if got := time.Unix(0, f.d.stream.first.Load()).UTC(); !got.Equal(start) {
+		t.Fatalf("the stream came up at %v, want %v on the injected clock", got, start)
+	}
+	if f.d.streamProves(start) || !f.d.streamProves(start.Add(replayDone)) {
+		t.Fatalf("on protocol 20 the stream proves renames from replayDone after it came up on the injected clock: at start %v, at +replayDone %v",
+			f.d.streamProves(start), f.d.streamProves(start.Add(replayDone)))
+	}
+
+	// A reload carries the wall clock; the daemon keeps its own.
+	opt := f.d.opt
+	opt.Now = time.Now
+	reload <- opt
+	waitFor(t, "reload", func() bool { return strings.Contains(f.log.String(), "configuration reloaded") })
+	if got := f.d.now(); !got.Equal(start) {
+		t.Fatalf("after a reload the daemon reads %v, want the injected clock's %v", got, start)
+	}
+
+	// The preexec window (an hour here) ends when the injected clock
+	// passes it: each probe moves it a minute, so the 60th probe is the
+	// last, with no real hour spent.
+	probes := 0
+	done := make(chan preexecReady, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go f.d.awaitProgram(ctx, preexecWatch{pane: "p", window: time.Hour, every: time.Millisecond,
+		changed: func(context.Context) bool { probes++; ns.Add(int64(time.Minute)); return false }}, done)
+	select {
+	case r := <-done:
+		if !r.at.Equal(start) || probes != 60 {
+			t.Fatalf("preexec wait asked at %v after %d probes, want %v after 60 (an hour on the injected clock)", r.at, probes, start)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a preexec window of an hour on the injected clock did not end when the clock passed it")
 	}
 }

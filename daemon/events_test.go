@@ -7,17 +7,32 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 // passes counts the daemon's passes by the snapshots it asked for.
 func (f *fixture) passes() int { return f.srv.Calls("session.snapshot") }
+
+// count counts the daemon's log lines with this message.
+func (f *fixture) count(msg string) int { return strings.Count(f.log.String(), `msg="`+msg+`"`) }
+
+// subscribePassesDone: see testutil.SubscribePassesDone.
+func (f *fixture) subscribePassesDone() bool { return testutil.SubscribePassesDone(f.log.String()) }
+
+// caughtUp: see testutil.CaughtUp.
+func (f *fixture) caughtUp() []string {
+	f.t.Helper()
+	return testutil.CaughtUp(f.t, f.srv, f.log.String)
+}
 
 // Issue 10.3: on 0.7/0.8 every (re)subscribe replays old events. Measured
 // against the last snapshot they are old news: only the one full pass
 // after the subscribe runs.
 func TestReplayedEventsCostNoPass(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 })
+	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 }, herdrtest.WithProtocol(20))
 	ws, tab, p := f.srv.NewWorkspace("main", home+"/a")
 	// History: tabs that came and went, a tab renamed over and over, a
 	// title that changed many times. Over 40 events in all.
@@ -34,17 +49,24 @@ func TestReplayedEventsCostNoPass(t *testing.T) {
 		f.srv.SetTitle(p, fmt.Sprintf("title %d", i))
 	}
 	runDaemon(t, f, nil)
-	waitFor(t, "first subscribe", func() bool { return f.srv.Calls("events.subscribe") >= 1 })
-	time.Sleep(time.Second) // the replay drains (one event per 5 ms tick)
+	// Acked: DropSubscriptions below reaches the stream.
+	waitFor(t, "first subscription", func() bool { return f.count("subscribed to events") >= 1 })
+	mark := len(f.caughtUp()) // the first replay is over, one event per 5 ms tick
 	for round := range 2 {
-		base, subs := f.passes(), f.srv.Calls("events.subscribe")
+		base, subs, full := f.passes(), f.count("subscribed to events"), f.count("full pass after subscribing done")
 		f.srv.DropSubscriptions()
-		waitFor(t, "resubscribe", func() bool { return f.srv.Calls("events.subscribe") > subs })
-		time.Sleep(time.Second)
+		waitFor(t, "resubscribe and its full pass", func() bool {
+			return f.count("subscribed to events") > subs && f.count("full pass after subscribing done") > full
+		})
+		lines := f.caughtUp()[mark:]
+		mark += len(lines)
 		extra := f.passes() - base - 1 // the full pass after the subscribe
-		t.Logf("round %d: %d passes beyond the post-subscribe one", round, extra)
-		if extra != 0 {
-			t.Errorf("replayed events cost %d extra passes, want 0\n%s", extra, grepLines(f.log.String(), "event is news"))
+		t.Logf("round %d: %d events replayed, %d passes beyond the post-subscribe one", round, len(lines), extra)
+		if len(lines) < 40 {
+			t.Errorf("round %d: %d events replayed, want the whole history (over 40)", round, len(lines))
+		}
+		if n := testutil.News(lines); extra != 0 || len(n) != 0 {
+			t.Errorf("replayed events cost %d extra passes, want 0; news:\n%s", extra, strings.Join(n, "\n"))
 		}
 	}
 }
@@ -59,18 +81,22 @@ func TestTokenSpinnerCostsNoPass(t *testing.T) {
 	runDaemon(t, f, nil)
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
 	// The pass at start and the one after the subscribe.
-	waitFor(t, "post-subscribe pass", func() bool { return f.srv.Calls("events.subscribe") >= 1 && f.passes() >= 2 })
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, "post-subscribe pass", func() bool { return f.count("full pass after subscribing done") >= 1 })
+	mark := len(f.caughtUp())
 	base := f.passes()
 	frames := []string{"⠋", "⠙", "⠹", "⠸", "⠼"}
 	for i := range 10 { // 5 Hz for 2 s
 		f.srv.SetTokens(p, map[string]string{"spinner": frames[i%len(frames)]})
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // an input: the spinner's pace, not a wait
 	}
+	lines := f.caughtUp()[mark:]
 	spun := f.passes() - base
-	t.Logf("10 spinner updates at 5 Hz: %d passes", spun)
-	if spun != 0 {
-		t.Errorf("a token no template reads cost %d passes, want 0\n%s", spun, grepLines(f.log.String(), "event is news"))
+	t.Logf("10 spinner updates at 5 Hz: %d events, %d passes", len(lines), spun)
+	if len(lines) == 0 {
+		t.Fatal("the spinner sent no event: nothing was tested")
+	}
+	if n := testutil.News(lines); spun != 0 || len(n) != 0 {
+		t.Errorf("a token no template reads cost %d passes, want 0; news:\n%s", spun, strings.Join(n, "\n"))
 	}
 	f.srv.SetTitle(p, "build")
 	waitFor(t, "rename after a title change", func() bool { return f.labels()[0] == "build" })
@@ -99,7 +125,8 @@ func TestEventsLostResubscribesWithOneFullPass(t *testing.T) {
 		return slices.Index(m[slices.Index(m, "events.subscribe")+1:], "events.subscribe") >= 0 &&
 			m[len(m)-1] != "events.subscribe" && slices.Contains(m[lastIndex(m, "events.subscribe"):], "session.snapshot")
 	})
-	time.Sleep(300 * time.Millisecond)
+	// The one event is triaged: whatever it caused has happened.
+	waitFor(t, "the event triaged", func() bool { return f.count("event triaged") == 1 })
 	if subs, snaps := srv.count("events.subscribe"), srv.count("session.snapshot"); subs != 2 || snaps > subs+1 {
 		t.Errorf("after events_lost: %d subscribes, %d passes; want 2 subscribes and at most one pass each (plus the first)", subs, snaps)
 	}
@@ -115,14 +142,4 @@ func lastIndex(s []string, v string) int {
 		}
 	}
 	return -1
-}
-
-func grepLines(s, sub string) string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if strings.Contains(l, sub) {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "\n")
 }

@@ -134,12 +134,15 @@ func (l *loop) step(reload <-chan Options) bool {
 		l.run(passInput{})
 	case <-l.subscribed:
 		l.run(passInput{})
+		d.log.Debug("full pass after subscribing done") // tests wait for it
 	case sev := <-l.events:
 		l.event(sev)
 	case <-l.debounce.C:
 		if l.edge.fired() {
 			l.run(passInput{hedge: true})
 			l.debounce.Reset(d.opt.Debounce)
+		} else {
+			d.log.Debug("debounce window closed with no news") // tests wait for it
 		}
 	case <-l.settle.C:
 		l.settleAt = time.Time{}
@@ -168,14 +171,22 @@ func (l *loop) step(reload <-chan Options) bool {
 
 // event triages one event: the first news after a quiet spell runs a pass
 // at once and opens the debounce window; news inside it waits for its end.
+// Each event ends in one debug line "event triaged" saying what came of
+// it, logged once the event is done with: a test that counts them knows
+// the daemon has handled every event it was sent.
 func (l *loop) event(sev streamEvent) {
 	d, ev := l.d, sev.Event
+	then := "nothing: old news"
+	defer func() {
+		d.log.Debug("event triaged", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "label", ev.Label, "then", then)
+	}()
 	d.checkOverwrite(l.ctx, sev)
 	// Triage every event, even while a pass is due: it also learns what a
 	// later replay of it will look like.
 	if d.newsworthy(ev) {
+		then = "news: the pass at the debounce window's end"
 		if l.edge.news() {
-			d.log.Debug("event is news", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "label", ev.Label)
+			then = "news: a pass at once"
 			l.run(passInput{hedge: true})
 			l.debounce.Reset(d.opt.Debounce)
 		}
@@ -183,8 +194,10 @@ func (l *loop) event(sev streamEvent) {
 	}
 	switch d.titleNews(ev) {
 	case titleProgramChanged:
+		then = "title: the program changed, a pass for the pane"
 		l.nudged(ev.PaneID, nil)
 	case titleAtPrompt:
+		then = "title: at the prompt, watch for a program"
 		l.watch(preexecWatch{pane: ev.PaneID, window: titleWindow, onlyIfChanged: true})
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
@@ -103,6 +106,41 @@ func TestNoRenameWithoutASavedPendingLabel(t *testing.T) {
 	}
 }
 
+// Issue 11.3, and why a pass writes the state file twice (daemon/pass.go):
+// when herdr applies a rename, the label it sets is already on disk as
+// pending, so a daemon killed before the reply comes back still reads the
+// label as its own after a restart.
+func TestPendingLabelIsOnDiskBeforeTheRename(t *testing.T) {
+	f := newFixture(t, "{dir}", nil)
+	f.srv.NewWorkspace("main", home+"/a")
+	tab, path := f.srv.Snapshot().Tabs[0].ID, f.d.opt.StatePath
+	var mu sync.Mutex
+	var onDisk []state.TabMemory
+	f.srv.RewriteResponses(func(method string, line []byte) []byte {
+		if method == "tab.rename" {
+			// herdr has applied the rename; its reply is not sent yet.
+			st, err := state.Load(path, "")
+			if err != nil {
+				t.Errorf("read state while herdr applies the rename: %v", err)
+			}
+			mu.Lock()
+			onDisk = append(onDisk, st.Tabs[tab])
+			mu.Unlock()
+		}
+		return line
+	})
+	f.once()
+	f.wantLabels("a")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(onDisk) != 1 || !onDisk[0].Pending.Has("a") {
+		t.Fatalf("state on disk when herdr applied the rename: %+v, want %s pending \"a\"", onDisk, tab)
+	}
+	if m := f.d.State().Tabs[tab]; m.Label != "a" {
+		t.Fatalf("state after the pass: %+v, want label a (the second write)", m)
+	}
+}
+
 // Issue 11.4: a killed daemon's tab.rename may land after the next
 // daemon's own rename. Every label that may still land reads as ours.
 func TestLateRenameOfAKilledDaemonStaysOurs(t *testing.T) {
@@ -160,19 +198,34 @@ func writeState(t *testing.T, path string, tabs map[string]any) {
 
 // Issue 11.6: a server that acks every subscription and closes it at once
 // must not be hammered: resubscribes back off like reconnects, and each
-// costs at most one pass. Over 2 s the backoff (100 ms doubling) allows
-// about 5 attempts; without it there were hundreds.
+// costs at most one pass. The daemon logs each pause it takes; the pauses
+// must double from backoffMin (each is half its step plus jitter), and no
+// resubscribe may come without one. Without backoff there were hundreds
+// of attempts a second.
 func TestAckThenCloseBacksOff(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	srv := startRawServer(t)
 	f := newFixture(t, "{dir}", func(o *Options) { o.Socket = srv.path; o.Poll = 0 })
 	runDaemon(t, f, nil)
-	waitFor(t, "first subscribe", func() bool { return srv.count("events.subscribe") > 0 })
-	time.Sleep(2 * time.Second)
+	const steps = 4
+	pausesSoFar := func() []time.Duration {
+		p, err := testutil.ResubscribePauses(f.log.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	waitFor(t, fmt.Sprintf("%d resubscribe pauses", steps), func() bool { return len(pausesSoFar()) >= steps })
 	subs, snaps := srv.count("events.subscribe"), srv.count("session.snapshot")
-	t.Logf("in 2 s: %d subscribes, %d snapshots", subs, snaps)
-	if subs > 10 {
-		t.Errorf("%d subscribes in 2 s against a server that acks and closes, want <= 10 (backoff)", subs)
+	pauses := pausesSoFar() // after subs: each subscribe but the first follows a logged pause
+	t.Logf("%d subscribes, %d snapshots, pauses %v", subs, snaps, pauses)
+	if subs > len(pauses)+1 {
+		t.Errorf("%d subscribes after %d pauses: a resubscribe came without a pause", subs, len(pauses))
+	}
+	for i, p := range pauses[:steps] {
+		if least := (backoffMin << i) / 2; p < least {
+			t.Errorf("pause %d was %v, want at least %v (backoff doubling from %v)", i, p, least, backoffMin)
+		}
 	}
 	if snaps > subs+1 {
 		t.Errorf("%d passes for %d subscribes, want at most one each", snaps, subs)
@@ -462,7 +515,13 @@ func TestRenameInsideTheLastWindowIsPutBack(t *testing.T) {
 		rs := f.srv.Renames()
 		return len(rs) > 0 && rs[len(rs)-1].Label == "my notes" && f.labels()[0] == "my notes"
 	})
-	time.Sleep(100 * time.Millisecond)
+	// The put-back's echo is triaged, and whatever it caused is done.
+	lines := f.caughtUp()
+	if !slices.ContainsFunc(lines, func(l string) bool {
+		return strings.Contains(l, "kind=tab.renamed") && strings.Contains(l, `label="my notes"`)
+	}) {
+		t.Fatalf("the echo of the put-back never reached the daemon:\n%s", strings.Join(lines, "\n"))
+	}
 	f.wantLabels("my notes")
 }
 

@@ -284,11 +284,14 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 		reports = append(reports, rep)
 	}
 	if len(renames) > 0 {
-		// Remember what we are about to set before setting it: a rename
-		// herdr applies but whose reply is lost (herdr stopped, we were
-		// killed, the reply came late) must still read as ours later, or
-		// our own name would look like a person's forever. No rename goes
-		// out unless that memory is on disk.
+		// The first of the pass's two state writes. Issue 12.1 asked for
+		// one write after the renames; issue 11.3 needs this one before
+		// them. Remember what we are about to set before setting it: a
+		// rename herdr applies but whose reply is lost (herdr stopped, we
+		// were killed, the reply came late) must still read as ours
+		// later, or our own name would look like a person's forever. No
+		// rename goes out unless that memory is on disk
+		// (TestPendingLabelIsOnDiskBeforeTheRename).
 		muts = append(muts, func(tabs map[string]state.TabMemory) {
 			for _, i := range renames {
 				m := tabs[reports[i].TabID]
@@ -348,6 +351,9 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 		err = d.nameWorkspaces(ctx, snap, panesByTab, in, answers, &stats)
 	}
 	if !in.plan {
+		// The second write: what the renames did (labels now ours,
+		// pending labels herdr refused) and pruning. A pass with no
+		// rename writes only this one, and only when something changed.
 		d.saveState(muts, present)
 	}
 	for i := range reports {
@@ -791,6 +797,8 @@ func isServerGone(err error) bool {
 // outage, not one per failed pass.
 func (d *Daemon) logOutage(err error) {
 	if d.down {
+		// Debug only: tests count these to know passes ran meanwhile.
+		d.log.Debug("herdr still down; pass skipped", "err", oneLine(err))
 		return
 	}
 	d.down = true

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestBadInput: every bad flag, template, icon spec, config line, glob,
@@ -138,12 +137,15 @@ func TestMissingSocket(t *testing.T) {
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	d := startDaemonIn(t, sb, srv)
+	d := startDaemonIn(t, sb, srv, "--log-level", "debug")
 	if !poll(waitTimeout, func() bool { return strings.Contains(d.Log(), "not reachable") }) {
 		t.Fatalf("no outage line in the log:\n%s", d.Log())
 	}
-	// Several poll periods of a down server: still one line, still running.
-	time.Sleep(500 * time.Millisecond)
+	// Several passes against a down server (each logged at debug level):
+	// still one warning, still running.
+	if !poll(waitTimeout, func() bool { return strings.Count(d.Log(), `msg="herdr still down; pass skipped"`) >= 3 || d.Exited() }) {
+		t.Fatalf("no further passes while herdr was down:\n%s", d.Log())
+	}
 	if d.Exited() {
 		t.Fatalf("daemon exited while herdr was down:\n%s", d.Log())
 	}

@@ -3,9 +3,9 @@ package integration
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 // A 0.9 stream that falls behind herdr's retained history ends with an
@@ -16,7 +16,7 @@ func TestEventsLostResubscribesWithOneFullPass(t *testing.T) {
 	srv := startServer(t) // protocol 22, herdr's read poll on
 	sb := newSandbox(t)
 	_, tab, pane := srv.NewWorkspace("work", sb.HomePath("projects", "rmk"))
-	startDaemonIn(t, sb, srv, "--poll", "0", "--format", "{title|dir}")
+	d := startDaemonIn(t, sb, srv, "--poll", "0", "--format", "{title|dir}", "--log-level", "debug")
 	waitLabel(t, srv, tab, "rmk")
 	// The first pass may come before the subscription is acked; wait for
 	// the post-subscribe pass so the baseline below is settled.
@@ -24,7 +24,7 @@ func TestEventsLostResubscribesWithOneFullPass(t *testing.T) {
 		t.Fatal("the daemon never subscribed")
 	}
 	// The start pass and the pass the subscription asks for.
-	if !poll(waitTimeout, func() bool { return srv.Calls("session.snapshot") >= 2 }) {
+	if !poll(waitTimeout, func() bool { return srv.Calls("session.snapshot") >= 2 && testutil.SubscribePassesDone(d.Log()) }) {
 		t.Fatal("no post-subscribe pass")
 	}
 
@@ -36,8 +36,12 @@ func TestEventsLostResubscribesWithOneFullPass(t *testing.T) {
 	if !poll(waitTimeout, func() bool { return srv.Calls("session.snapshot") > snaps }) {
 		t.Fatal("no full pass after the resubscribe")
 	}
-	// Nothing else is going on: a second pass now would be a wasted one.
-	time.Sleep(time.Second)
+	// Nothing else is going on: every pass the watcher asked for has run
+	// and every event is triaged, so a second pass would be a wasted one.
+	if !poll(waitTimeout, func() bool { return testutil.SubscribePassesDone(d.Log()) }) {
+		t.Fatalf("a full pass the watcher asked for never ran\nlog:\n%s", d.Log())
+	}
+	caughtUp(t, d)
 	if extra := srv.Calls("session.snapshot") - snaps; extra != 1 {
 		t.Errorf("events_lost cost %d passes, want exactly 1", extra)
 	}

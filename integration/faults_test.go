@@ -338,6 +338,8 @@ func TestFaultSIGKILL200(t *testing.T) {
 		if !poll(waitTimeout, func() bool { return len(srv.Renames()) > 0 || d.Exited() }) || d.Exited() {
 			t.Fatalf("kill %d: daemon did not start renaming (exited=%v; %d passes)\nstderr:\n%s", i, d.Exited(), srv.Calls("session.snapshot"), d.Log())
 		}
+		// An input, not a wait: the kill lands at a random moment of
+		// the daemon's work.
 		time.Sleep(time.Duration(rand.IntN(51)) * time.Millisecond)
 		d.Kill()
 		checkStateParses(t, sb.StatePath, valid)
@@ -422,7 +424,7 @@ func floodNudges(t testing.TB, sock string, panes []string, total int) (failed i
 			_ = junk.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
 			_, _ = junk.Write(junkDatagrams[(i/10)%len(junkDatagrams)])
 		}
-		// Pace to total per second.
+		// Pace to total per second (an input, not a wait).
 		if ahead := time.Until(start.Add(time.Duration(i+1) * time.Second / time.Duration(total))); ahead > time.Millisecond {
 			time.Sleep(ahead)
 		}
@@ -457,7 +459,9 @@ func TestFaultNudgeFlood10000(t *testing.T) {
 
 	srv.ResetCounters()
 	failed, took := floodNudges(t, sb.NudgeSocket(srv.SocketPath()), panes, total)
-	// Let preexec re-checks (1 s at most) and the last spaced pass finish.
+	// A measuring window, an input of the bound below, not a wait: the
+	// passes are counted over the flood and 1.5 s after it, time for
+	// preexec re-checks (1 s at most) and the last spaced pass.
 	time.Sleep(1500 * time.Millisecond)
 	settled := took + 1500*time.Millisecond
 	passes := srv.Calls("session.snapshot")
@@ -484,7 +488,7 @@ func TestFaultNudgeFlood10000(t *testing.T) {
 	// Once the flood is over, only polls remain.
 	srv.ResetCounters()
 	const calm = 2 * time.Second
-	time.Sleep(calm)
+	time.Sleep(calm) // a measuring window (passes per time), an input, not a wait
 	if after := srv.Calls("session.snapshot"); after > int(calm/pollEvery)+2 {
 		t.Errorf("%d passes in the %v after the flood, want at most %d (polls only)", after, calm, int(calm/pollEvery)+2)
 	}

@@ -499,6 +499,16 @@ func fence(t testing.TB, srv *herdrtest.Server, passes int) {
 	}
 }
 
+// caughtUp is testutil.CaughtUp for a daemon process: d must log at debug
+// level, and be its server's only client since the server started.
+func caughtUp(t testing.TB, d *daemonProc) []string {
+	t.Helper()
+	if !slices.Contains(d.Cmd.Args, "debug") {
+		t.Fatal("caughtUp: the daemon must run with --log-level debug to say what it triaged")
+	}
+	return testutil.CaughtUp(t, d.Srv, d.Log)
+}
+
 // stateFile is the daemon's state file as JSON, for assertions.
 type stateFile struct {
 	Version int `json:"version"`

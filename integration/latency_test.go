@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
 
@@ -26,9 +28,9 @@ import (
 func TestEventNewsRunsAPassAtOnce(t *testing.T) {
 	srv := startServer(t)
 	_, tab, pane := srv.NewWorkspace("w", "/home/u/a")
-	d := startDaemon(t, srv, "--poll", "0", "--debounce", "1h", "--format", "{dir}")
+	d := startDaemon(t, srv, "--poll", "0", "--debounce", "1h", "--format", "{dir}", "--log-level", "debug")
 	waitLabel(t, srv, tab, "a")
-	settleStream(t, srv)
+	settleStream(t, d)
 
 	srv.ResetCounters()
 	cd(srv, pane, "/home/u/b")
@@ -37,12 +39,16 @@ func TestEventNewsRunsAPassAtOnce(t *testing.T) {
 		t.Fatalf("renamed with %d snapshots", n)
 	}
 	leading := srv.Calls("session.snapshot")
+	mark := len(caughtUp(t, d))
 	for i := range 10 {
 		cd(srv, pane, fmt.Sprintf("/home/u/storm%d", i))
 	}
-	// Absence of a pass is shown by waiting: long enough for the events
-	// to arrive (10 ms ticks) and a pass to run had one been started.
-	time.Sleep(time.Second)
+	// Every storm event reached the daemon and was triaged as news for
+	// the window's end: had one started a pass, it would be counted.
+	storm := caughtUp(t, d)[mark:]
+	if len(storm) == 0 || slices.ContainsFunc(storm, func(l string) bool { return strings.Contains(l, "a pass at once") }) {
+		t.Errorf("storm events triaged as:\n%s\nwant some, none running a pass at once", strings.Join(storm, "\n"))
+	}
 	if n := srv.Calls("session.snapshot"); n != leading {
 		t.Errorf("a storm inside the debounce window ran %d more passes, want 0 until the window ends\nlog:\n%s", n-leading, d.Log())
 	}
@@ -60,7 +66,7 @@ func TestNewsInsideTheWindowCostsOneTrailingPass(t *testing.T) {
 	const window = 1500 * time.Millisecond
 	d := startDaemon(t, srv, "--poll", "0", "--debounce", window.String(), "--format", "{dir}", "--log-level", "debug")
 	waitLabel(t, srv, tab, "a")
-	settleStream(t, srv)
+	settleStream(t, d)
 
 	srv.ResetCounters()
 	mark := len(d.Log())
@@ -68,11 +74,15 @@ func TestNewsInsideTheWindowCostsOneTrailingPass(t *testing.T) {
 	waitLabel(t, srv, tab, "b")
 	for i := range 5 {
 		cd(srv, pane, fmt.Sprintf("/home/u/c%d", i))
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // an input: news spread over the window, not a wait
 	}
 	waitLabel(t, srv, tab, "c4")
-	// The window after the trailing pass, and one more, stay quiet.
-	time.Sleep(2*window + 500*time.Millisecond)
+	// The window after the trailing pass closes with no news: the spell
+	// is over, and only new news could run a pass.
+	testutil.WaitFor(t, "the window after the trailing pass closed quiet", func() bool {
+		return strings.Contains(d.Log()[mark:], `msg="debounce window closed with no news"`)
+	})
+	caughtUp(t, d) // news triaged after it would have run a pass at once
 	passes := srv.Calls("session.snapshot") - hedged(d, mark, "session.snapshot")
 	if passes != 2 {
 		t.Errorf("%d passes for a leading and five coalesced changes, want 2 (leading, trailing); renames %q", passes, renameLabels(srv))
@@ -94,14 +104,14 @@ func hedged(d *daemonProc, mark int, method string) int {
 	return strings.Count(d.Log()[mark:], "hedging a late read\" method="+method)
 }
 
-// settleStream waits until the subscription is up and its replay is
-// over, so the events a test makes are live news.
-func settleStream(t *testing.T, srv *herdrtest.Server) {
+// settleStream waits until the subscription is up, every event so far is
+// triaged (a replay included) and the pass the subscription asks for has
+// run, so the events a test makes are live news and the counters it reads
+// count only what it did. d logs at debug level.
+func settleStream(t *testing.T, d *daemonProc) {
 	t.Helper()
-	if !poll(waitTimeout, func() bool { return srv.Calls("events.subscribe") >= 1 }) {
-		t.Fatal("the daemon never subscribed")
-	}
-	time.Sleep(1200 * time.Millisecond)
+	caughtUp(t, d)
+	testutil.WaitFor(t, "the full pass after subscribing", func() bool { return testutil.SubscribePassesDone(d.Log()) })
 }
 
 // realShell starts sh in a pty as the process behind pane, so the daemon's
@@ -146,9 +156,9 @@ func TestNudgeDrivenRenameIsOneRequestAfterTheProgramStarts(t *testing.T) {
 	}
 	_, tab, pane := srv.NewWorkspace("w", dir)
 	tty, _ := realShell(t, srv, pane, dir)
-	d := startDaemonIn(t, sb, srv, "--poll", "0")
+	d := startDaemonIn(t, sb, srv, "--poll", "0", "--log-level", "debug")
 	waitLabel(t, srv, tab, "proj")
-	settleStream(t, srv)
+	settleStream(t, d)
 
 	for i := range 3 {
 		srv.ResetCounters()
@@ -186,7 +196,7 @@ func TestStalledSnapshotOfANudgedPassIsHedged(t *testing.T) {
 	_, tab, pane := srv.NewWorkspace("w", "/home/u/a")
 	d := startDaemon(t, srv, "--poll", "0", "--format", "{proc|dir}", "--log-level", "debug")
 	waitLabel(t, srv, tab, "a")
-	settleStream(t, srv)
+	settleStream(t, d)
 
 	srv.ResetCounters()
 	mark := len(d.Log())
@@ -210,16 +220,16 @@ func TestPollPassesNeverHedge(t *testing.T) {
 	_, tab, _ := srv.NewWorkspace("w", "/home/u/a")
 	d := startDaemon(t, srv, "--poll", "200ms", "--format", "{dir}", "--log-level", "debug")
 	waitLabel(t, srv, tab, "a")
-	settleStream(t, srv)
+	settleStream(t, d)
 
 	srv.ResetCounters()
 	mark := len(d.Log())
 	// Late enough that a hedged read would go out twice.
 	srv.SetLatency("session.snapshot", 80*time.Millisecond)
-	time.Sleep(2 * time.Second)
-	if srv.Calls("session.snapshot") == 0 {
-		t.Fatal("no poll pass in 2 s at --poll 200ms")
-	}
+	// Poll passes are the only ones now (no news, no nudge): wait for
+	// several to be over, each hedge logged as it goes out.
+	const passes = 6
+	testutil.WaitFor(t, fmt.Sprintf("%d poll passes", passes), func() bool { return srv.Calls("session.snapshot") > passes })
 	if n := hedged(d, mark, "session.snapshot"); n != 0 {
 		t.Errorf("%d idle passes hedged their snapshot, want none (one connection each)", n)
 	}
@@ -230,15 +240,18 @@ func TestPollPassesNeverHedge(t *testing.T) {
 func TestSettleNamesANewProgramWhenItMatures(t *testing.T) {
 	srv := startServer(t)
 	_, tab, pane := srv.NewWorkspace("w", "/home/u/a")
-	d := startDaemon(t, srv, "--poll", "0", "--settle", "1500ms", "--format", "{proc|dir}")
+	d := startDaemon(t, srv, "--poll", "0", "--settle", "1500ms", "--format", "{proc|dir}", "--log-level", "debug")
 	waitLabel(t, srv, tab, "a")
-	settleStream(t, srv)
+	settleStream(t, d)
 
+	started := time.Now()
 	srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"vim"}})
 	d.Nudge(t, "", pane)
-	time.Sleep(500 * time.Millisecond)
-	if got := label(srv, tab); got != "a" {
-		t.Fatalf("label %q half-way through --settle, want a still", got)
+	// Two whole passes have seen vim; unless the machine took all of
+	// --settle for them, vim is still too young to name the tab.
+	fence(t, srv, 2)
+	if got := label(srv, tab); got != "a" && time.Since(started) < 1500*time.Millisecond {
+		t.Fatalf("label %q within --settle, want a still", got)
 	}
 	waitLabel(t, srv, tab, "vim")
 	// The shell coming back never waits.
@@ -259,9 +272,9 @@ func TestTitleChangeAtAPromptFindsTheProgram(t *testing.T) {
 	}
 	_, tab, pane := srv.NewWorkspace("w", dir)
 	tty, shell := realShell(t, srv, pane, dir)
-	startDaemonIn(t, sb, srv, "--poll", "0")
+	d := startDaemonIn(t, sb, srv, "--poll", "0", "--log-level", "debug")
 	waitLabel(t, srv, tab, "proj")
-	settleStream(t, srv)
+	settleStream(t, d)
 
 	for i := range 3 {
 		// preexec: the title first, then the program.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 )
 
@@ -46,6 +47,8 @@ func TestOwnershipPersonRenameRaceSurvives(t *testing.T) {
 		if err := nudge.Send(sock, panes[i], nudge.WhenNow); err != nil {
 			t.Fatal(err)
 		}
+		// An input, not a wait: the person renames at a random moment
+		// of the pass the nudge started.
 		time.Sleep(time.Duration(rand.IntN(30_000)) * time.Microsecond)
 		srv.HumanRename(tabIDs[i], fmt.Sprintf("person %d", i))
 	}
@@ -119,8 +122,11 @@ func TestOwnershipSIGKILLWithImmediateRestartLosesNoLabel(t *testing.T) {
 		d = spawnDaemon(t, sb, srv, args...)
 	}
 	t.Cleanup(func() { d.Stop() })
-	// Let every late rename land, then give the daemon time to answer it.
-	time.Sleep(400 * time.Millisecond)
+	// Every rename asked for has landed, the killed daemons' late ones
+	// included; then whole passes answer them.
+	if !poll(waitTimeout, func() bool { return len(srv.Renames()) == srv.Calls("tab.rename") }) {
+		t.Fatalf("%d renames asked for, %d landed", srv.Calls("tab.rename"), len(srv.Renames()))
+	}
 	waitPasses(t, srv, 3)
 	lost := 0
 	for i, tab := range tabIDs {
@@ -138,19 +144,33 @@ func TestOwnershipSIGKILLWithImmediateRestartLosesNoLabel(t *testing.T) {
 func TestOwnershipAckThenCloseServerIsNotHammered(t *testing.T) {
 	srv := startAckCloseServer(t)
 	sb := newSandbox(t)
-	d := spawnDaemon(t, sb, nil, "run", "--apply", "--socket", srv.path, "--state", sb.StatePath, "--poll", "0", "--log-level", "warn")
+	d := spawnDaemon(t, sb, nil, "run", "--apply", "--socket", srv.path, "--state", sb.StatePath, "--poll", "0", "--log-level", "debug")
 	t.Cleanup(func() { d.Stop() })
-	if !poll(waitTimeout, func() bool { return srv.count("events.subscribe") > 0 }) {
-		t.Fatalf("no subscribe\n%s", d.Log())
+	// The daemon logs each pause before it resubscribes: they must double
+	// from 100 ms (each is half its step plus jitter), and no subscribe
+	// may come without one.
+	const steps = 5
+	var pauses []time.Duration
+	pausesSoFar := func() []time.Duration {
+		p, err := testutil.ResubscribePauses(d.Log())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
-	const window = 4 * time.Second
-	s0, p0 := srv.count("events.subscribe"), srv.count("session.snapshot")
-	time.Sleep(window)
-	subs, passes := srv.count("events.subscribe")-s0, srv.count("session.snapshot")-p0
-	t.Logf("ack-then-close server, %v: %d subscribes, %d passes (%.2f passes/s)", window, subs, passes, float64(passes)/window.Seconds())
-	// Backoff 100 ms doubling to 5 s: at most ~6 steps in 4 s.
-	if subs > 8 || passes > subs+1 {
-		t.Errorf("%d subscribes and %d passes in %v: no backoff", subs, passes, window)
+	if !poll(waitTimeout, func() bool { pauses = pausesSoFar(); return len(pauses) >= steps || d.Exited() }) || d.Exited() {
+		t.Fatalf("%d resubscribe pauses, want %d\n%s", len(pauses), steps, d.Log())
+	}
+	subs, passes := srv.count("events.subscribe"), srv.count("session.snapshot")
+	pauses = pausesSoFar() // after subs: each subscribe but the first follows a logged pause
+	t.Logf("ack-then-close server: %d subscribes, %d passes, pauses %v", subs, passes, pauses)
+	if subs > len(pauses)+1 || passes > subs+1 {
+		t.Errorf("%d subscribes and %d passes after %d pauses: a resubscribe without a pause, or more than a pass each", subs, passes, len(pauses))
+	}
+	for i, p := range pauses[:steps] {
+		if least := (100 * time.Millisecond << i) / 2; p < least {
+			t.Errorf("pause %d was %v, want at least %v (backoff doubling from 100ms)", i, p, least)
+		}
 	}
 }
 
@@ -295,26 +315,39 @@ func TestOwnershipReplayAndSpinnerCostNoPass(t *testing.T) {
 			for i := range 12 {
 				srv.SetTitle(p, fmt.Sprintf("title %d", i))
 			}
-			startDaemonIn(t, sb, srv, "--poll", "0", "--format", "{dir}")
-			time.Sleep(2 * time.Second) // the first replay drains, one event per 10 ms tick
+			d := startDaemonIn(t, sb, srv, "--poll", "0", "--format", "{dir}", "--log-level", "debug")
+			subscribed := func() int { return strings.Count(d.Log(), `msg="subscribed to events"`) }
+			// Acked (DropSubscriptions below reaches the stream), the first
+			// replay triaged, one event per 10 ms tick, and its pass run.
+			if !poll(waitTimeout, func() bool { return subscribed() >= 1 && testutil.SubscribePassesDone(d.Log()) }) {
+				t.Fatalf("no subscription\n%s", d.Log())
+			}
+			mark := len(caughtUp(t, d))
 			snaps := func() int { return srv.Calls("session.snapshot") }
-			base, subs := snaps(), srv.Calls("events.subscribe")
+			base, subs := snaps(), subscribed()
 			srv.DropSubscriptions()
-			if !poll(waitTimeout, func() bool { return srv.Calls("events.subscribe") > subs }) {
+			if !poll(waitTimeout, func() bool { return subscribed() > subs && testutil.SubscribePassesDone(d.Log()) }) {
 				t.Fatal("no resubscribe")
 			}
-			time.Sleep(2 * time.Second)
+			replay := caughtUp(t, d)[mark:]
+			mark += len(replay)
 			replayExtra := snaps() - base - 1
 			base = snaps()
 			frames := []string{"⠋", "⠙", "⠹", "⠸", "⠼"}
 			for i := range 10 {
 				srv.SetTokens(p, map[string]string{"spinner": frames[i%len(frames)]})
-				time.Sleep(200 * time.Millisecond)
+				time.Sleep(200 * time.Millisecond) // an input: the spinner's pace, not a wait
 			}
+			spin := caughtUp(t, d)[mark:]
 			spinner := snaps() - base
-			t.Logf("protocol %d: replay after resubscribe: %d extra passes; 5 Hz token spinner for 2 s: %d passes", proto, replayExtra, spinner)
-			if replayExtra != 0 || spinner != 0 {
-				t.Errorf("replay cost %d extra passes, spinner %d; want 0 and 0", replayExtra, spinner)
+			t.Logf("protocol %d: replay after resubscribe: %d events, %d extra passes; 5 Hz token spinner for 2 s: %d events, %d passes",
+				proto, len(replay), replayExtra, len(spin), spinner)
+			if len(replay) < 40 || len(spin) == 0 {
+				t.Fatalf("%d events replayed, %d from the spinner: want the whole history (over 40) and some", len(replay), len(spin))
+			}
+			if replayExtra != 0 || spinner != 0 || len(testutil.News(replay)) != 0 || len(testutil.News(spin)) != 0 {
+				t.Errorf("replay cost %d extra passes, spinner %d; want 0 and 0; news:\n%s", replayExtra, spinner,
+					strings.Join(append(testutil.News(replay), testutil.News(spin)...), "\n"))
 			}
 		})
 	}

@@ -454,9 +454,14 @@ func TestProtocols(t *testing.T) {
 			srv := startServer(t, herdrtest.WithProtocol(p))
 			sb := newSandbox(t)
 			readmeSession(srv, sb)
-			d := startDaemonIn(t, sb, srv)
+			d := startDaemonIn(t, sb, srv, "--log-level", "debug")
 			waitLabels(t, srv, "pi", "nixos", "rmk", "btop")
 			waitPasses(t, srv, 3)
+			// The protocol is learnt (and an unknown one warned about) by
+			// the ping after subscribing, which the passes do not wait for.
+			if !poll(waitTimeout, func() bool { return strings.Contains(d.Log(), `msg="subscribed to events"`) }) {
+				t.Fatalf("never subscribed:\n%s", d.Log())
+			}
 			var warns []string
 			for _, l := range strings.Split(d.Log(), "\n") {
 				if strings.Contains(l, "level=WARN") && strings.Contains(l, "protocol") {

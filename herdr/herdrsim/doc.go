@@ -17,7 +17,10 @@
 // The session is driven through the mutation API (NewWorkspace, Split,
 // SetForeground, SetTitle, ...); faults are injected with InjectFault,
 // SetLatency, Stop/Restart, DropSubscriptions and LoseEvents. Counters
-// (Calls, Connections, ReadPolls, EmptyLooks, ReadTimeouts, DeliveryRounds(Of),
-// EventsLost, OpenStreams, OpenConnections) let tests assert behaviour without timing it, and wait on
-// what happened instead of sleeping.
+// (Calls, Connections, ReadPolls, EmptyLooks, ReadTimeouts,
+// DeliveryRounds(Of), EventsLost, OpenStreams, OpenConnections,
+// Undelivered, EventsDelivered) let tests assert behaviour without timing
+// it, and wait on what happened instead of sleeping:
+// Undelivered() == 0 is "every subscriber has been sent its backlog", and
+// EventsDelivered is how many event lines a client should have read then.
 package herdrsim

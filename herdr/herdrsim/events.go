@@ -304,10 +304,15 @@ func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}, lo
 	ack, _ := json.Marshal(successResponse{ID: req.ID, Result: typeOnly{Type: "subscription_started"}})
 	s.mu.Lock()
 	s.streams++
+	if s.subs == nil {
+		s.subs = map[*[]*subscription]struct{}{}
+	}
+	s.subs[&subs] = struct{}{}
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		s.streams--
+		delete(s.subs, &subs)
 		s.mu.Unlock()
 	}()
 	s.writeChecked(c, req.Method, ack)
@@ -348,16 +353,20 @@ func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}, lo
 				}
 				s.idRounds[req.ID]++
 			}
+			s.taken += len(lines)
 			s.mu.Unlock()
 			if lost || lose {
+				s.wrote(len(lines), 0)
 				s.eventsLost(c, req.ID)
 				return
 			}
-			for _, line := range lines {
+			for i, line := range lines {
 				if err := writeLine(c, line); err != nil {
+					s.wrote(len(lines), i)
 					return
 				}
 			}
+			s.wrote(len(lines), len(lines))
 		}
 		select {
 		case <-tick.C:
@@ -434,6 +443,70 @@ func (s *Server) DeliveryRoundsOf(requestID string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.idRounds[requestID]
+}
+
+// wrote settles a round's lines: of taken taken from the ring, n reached
+// the stream.
+func (s *Server) wrote(taken, n int) {
+	if taken == 0 {
+		return
+	}
+	s.mu.Lock()
+	s.taken -= taken
+	s.delivered += n
+	s.mu.Unlock()
+}
+
+// Undelivered counts the events every open stream will still send: those
+// in the ring past a subscription's cursor that it matches, and those a
+// round took from the ring and has not written yet. Zero means every
+// subscriber has been sent all it will get of what happened so far (on
+// 0.7/0.8, a replay is over); a test then knows its client has the
+// events, and EventsDelivered says how many to expect it to have read.
+// Held streams (HoldEvents) keep theirs undelivered.
+func (s *Server) Undelivered() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.taken
+	for subs := range s.subs {
+		for _, sub := range *subs {
+			n += s.backlog(sub)
+		}
+	}
+	return n
+}
+
+// backlog is what round would still send a subscription out of the ring;
+// s.mu held. Per-pane subscriptions that only compare a pane's looks
+// between rounds (no ring event behind them) are not counted.
+func (s *Server) backlog(sub *subscription) int {
+	n := 0
+	for _, e := range s.hub.events {
+		if e.seq <= sub.cursor {
+			continue
+		}
+		switch {
+		case sub.bus != "":
+			if e.kind == sub.bus {
+				n++
+			}
+		case sub.kind == "pane.agent_status_changed" && !sub.pane.gone:
+			if e.kind == "pane_agent_status_changed" && e.paneID == sub.pane.id &&
+				(sub.filter == "" || e.data["agent_status"] == string(sub.filter)) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// EventsDelivered counts the event lines written to every stream since
+// the server started. ResetCounters leaves it, so that it stays
+// comparable with a count the client keeps of what it read.
+func (s *Server) EventsDelivered() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.delivered
 }
 
 // EventsLost counts the streams ended with events_lost so far.

@@ -45,10 +45,26 @@ func (f Fault) String() string {
 	return fmt.Sprintf("Fault(%d)", int(f))
 }
 
-type pendingFault struct {
+// pending is an injected misbehaviour (a Fault, a stall) for the next
+// left calls of method ("" = any method).
+type pending[T any] struct {
 	method string
-	fault  Fault
+	what   T
 	left   int
+}
+
+// take consumes one use of the first entry for method with uses left, and
+// returns what it injects (the zero T when none does); s.mu held.
+func take[T any](list []pending[T], method string) T {
+	for i := range list {
+		p := &list[i]
+		if p.left > 0 && (p.method == "" || p.method == method) {
+			p.left--
+			return p.what
+		}
+	}
+	var none T
+	return none
 }
 
 // InjectFault makes the next count calls of method ("" = any method)
@@ -65,19 +81,7 @@ func (s *Server) InjectFault(method string, f Fault, count int) {
 		s.misuse("InjectFault(%q, %v): protocol %d has no events_lost (it skips lost events silently)", method, f, s.cfg.protocol)
 		return
 	}
-	s.faults = append(s.faults, pendingFault{method: method, fault: f, left: count})
-}
-
-// takeFault consumes one pending fault for method; s.mu held.
-func (s *Server) takeFault(method string) Fault {
-	for i := range s.faults {
-		pf := &s.faults[i]
-		if pf.left > 0 && (pf.method == "" || pf.method == method) {
-			pf.left--
-			return pf.fault
-		}
-	}
-	return 0
+	s.faults = append(s.faults, pending[Fault]{method: method, what: f, left: count})
 }
 
 // SetLatency delays every answer to method ("" = every method) by d.
@@ -85,13 +89,6 @@ func (s *Server) SetLatency(method string, d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.latency[method] = d
-}
-
-// pendingStall is a StallNext not used up yet.
-type pendingStall struct {
-	method string
-	d      time.Duration
-	left   int
 }
 
 // StallNext holds the next count answers to method ("" = any method) back
@@ -106,19 +103,7 @@ func (s *Server) StallNext(method string, d time.Duration, count int) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.stalls = append(s.stalls, pendingStall{method: method, d: d, left: count})
-}
-
-// takeStall consumes one pending stall for method; s.mu held.
-func (s *Server) takeStall(method string) time.Duration {
-	for i := range s.stalls {
-		ps := &s.stalls[i]
-		if ps.left > 0 && (ps.method == "" || ps.method == method) {
-			ps.left--
-			return ps.d
-		}
-	}
-	return 0
+	s.stalls = append(s.stalls, pending[time.Duration]{method: method, what: d, left: count})
 }
 
 func (s *Server) applyFault(c net.Conn, f Fault, req *request) {

@@ -202,15 +202,21 @@ type Server struct {
 	rounds   int            // stream rounds that sent events (per subscription)
 	idRounds map[string]int // rounds by the subscribe request's id
 	held     bool           // HoldEvents: stream rounds send nothing
-	stopping bool           // server.stop was answered (0.8.2+): only ping works
-	renames  []Rename
-	wsNames  []WorkspaceRename
-	latency  map[string]time.Duration
-	faults   []pendingFault
-	stalls   []pendingStall
-	timers   map[*time.Timer]struct{}
-	dropSubs chan struct{} // closed by DropSubscriptions; replaced after
-	loseSubs chan struct{} // closed by LoseEvents; replaced after
+	// subs are the subscriptions of every open stream, for Undelivered;
+	// taken counts event lines a round took from the ring and its stream
+	// has not written yet, delivered those it wrote (EventsDelivered).
+	subs      map[*[]*subscription]struct{}
+	taken     int
+	delivered int
+	stopping  bool // server.stop was answered (0.8.2+): only ping works
+	renames   []Rename
+	wsNames   []WorkspaceRename
+	latency   map[string]time.Duration
+	faults    []pending[Fault]
+	stalls    []pending[time.Duration]
+	timers    map[*time.Timer]struct{}
+	dropSubs  chan struct{} // closed by DropSubscriptions; replaced after
+	loseSubs  chan struct{} // closed by LoseEvents; replaced after
 
 	lmu     sync.Mutex // listener and open connections
 	ln      *net.UnixListener
@@ -560,8 +566,8 @@ func (s *Server) serve(c *net.UnixConn, stop chan struct{}) {
 	}
 	s.mu.Lock()
 	s.calls[req.Method]++
-	fault := s.takeFault(req.Method)
-	delay := s.latency[req.Method] + s.latency[""] + s.takeStall(req.Method)
+	fault := take(s.faults, req.Method)
+	delay := s.latency[req.Method] + s.latency[""] + take(s.stalls, req.Method)
 	refuse := s.stopping && req.Method != "ping" && req.Method != "server.stop"
 	s.mu.Unlock()
 	if fault == FaultReset {

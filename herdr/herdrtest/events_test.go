@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 const ack = `{"id":"sub","result":{"type":"subscription_started"}}`
@@ -292,4 +293,47 @@ func TestSchemaViolationsAreCaught(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Undelivered counts what open streams will still send out of the ring,
+// EventsDelivered what they sent: tests wait on them for a replay or an
+// echo to arrive instead of sleeping. Up to 20 a new subscription owes
+// the ring's old events too; on 22 only what happened after it.
+func TestUndeliveredAndEventsDelivered(t *testing.T) {
+	for _, tt := range []struct {
+		protocol int
+		owed     int // tab_closed events the stream will send
+	}{{20, 3}, {22, 1}} {
+		t.Run(fmt.Sprint(tt.protocol), func(t *testing.T) {
+			s := start(t, WithProtocol(tt.protocol))
+			ws, _, _ := s.NewWorkspace("w", "/tmp")
+			for range 2 { // history: two tab_closed in the ring
+				tab, _ := s.NewTab(ws, "/tmp")
+				s.CloseTab(tab)
+			}
+			if n := s.Undelivered(); n != 0 {
+				t.Fatalf("no stream open: Undelivered %d, want 0", n)
+			}
+			release := s.HoldEvents()
+			defer release()
+			st := subscribe(t, s, map[string]any{"type": "tab.closed"}, map[string]any{"type": "pane.agent_status_changed", "pane_id": "w1:p1"})
+			if l := st.next(t); l != ack {
+				t.Fatalf("ack %q", l)
+			}
+			tab, _ := s.NewTab(ws, "/tmp")
+			s.CloseTab(tab)
+			s.NewTab(ws, "/tmp") // a tab_created nobody asked for is owed to nobody
+			if n, d := s.Undelivered(), s.EventsDelivered(); n != tt.owed || d != 0 {
+				t.Fatalf("held: Undelivered %d, EventsDelivered %d; want %d and 0", n, d, tt.owed)
+			}
+			release()
+			for range tt.owed {
+				st.next(t)
+			}
+			testutil.WaitFor(t, "the backlog settled", func() bool { return s.Undelivered() == 0 && s.EventsDelivered() == tt.owed },
+				func() string {
+					return fmt.Sprintf("Undelivered %d, EventsDelivered %d", s.Undelivered(), s.EventsDelivered())
+				})
+		})
+	}
 }

@@ -572,7 +572,10 @@ func (w *world) latency() ([]row, error) {
 	const within = 15 * time.Second
 	var rows []row
 
-	// Program start and exit, in every shell that tells the daemon.
+	// Program start and exit, in every shell that tells the daemon. The
+	// warm pool's cost over the hooked shells: connections that carried
+	// no request (opened, kept idle, closed unused).
+	idle0, hooked0 := srv.Connections()-srv.Calls(""), time.Now()
 	for _, sh := range []struct {
 		name string
 		i    int
@@ -599,6 +602,11 @@ func (w *world) latency() ([]row, error) {
 			row{fmt.Sprintf("program start -> tab renamed, %s %s (%d starts)", sh.name, sh.how, len(starts)), pcts(starts), startTarget},
 			row{fmt.Sprintf("program exit -> tab renamed, %s %s (%d exits)", sh.name, sh.how, len(exits)), pcts(exits), exitTarget})
 		fmt.Fprintf(os.Stderr, "bench: %s %s done\n", sh.name, sh.how)
+		if sh.i == fishHooks {
+			idle, span := srv.Connections()-srv.Calls("")-idle0, time.Since(hooked0)
+			rows = append(rows, row{fmt.Sprintf("idle connections of the warm pool while the hooked shells ran (%s)", span.Round(time.Second)),
+				fmt.Sprintf("%d opened and closed unused (%.1f/s), %d open at once", idle, float64(idle)/span.Seconds(), srv.OpenConnections()-1), "-"})
+		}
 	}
 
 	// cd in the title-setting shell.

@@ -2,7 +2,8 @@
 // need alike: a Buffer a process may write while the test reads it, and
 // WaitFor, the one way a test waits for something to happen (poll a
 // condition, fail with what it waited for), so that no test sleeps a fixed
-// time and hopes.
+// time and hopes; and CaughtUp and its kin, the fences that daemon and
+// integration tests read off the daemon's debug log.
 package testutil
 
 import (
