@@ -92,30 +92,52 @@ func Key(herdrSocket string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// NudgeSocket is the daemon's nudge socket for a herdr server.
+// NudgeSocket is the daemon's nudge socket for a herdr server. The path is
+// resolved first, as for ServerID: a shell hook that spells the herdr
+// socket through a symlinked directory must reach the daemon that spells
+// it plainly.
 func NudgeSocket(herdrSocket string) (string, error) {
 	dir, err := Path()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, Key(herdrSocket)+".nudge"), nil
+	return filepath.Join(dir, NudgeKey(herdrSocket)+".nudge"), nil
 }
 
+// NudgeKey is the name of a herdr server's nudge socket, without the
+// directory and extension: the Key of its resolved path.
+func NudgeKey(herdrSocket string) string { return Key(resolved(herdrSocket)) }
+
 // ServerID names the herdr server itself rather than how its path is
-// spelled: the socket's device and inode, the same through a symlinked
-// directory or another $XDG_RUNTIME_DIR. ok is false when there is no
-// socket to look at (herdr is not running); the id is then the resolved
-// path's Key, which the caller should replace once the socket exists.
+// spelled: the socket's device and inode, with its resolved path, the same
+// through a symlinked directory or another $XDG_RUNTIME_DIR. ok is false
+// when there is no socket to look at (herdr is not running); the id is
+// then the resolved path's Key, which the caller should replace once the
+// socket exists.
 func ServerID(herdrSocket string) (id string, ok bool) {
+	path := resolved(herdrSocket)
 	fi, err := os.Stat(herdrSocket)
 	if err == nil {
 		if dev, ino, ok := devIno(fi); ok {
-			return "srv-" + strconv.FormatUint(dev, 16) + "-" + strconv.FormatUint(ino, 16), true
+			return serverID(dev, ino, path), true
 		}
 	}
-	path := herdrSocket
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(herdrSocket)); err == nil {
-		path = filepath.Join(dir, filepath.Base(herdrSocket))
-	}
 	return "path-" + Key(path), false
+}
+
+// serverID takes in the path as well as the inode: a daemon keeps its
+// claim while its herdr is away, and the gone socket's inode number may
+// meanwhile be given to another herdr's socket elsewhere, whose daemon
+// would then be refused as a second one.
+func serverID(dev, ino uint64, path string) string {
+	return "srv-" + strconv.FormatUint(dev, 16) + "-" + strconv.FormatUint(ino, 16) + "-" + Key(path)[:8]
+}
+
+// resolved is the socket path with its directory's symlinks resolved (the
+// socket itself may not exist yet).
+func resolved(herdrSocket string) string {
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(herdrSocket)); err == nil {
+		return filepath.Join(dir, filepath.Base(herdrSocket))
+	}
+	return herdrSocket
 }

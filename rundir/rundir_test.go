@@ -114,6 +114,33 @@ func TestServerIDIsTheSocketNotItsSpelling(t *testing.T) {
 	}
 }
 
+// A socket's inode number is reused once it is gone: the same number at
+// another path is another server.
+func TestServerIDTellsAReusedInodeElsewhereApart(t *testing.T) {
+	a := serverID(0x803, 0x1f2, "/run/user/1000/herdr/a.sock")
+	b := serverID(0x803, 0x1f2, "/run/user/1000/herdr/b.sock")
+	if a == b {
+		t.Fatalf("same device+inode at two paths: both %s, want two ids", a)
+	}
+	if again := serverID(0x803, 0x1f2, "/run/user/1000/herdr/a.sock"); again != a {
+		t.Fatalf("same socket: %s then %s", a, again)
+	}
+}
+
+func TestNudgeSocketIsTheSameThroughASymlink(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	dir := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	a, errA := NudgeSocket(filepath.Join(dir, "herdr.sock"))
+	b, errB := NudgeSocket(filepath.Join(link, "herdr.sock"))
+	if errA != nil || errB != nil || a != b {
+		t.Fatalf("nudge sockets %s (%v) and %s (%v), want one", a, errA, b, errB)
+	}
+}
+
 func TestKeyIsShortAndPerServer(t *testing.T) {
 	a, b := Key("/run/user/1000/herdr.sock"), Key("/run/user/1000/herdr-work.sock")
 	if a == b || len(a) != 16 {
