@@ -2,7 +2,6 @@ package herdr
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"time"
 )
@@ -21,8 +20,9 @@ import (
 // a second request, only busier. Hence: the wait before the second
 // request follows what each method usually takes; no second request when
 // the usual time itself is too long to beat the poll; at most one second
-// request per call; and a budget of about one call in three (about one
-// fresh connection in seven misses herdr's first look here).
+// request per call; and a budget of about one call in three, since a
+// fresh connection misses herdr's first look often (2 in 5 with herdrsim
+// in the same process: go test -run '^$' -bench RenameUnderReadPoll).
 
 // hedgeable are the methods that may go out twice: reads with no effect
 // on herdr (tab.list and friends are the session.snapshot fallback).
@@ -122,7 +122,7 @@ type hedger struct {
 	newTimer func(time.Duration) (<-chan time.Time, func() bool)
 
 	mu     sync.Mutex
-	recent map[string][]time.Duration // per method, oldest first
+	recent map[string]*recentTimes // answer times per method
 	tokens int
 	stats  HedgeStats
 }
@@ -131,7 +131,7 @@ func newHedger() *hedger {
 	return &hedger{
 		off:    true,
 		cfg:    defaultHedge,
-		recent: make(map[string][]time.Duration),
+		recent: make(map[string]*recentTimes),
 		tokens: defaultHedge.burst,
 		newTimer: func(d time.Duration) (<-chan time.Time, func() bool) {
 			t := time.NewTimer(d)
@@ -161,16 +161,13 @@ func (h *hedger) plan(method string) (wait time.Duration, ok bool) {
 }
 
 // waitLocked is twice the median of the method's recent answers, at
-// least floor, or the prior before enough answers. A median, not a mean:
-// the stalls the hedge exists for would drag a mean up to them.
+// least floor, or the prior before enough answers.
 func (h *hedger) waitLocked(method string) time.Duration {
 	r := h.recent[method]
-	if len(r) < h.cfg.minSamples {
+	if r == nil || r.len() < h.cfg.minSamples {
 		return h.cfg.prior
 	}
-	s := slices.Clone(r)
-	slices.Sort(s)
-	return max(2*s[(len(s)-1)/2], h.cfg.floor)
+	return max(2*r.median(), h.cfg.floor)
 }
 
 // learn remembers one successful answer time.
@@ -178,10 +175,11 @@ func (h *hedger) learn(method string, d time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r := h.recent[method]
-	if len(r) == h.cfg.window {
-		r = append(r[:0], r[1:]...)
+	if r == nil {
+		r = &recentTimes{n: h.cfg.window}
+		h.recent[method] = r
 	}
-	h.recent[method] = append(r, d)
+	r.add(d)
 }
 
 // take spends one hedge from the budget, if there is one left (another
@@ -278,7 +276,7 @@ func (c *Client) hedgedExchange(ctx context.Context, method string, line []byte,
 					// The first request, left waiting, missed herdr's
 					// first look: count it, or the warm pool would see
 					// only the hits (pool.go).
-					c.warm.fresh(c.warm.cfg.poll)
+					c.warm.missedLook()
 				}
 				return r.line, nil
 			}

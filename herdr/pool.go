@@ -75,12 +75,11 @@ type warmPool struct {
 	kick    chan struct{}
 	done    chan struct{} // closed when the keeper has ended
 	stats   WarmStats
-	// drift is how much later than a whole number of polls herdr's looks
-	// come, per look, learnt from replies on warm connections: each sleep
-	// of herdr's overshoots a little (docs/herdr.md §2), and it adds up
-	// over a connection's life.
-	drift   time.Duration
-	samples []time.Duration // recent per-look drifts, oldest first
+	// drifts are how much later than a whole number of polls herdr's
+	// looks came, per look, learnt from replies on warm connections: each
+	// sleep of herdr's overshoots a little (docs/herdr.md §2), and it adds
+	// up over a connection's life. Their median is the estimate.
+	drifts recentTimes
 	// missed is the share of fresh connections whose request herdr read
 	// only after its poll (a moving average): a fresh connection costs
 	// that times a poll on average, and a warm one further off than
@@ -91,15 +90,16 @@ type warmPool struct {
 }
 
 // missedPrior is the share of fresh connections taken to miss herdr's
-// first look before any is measured: about what this project's machines
-// see against herdrsim (docs/herdr.md §2).
+// first look before any is measured: a guess, low enough that a warm
+// connection must be near to be taken, and replaced by measurement within
+// some 16 requests.
 const missedPrior = 0.15
 
 // driftSamples is how many replies the drift estimate remembers.
 const driftSamples = 16
 
 func newWarmPool(c *Client) *warmPool {
-	return &warmPool{c: c, cfg: defaultWarm, now: time.Now, kick: make(chan struct{}, 1), missed: missedPrior}
+	return &warmPool{c: c, cfg: defaultWarm, now: time.Now, kick: make(chan struct{}, 1), missed: missedPrior, drifts: recentTimes{n: driftSamples}}
 }
 
 // Warm keeps a pool of idle connections open for the next d (extending a
@@ -238,7 +238,7 @@ func (p *warmPool) gapLocked(now time.Time, skip int) time.Time {
 		case i == skip:
 		case s.conn != nil:
 			looks := now.Sub(s.phase) / poll
-			places = append(places, cyclePlace(s.phase.Add(looks*p.drift), poll))
+			places = append(places, cyclePlace(s.phase.Add(looks*p.drifts.median()), poll))
 		case !s.due.IsZero():
 			places = append(places, cyclePlace(s.due, poll))
 		}
@@ -287,8 +287,9 @@ func (p *warmPool) take() (net.Conn, time.Time, bool) {
 	}
 	now := p.now()
 	at := now.Add(p.cfg.margin)
-	best := soonest(p.slots, at, p.cfg.poll, p.drift)
-	if best < 0 || nextLook(p.slots[best].phase, at, p.cfg.poll, p.drift).Sub(now) > p.freshCostLocked() {
+	drift := p.drifts.median()
+	best := soonest(p.slots, at, p.cfg.poll, drift)
+	if best < 0 || nextLook(p.slots[best].phase, at, p.cfg.poll, drift).Sub(now) > p.freshCostLocked() {
 		return nil, time.Time{}, false
 	}
 	s := &p.slots[best]
@@ -312,14 +313,8 @@ func (p *warmPool) learn(phase, at time.Time) {
 	}
 	sample := (at.Sub(phase) - looks*p.cfg.poll) / looks
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.samples) == driftSamples {
-		p.samples = append(p.samples[:0], p.samples[1:]...)
-	}
-	p.samples = append(p.samples, sample)
-	sorted := slices.Clone(p.samples)
-	slices.Sort(sorted)
-	p.drift = sorted[len(sorted)/2]
+	p.drifts.add(sample)
+	p.mu.Unlock()
 }
 
 // soonest is the slot with a connection whose next look by herdr at or
@@ -361,13 +356,19 @@ func (p *warmPool) freshCostLocked() time.Duration {
 // fresh takes in how long a request on a fresh connection took: one that
 // took most of a poll or more waited for it (or herdr was slow, and then
 // a warm connection is no worse).
-func (p *warmPool) fresh(took time.Duration) {
-	miss := 0.0
-	if took >= p.cfg.poll*9/10 {
-		miss = 1
+func (p *warmPool) fresh(took time.Duration) { p.noteFresh(took >= p.cfg.poll*9/10) }
+
+// missedLook takes in a fresh request that was still waiting when its
+// hedge answered: it missed herdr's first look.
+func (p *warmPool) missedLook() { p.noteFresh(true) }
+
+func (p *warmPool) noteFresh(missed bool) {
+	v := 0.0
+	if missed {
+		v = 1
 	}
 	p.mu.Lock()
-	p.missed += (miss - p.missed) / 16
+	p.missed += (v - p.missed) / 16
 	p.mu.Unlock()
 }
 

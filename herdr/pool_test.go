@@ -92,7 +92,7 @@ func TestSoonestCountsDrift(t *testing.T) {
 }
 
 func TestLearnDriftIsTheMedianOfRecentReplies(t *testing.T) {
-	p := &warmPool{cfg: defaultWarm}
+	p := &warmPool{cfg: defaultWarm, drifts: recentTimes{n: driftSamples}}
 	phase := time.Unix(4000, 0)
 	const poll = 100 * time.Millisecond
 	// Replies 10 looks in, 5 ms late (0.5 ms a look), and one outlier.
@@ -100,20 +100,20 @@ func TestLearnDriftIsTheMedianOfRecentReplies(t *testing.T) {
 		p.learn(phase, phase.Add(10*poll+5*time.Millisecond))
 	}
 	p.learn(phase, phase.Add(10*poll+50*time.Millisecond))
-	if p.drift != 500*time.Microsecond {
-		t.Fatalf("drift = %v, want 500µs (the median, not the outlier)", p.drift)
+	if d := p.drifts.median(); d != 500*time.Microsecond {
+		t.Fatalf("drift = %v, want 500µs (the median, not the outlier)", d)
 	}
 	// A reply within a young connection's first looks says little
 	// about drift: ignored.
 	p.learn(phase, phase.Add(poll+9*time.Millisecond))
-	if len(p.samples) != 6 {
-		t.Fatalf("samples = %d, want 6: a reply 1 look in is not a sample", len(p.samples))
+	if n := p.drifts.len(); n != 6 {
+		t.Fatalf("samples = %d, want 6: a reply 1 look in is not a sample", n)
 	}
 	for range 2 * driftSamples {
 		p.learn(phase, phase.Add(20*poll+40*time.Millisecond))
 	}
-	if len(p.samples) != driftSamples || p.drift != 2*time.Millisecond {
-		t.Fatalf("after many: %d samples, drift %v; want %d, 2ms", len(p.samples), p.drift, driftSamples)
+	if n, d := p.drifts.len(), p.drifts.median(); n != driftSamples || d != 2*time.Millisecond {
+		t.Fatalf("after many: %d samples, drift %v; want %d, 2ms", n, d, driftSamples)
 	}
 }
 

@@ -441,6 +441,13 @@ func (s *Server) misuse(format string, args ...any) {
 
 // ---- one connection ----
 
+// bump adds one to a counter of s's, under s.mu.
+func (s *Server) bump(n *int) {
+	s.mu.Lock()
+	*n++
+	s.mu.Unlock()
+}
+
 // errReadTimeout is herdr's "timed out reading api request".
 var errReadTimeout = errors.New("timed out reading api request")
 
@@ -477,15 +484,11 @@ func (s *Server) readRequestLine(c *net.UnixConn, stop chan struct{}) (line []by
 		var rerr error
 		if first && s.cfg.lateWrites && !s.cfg.noReadPoll {
 			rerr = syscall.EAGAIN // herdr looked before the line came
-			s.mu.Lock()
-			s.empty++
-			s.mu.Unlock()
+			s.bump(&s.empty)
 		} else if err := rc.Read(func(fd uintptr) bool {
 			n, rerr = peek(fd, buf, !s.cfg.noReadPoll)
 			if rerr == syscall.EAGAIN {
-				s.mu.Lock()
-				s.empty++
-				s.mu.Unlock()
+				s.bump(&s.empty)
 			}
 			if !s.cfg.noReadPoll {
 				return rerr != syscall.EINTR // EAGAIN is "pending": handled below
@@ -493,23 +496,17 @@ func (s *Server) readRequestLine(c *net.UnixConn, stop chan struct{}) (line []by
 			return rerr != syscall.EAGAIN && rerr != syscall.EINTR
 		}); err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
-				s.mu.Lock()
-				s.timeouts++
-				s.mu.Unlock()
+				s.bump(&s.timeouts)
 				return nil, nil, errReadTimeout
 			}
 			return nil, nil, err
 		}
 		if rerr == syscall.EAGAIN {
 			if !time.Now().Before(deadline) {
-				s.mu.Lock()
-				s.timeouts++
-				s.mu.Unlock()
+				s.bump(&s.timeouts)
 				return nil, nil, errReadTimeout
 			}
-			s.mu.Lock()
-			s.polls++
-			s.mu.Unlock()
+			s.bump(&s.polls)
 			look = look.Add(ReadPollInterval + ReadPollOvershoot)
 			select {
 			case <-time.After(time.Until(look)):
