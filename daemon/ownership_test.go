@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -500,8 +501,11 @@ func TestRenameInsideTheLastWindowIsPutBack(t *testing.T) {
 	var once sync.Once
 	f.srv.RewriteResponses(func(method string, line []byte) []byte {
 		// The last read before the rename: tab.get, or the snapshot
-		// itself when it is fresh enough to stand in for it.
-		if method == "tab.get" || method == "session.snapshot" {
+		// itself when it is fresh enough to stand in for it. Only a
+		// snapshot that shows the new directory counts: an earlier one
+		// (a poll, the subscription's pass) would let the person's
+		// name land before our re-read, where it is simply kept.
+		if method == "tab.get" || method == "session.snapshot" && bytes.Contains(line, []byte(home+"/b")) {
 			once.Do(func() { f.srv.HumanRename(tab, "my notes") })
 		}
 		return line
