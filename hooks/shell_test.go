@@ -540,6 +540,7 @@ func TestSleepNudges(t *testing.T) {
 				s.typed = append(s.typed, "cat")
 				s.send("cat")
 				w.settle(t, len(expected(sh, 1, true))+1)
+				testutil.WaitForeground(t, s.tty, "cat")
 				if _, err := s.tty.Write([]byte{4}); err != nil { // Ctrl-D
 					t.Fatalf("end cat's input: %v", err)
 				}

@@ -24,7 +24,7 @@ func TestEventsLostResubscribesWithOneFullPass(t *testing.T) {
 		t.Fatal("the daemon never subscribed")
 	}
 	// The start pass and the pass the subscription asks for.
-	if !poll(waitTimeout, func() bool { return srv.Calls("session.snapshot") >= 2 && testutil.SubscribePassesDone(d.Log()) }) {
+	if !poll(waitTimeout, func() bool { return srv.Calls("session.snapshot") >= 2 && testutil.Subscribed(d.Log()) }) {
 		t.Fatal("no post-subscribe pass")
 	}
 

@@ -87,7 +87,7 @@ func TestNewsInsideTheWindowCostsOneTrailingPass(t *testing.T) {
 	caughtUp(t, d) // news triaged after it would have run a pass at once
 	passes := srv.Calls("session.snapshot") - hedged(d, mark, "session.snapshot")
 	if passes != 2 {
-		t.Errorf("%d passes for a leading and five coalesced changes, want 2 (leading, trailing); renames %q", passes, renameLabels(srv))
+		t.Errorf("%d passes for a leading and five coalesced changes, want 2 (leading, trailing); renames %q\nlog:\n%s", passes, renameLabels(srv), d.Log()[mark:])
 	}
 }
 
@@ -112,8 +112,8 @@ func hedged(d *daemonProc, mark int, method string) int {
 // count only what it did. d logs at debug level.
 func settleStream(t *testing.T, d *daemonProc) {
 	t.Helper()
+	testutil.WaitFor(t, "the subscription and the full pass after it", func() bool { return testutil.Subscribed(d.Log()) })
 	caughtUp(t, d)
-	testutil.WaitFor(t, "the full pass after subscribing", func() bool { return testutil.SubscribePassesDone(d.Log()) })
 }
 
 // realShell starts sh in a pty as the process behind pane, so the daemon's

@@ -18,6 +18,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 // readmeSession builds the four tabs of the original README in one
@@ -587,6 +588,7 @@ func TestZshHooks(t *testing.T) {
 	}
 	waitLabel(t, srv, tab, "tee")
 	t.Logf("Enter -> tab renamed %q: %v (hooks, poll 5s)", "tee", time.Since(start))
+	testutil.WaitForeground(t, tty, "tee")
 	start = time.Now()
 	if _, err := tty.Write([]byte{4}); err != nil { // Ctrl-D: tee reads end of input and exits
 		t.Fatal(err)

@@ -91,6 +91,35 @@ func SocketPath(herdrSocket string) string {
 	return p
 }
 
+// fullQueueWait is how long a nudge waits for room in a full queue.
+var fullQueueWait = 50 * time.Millisecond
+
+// write sends b, waiting at most fullQueueWait for room in a full queue:
+// a stuck daemon must not keep a hook's process around. The wait starts
+// only once the queue is found full. Counted from before the first try,
+// it was spent before the write by a process that started slowly on a
+// busy machine (61 ms seen in CI), and a nudge to a queue with room was
+// dropped as a timeout.
+func write(conn *net.UnixConn, b []byte) error {
+	rc, err := conn.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var werr error
+	if err := rc.Write(func(fd uintptr) bool {
+		werr = writeOnce(fd, b)
+		return true // one try; the wait below has a deadline
+	}); err != nil {
+		return err
+	}
+	if !wouldBlock(werr) {
+		return werr
+	}
+	_ = conn.SetWriteDeadline(time.Now().Add(fullQueueWait))
+	_, err = conn.Write(b)
+	return err
+}
+
 // ErrNoDaemon means nothing listens on the nudge socket.
 var ErrNoDaemon = errors.New("no herdrtabrenamer daemon is running")
 
@@ -121,9 +150,7 @@ func Send(socketPath, paneID string, when When) error {
 		return fmt.Errorf("nudge %s: %w", socketPath, err)
 	}
 	defer conn.Close()
-	// A full receive queue must not stall a shell prompt: give up at once.
-	_ = conn.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
-	if _, err := conn.Write(b); err != nil {
+	if err := write(conn, b); err != nil {
 		if isRefused(err) {
 			return fmt.Errorf("%w (no listener on %s)", ErrNoDaemon, socketPath)
 		}

@@ -16,5 +16,7 @@ func Available() error {
 }
 
 // Send stops at Available on Windows; these keep it building.
-func isRefused(error) bool         { return false }
-func senderCheck(dir string) error { return Available() }
+func isRefused(error) bool            { return false }
+func senderCheck(dir string) error    { return Available() }
+func writeOnce(uintptr, []byte) error { return Available() }
+func wouldBlock(error) bool           { return false }

@@ -55,6 +55,15 @@ func SubscribePassesDone(log string) bool {
 	return strings.Count(log, "full_pass=asked") == strings.Count(log, `msg="full pass after subscribing done"`)
 }
 
+// Subscribed reports whether the daemon's event watcher has subscribed at
+// least once and every full pass it asked for has run. A herdr fake sees
+// the subscription (its stream open) before the daemon logs it, so a
+// test that waits on the fake alone can start its changes while the
+// subscribe pass is still to come, and that pass then renames for them.
+func Subscribed(log string) bool {
+	return strings.Contains(log, `msg="subscribed to events"`) && SubscribePassesDone(log)
+}
+
 // ResubscribePauses are the pauses the daemon logged before resubscribing
 // after a stream that ended early, in order.
 func ResubscribePauses(log string) ([]time.Duration, error) {
