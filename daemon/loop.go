@@ -48,8 +48,11 @@ type loop struct {
 	forced        map[string]bool
 	lastNudgePass time.Time
 	// watching are panes whose preexec watcher runs.
-	watching  map[string]bool
-	curAgents []string
+	watching map[string]bool
+	// lastReadAhead is when a watcher last read the session ahead of its
+	// pass: read-aheads are spaced like nudge passes.
+	lastReadAhead time.Time
+	curAgents     []string
 }
 
 // Run is the daemon: it holds the single-instance claim and the nudge
@@ -208,6 +211,17 @@ func (l *loop) watch(w preexecWatch) {
 		return
 	}
 	l.watching[w.pane] = true
+	// A watcher whose program is there at its first look ends at once, and
+	// the next preexec nudge starts another: without this gap a flood of
+	// them read the session once per nudge. A watcher without its own
+	// read leaves the reading to its pass.
+	if w.snapshot {
+		if now := l.d.now(); now.Sub(l.lastReadAhead) >= nudgeGap {
+			l.lastReadAhead = now
+		} else {
+			w.snapshot = false
+		}
+	}
 	w.changed, w.every = l.d.foregroundProbe(w.pane)
 	go l.d.awaitProgram(l.ctx, w, l.preexecDone)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
 
@@ -209,5 +210,42 @@ func TestFailedProcessInfoCausesNoFlicker(t *testing.T) {
 	}
 	if strings.Join(got, "|") != "vim" {
 		t.Fatalf("renames = %q, want just [vim]: a failed process_info was taken for an idle shell", got)
+	}
+}
+
+// A pane whose program is already there (vim) ends a preexec watcher at
+// its first look, so a flood of preexec nudges starts one watcher after
+// another. Each watcher's read of the session ahead of its pass is spaced
+// like the passes (nudgeGap): on a frozen clock, one read-ahead in all,
+// and every other snapshot request is a pass's own.
+func TestPreexecFloodReadsAheadOncePerGap(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	frozen := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Now = func() time.Time { return frozen } })
+	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"vim"}})
+	runDaemon(t, f, nil)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "vim" })
+	f.srv.ResetCounters()
+	mark := len(f.log.String())
+	passes0 := f.d.passes.Load()
+
+	const nudges = 20
+	for i := range nudges {
+		if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenPreexec); err != nil {
+			t.Fatal(err)
+		}
+		// Each watcher looks once (process_info: the pane is not ours to
+		// read) and ends; the next nudge then starts a new one.
+		waitFor(t, fmt.Sprintf("watcher %d looked", i+1), func() bool { return f.srv.Calls("pane.process_info") > i })
+	}
+	// The last watcher has looked; its pass comes after it ends.
+	last := f.d.passes.Load()
+	waitFor(t, "the last watcher's pass", func() bool { return f.d.passes.Load() > last })
+	hedges := strings.Count(f.log.String()[mark:], `hedging a late read" method=session.snapshot`)
+	reads := f.srv.Calls("session.snapshot") - hedges
+	passes := int(f.d.passes.Load() - passes0)
+	if reads > passes+1 {
+		t.Errorf("%d preexec nudges: %d session reads for %d passes, want at most one read ahead of them", nudges, reads, passes)
 	}
 }
