@@ -38,6 +38,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
@@ -202,6 +203,36 @@ type world struct {
 	servers              []*herdrsim.Server
 	procs                []*exec.Cmd
 	ptys                 []*os.File
+	// tails keep the last output of each pty, for a report on a stall.
+	tails map[*os.File]*tail
+}
+
+// tail keeps the last 2 KiB written to it.
+type tail struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if n := len(t.b); n > 2048 {
+		t.b = append(t.b[:0], t.b[n-2048:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
+
+// terminal describes a shell's terminal for a stall report: the program
+// in its foreground, its mode, and its last output.
+func (w *world) terminal(f *os.File) string {
+	return fmt.Sprintf("foreground %s; last output %q", testutil.Foreground(f), w.tails[f].String())
 }
 
 func newWorld() (*world, error) {
@@ -309,11 +340,16 @@ func (w *world) shellServer(shells []shellSpec, env func(pane, sock string) []st
 		}
 		w.procs = append(w.procs, cmd)
 		w.ptys = append(w.ptys, f)
+		if w.tails == nil {
+			w.tails = map[*os.File]*tail{}
+		}
+		t := &tail{}
+		w.tails[f] = t
 		// A shell blocks when nobody reads its terminal.
 		if spec.titles {
-			go watchTitles(f, func(title string) { srv.SetTitle(pane, title) })
+			go watchTitles(io.TeeReader(f, t), func(title string) { srv.SetTitle(pane, title) })
 		} else {
-			go func() { _, _ = io.Copy(io.Discard, f) }()
+			go func() { _, _ = io.Copy(t, f) }()
 		}
 		srv.AttachProcess(pane, cmd.Process.Pid)
 		panes = append(panes, pane)
@@ -560,7 +596,13 @@ func (w *world) latency() ([]row, error) {
 			return false
 		}) {
 			t, _ := srv.Tab(tab)
-			return 0, fmt.Errorf("tab %s: no rename to %q within %v (label %q)", tab, want, within, t.Label)
+			term := ""
+			for i, p := range panes {
+				if tabOf(p) == tab {
+					term = "; " + w.terminal(ttys[i])
+				}
+			}
+			return 0, fmt.Errorf("tab %s: no rename to %q within %v (label %q)%s", tab, want, within, t.Label, term)
 		}
 		time.Sleep(500 * time.Millisecond)
 		return at.Sub(start), nil

@@ -22,16 +22,16 @@ func WaitForeground(t testing.TB, tty *os.File, comm string) {
 	t.Helper()
 	var seen string
 	WaitFor(t, fmt.Sprintf("%s in the terminal's foreground, in canonical mode", comm), func() bool {
-		seen = foreground(tty)
+		seen = Foreground(tty)
 		return seen == comm+" canonical"
 	}, func() string { return "foreground: " + seen })
 }
 
-// foreground says which program leads the terminal's foreground process
-// group and whether the terminal is in canonical mode, or what failed.
-// The termios and process group ioctls on a pty master answer for its
-// slave.
-func foreground(tty *os.File) string {
+// Foreground says which program leads the foreground process group of the
+// terminal whose pty master is tty and whether the terminal is in
+// canonical mode ("sleep canonical", "zsh raw"), or what failed. The
+// termios and process group ioctls on a pty master answer for its slave.
+func Foreground(tty *os.File) string {
 	rc, err := tty.SyscallConn()
 	if err != nil {
 		return err.Error()
