@@ -239,13 +239,16 @@ func TestPreexecFloodReadsAheadOncePerGap(t *testing.T) {
 		// read) and ends; the next nudge then starts a new one.
 		waitFor(t, fmt.Sprintf("watcher %d looked", i+1), func() bool { return f.srv.Calls("pane.process_info") > i })
 	}
-	// The last watcher has looked; its pass comes after it ends.
-	last := f.d.passes.Load()
-	waitFor(t, "the last watcher's pass", func() bool { return f.d.passes.Load() > last })
-	hedges := strings.Count(f.log.String()[mark:], `hedging a late read" method=session.snapshot`)
-	reads := f.srv.Calls("session.snapshot") - hedges
-	passes := int(f.d.passes.Load() - passes0)
-	if reads > passes+1 {
-		t.Errorf("%d preexec nudges: %d session reads for %d passes, want at most one read ahead of them", nudges, reads, passes)
-	}
+	// Every watcher has looked. A pass counts itself once its read is
+	// answered, so a read in flight is one ahead of the count for a
+	// moment: wait for the count to catch up, which it never does when
+	// each watcher reads ahead.
+	var reads, passes int
+	testutil.WaitFor(t, fmt.Sprintf("%d preexec nudges: at most one session read ahead of the passes", nudges), func() bool {
+		hedges := strings.Count(f.log.String()[mark:], `hedging a late read" method=session.snapshot`)
+		reads = f.srv.Calls("session.snapshot") - hedges
+		passes = int(f.d.passes.Load() - passes0)
+		return reads <= passes+1
+	}, func() string { return fmt.Sprintf("%d session reads for %d passes", reads, passes) })
+	t.Logf("%d preexec nudges: %d session reads for %d passes", nudges, reads, passes)
 }

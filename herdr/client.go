@@ -232,20 +232,31 @@ func (c *Client) exchange(ctx context.Context, method string, params any) ([]byt
 	// a warm connection's few ms would come on top of every probe and
 	// pass; a late read can be hedged, a rename cannot.
 	if !hedgeable[method] {
-		if conn, phase, ok := c.warm.take(); ok {
-			reply, sent, err := c.converse(ctx, conn, method, line, deadline)
-			if err == nil {
-				c.warm.learn(phase, c.warm.now())
-			}
-			if sent || ctx.Err() != nil {
-				return reply, err
-			}
-			// herdr had closed it (a restart): the line never left, so
-			// it may go out on a fresh connection.
-			c.warm.dead()
+		if reply, ok, err := c.sendWarm(ctx, method, line, deadline); ok {
+			return reply, err
 		}
 	}
 	return c.roundTrip(ctx, method, line, deadline)
+}
+
+// sendWarm sends line on the warm connection herdr will look at soonest,
+// if the pool has one worth it. ok is false when nothing went out: no
+// connection, or herdr had closed it (a restart), so the line never left
+// and may go out on a fresh connection.
+func (c *Client) sendWarm(ctx context.Context, method string, line []byte, deadline time.Time) (reply []byte, ok bool, err error) {
+	conn, phase, ok := c.warm.take()
+	if !ok {
+		return nil, false, nil
+	}
+	reply, sent, err := c.converse(ctx, conn, method, line, deadline)
+	if err == nil {
+		c.warm.learn(phase, c.warm.now())
+	}
+	if sent || ctx.Err() != nil {
+		return reply, true, err
+	}
+	c.warm.dead()
+	return nil, false, nil
 }
 
 // roundTrip writes line on a fresh connection and reads the one reply

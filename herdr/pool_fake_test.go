@@ -69,13 +69,14 @@ func TestWarmRenamesGoOutOnceEachOnWarmConnections(t *testing.T) {
 		t.Fatalf("warm stats %+v: want 20 requests on warm connections, none dead", st)
 	}
 	// Reads that may be hedged still dial afresh: the pool is for
-	// requests that go out once (here, with hedging on, as the daemon
-	// runs).
+	// requests that go out once, and for a read's hedge (here, with
+	// hedging on, as the daemon runs).
+	hedged := c.HedgeStats().Hedged
 	if _, err := c.Snapshot(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if c.WarmStats().Used != 20 {
-		t.Fatalf("a snapshot took a warm connection: %+v", c.WarmStats())
+	if w, h := c.WarmStats().Used, c.HedgeStats().Hedged-hedged; w < 20 || w > 20+h {
+		t.Fatalf("a snapshot hedged %d times took %d warm connections", h, w-20)
 	}
 	c.Cool()
 	testutil.WaitFor(t, "herdr sees every warm connection closed", func() bool { return srv.OpenConnections() == 0 })
@@ -220,5 +221,28 @@ func TestWarmChosenWhereFreshConnectionsMiss(t *testing.T) {
 	}
 	if st := c.WarmStats(); st.Used != 1 {
 		t.Fatalf("warm stats %+v: the rename must take a warm connection", st)
+	}
+}
+
+// A read that herdr has not answered in its usual time is hedged, and
+// while the pool is warm the hedge goes out on the warm connection herdr
+// looks at next: a second fresh connection misses herdr's first look as
+// often as the first did.
+func TestHedgeGoesOutOnAWarmConnection(t *testing.T) {
+	srv := herdrtest.Start(t)
+	srv.NewWorkspace("repo", "/tmp")
+	c := warmed(t, srv, 16, func(c *herdr.Client) { herdr.WithHedging(true)(c) })
+	srv.StallNext("session.snapshot", 10*time.Second, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Snapshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Whichever of the two herdr reads first is the one it stalls.
+	if h := c.HedgeStats(); h.Hedged != 1 {
+		t.Fatalf("hedge stats %+v: want the snapshot hedged", h)
+	}
+	if w := c.WarmStats(); w.Used != 1 {
+		t.Fatalf("warm stats %+v: want the hedge on a warm connection", w)
 	}
 }
