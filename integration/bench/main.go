@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -192,7 +193,8 @@ func pcts(ds []time.Duration) string {
 	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
-	at := func(p float64) time.Duration { return s[min(len(s)-1, int(p*float64(len(s))))] }
+	// Nearest rank: the p95 of 20 samples is the 19th, not the largest.
+	at := func(p float64) time.Duration { return s[max(0, int(math.Ceil(p*float64(len(s))))-1)] }
 	return fmt.Sprintf("%s / %s / %s", ms(at(0.5)), ms(at(0.95)), ms(s[len(s)-1]))
 }
 
