@@ -105,8 +105,9 @@ func newWarmPool(c *Client) *warmPool {
 // Warm keeps a pool of idle connections open for the next d (extending a
 // spell already running), so that requests that go out once (tab.rename,
 // tab.get, ping) wait a few ms for herdr's read poll instead of 0 or
-// 100 ms. Reads dial afresh; a late one is hedged, on a warm connection if there is one. d <= 0 ends the
-// spell at once. Call Cool before dropping the Client.
+// 100 ms. Reads dial afresh; a late one is hedged, on a warm connection
+// if there is one. d <= 0 ends the spell at once. Call Cool before
+// dropping the Client.
 func (c *Client) Warm(d time.Duration) {
 	p := c.warm
 	p.mu.Lock()
