@@ -183,18 +183,13 @@ func (c *Client) connect(ctx context.Context, method string, deadline time.Time)
 	if err == nil {
 		return conn, nil
 	}
-	return nil, c.dialErr(ctx, method, deadline, err)
-}
-
-// dialErr classifies a failed connect: "nobody home", or a transport error.
-func (c *Client) dialErr(ctx context.Context, method string, deadline time.Time, err error) error {
 	switch {
 	case errors.Is(err, syscall.ENOENT):
-		return &NotRunningError{Path: c.path, Reason: "socket missing", Err: err}
+		return nil, &NotRunningError{Path: c.path, Reason: "socket missing", Err: err}
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return &NotRunningError{Path: c.path, Reason: "connection refused", Err: err}
+		return nil, &NotRunningError{Path: c.path, Reason: "connection refused", Err: err}
 	}
-	return c.transportErr(ctx, method, deadline, fmt.Errorf("connect: %w", err))
+	return nil, c.transportErr(ctx, method, deadline, fmt.Errorf("connect: %w", err))
 }
 
 // transportErr wraps err, turning timeouts into the reason the caller
@@ -285,10 +280,8 @@ func (c *Client) converse(ctx context.Context, conn net.Conn, method string, lin
 	if err := conn.SetDeadline(deadline); err != nil {
 		return nil, false, c.transportErr(ctx, method, deadline, fmt.Errorf("set deadline: %w", err))
 	}
-	if len(line) > 0 {
-		if _, err := conn.Write(line); err != nil {
-			return nil, false, c.transportErr(ctx, method, deadline, fmt.Errorf("write request: %w", err))
-		}
+	if _, err := conn.Write(line); err != nil {
+		return nil, false, c.transportErr(ctx, method, deadline, fmt.Errorf("write request: %w", err))
 	}
 	largest := c.largestReply(method)
 	br := bufio.NewReaderSize(conn, int(min(max(largest.Load()+2, 4<<10), 64<<10)))

@@ -29,9 +29,7 @@ func TestNextLook(t *testing.T) {
 func TestSoonestPicksTheNextLook(t *testing.T) {
 	base := time.Unix(2000, 0)
 	const poll = 100 * time.Millisecond
-	conn, other := net.Pipe()
-	defer conn.Close()
-	defer other.Close()
+	conn := openConn(t)
 	// Slots opened 0, 25, 50 and 75 ms into a cycle (one empty).
 	slots := func(empty int) []warmSlot {
 		s := make([]warmSlot, 4)
@@ -71,9 +69,7 @@ func TestSoonestPicksTheNextLook(t *testing.T) {
 func TestSoonestCountsDrift(t *testing.T) {
 	now := time.Unix(3000, 0)
 	const poll = 100 * time.Millisecond
-	conn, other := net.Pipe()
-	defer conn.Close()
-	defer other.Close()
+	conn := openConn(t)
 	slots := []warmSlot{
 		// 40 looks old: due 5 ms from now by whole polls, 45 ms by drift.
 		{conn: conn, phase: now.Add(5*time.Millisecond - 40*poll)},
@@ -123,9 +119,7 @@ func TestLearnDriftIsTheMedianOfRecentReplies(t *testing.T) {
 // look again only a poll after they opened, and not when fresh ones
 // seldom miss.
 func TestTakeWeighsAWarmLookAgainstAFreshConnection(t *testing.T) {
-	conn, other := net.Pipe()
-	defer conn.Close()
-	defer other.Close()
+	conn := openConn(t)
 	for _, tc := range []struct {
 		name   string
 		opened time.Duration // before now
@@ -176,9 +170,7 @@ func TestFreshMissesAreAMovingAverage(t *testing.T) {
 func TestRefillAimsAtTheWidestGap(t *testing.T) {
 	cycle := time.Unix(6000, 0) // a whole number of polls since the epoch: place 0
 	at := func(ms int) time.Time { return cycle.Add(time.Duration(ms) * time.Millisecond) }
-	conn, other := net.Pipe()
-	defer conn.Close()
-	defer other.Close()
+	conn := openConn(t)
 	p := &warmPool{cfg: defaultWarm}
 	p.slots = []warmSlot{
 		{conn: conn, phase: at(-300)}, // place 0
@@ -198,4 +190,12 @@ func TestRefillAimsAtTheWidestGap(t *testing.T) {
 	if got := (&warmPool{cfg: defaultWarm, slots: make([]warmSlot, 2)}).gapLocked(now, 0); !got.Equal(now) {
 		t.Fatalf("an empty pool refills at %v, want now", got.Sub(now))
 	}
+}
+
+// openConn is a connection for a slot to hold: the choice of a slot only
+// asks whether it has one.
+func openConn(t *testing.T) net.Conn {
+	conn, other := net.Pipe()
+	t.Cleanup(func() { conn.Close(); other.Close() })
+	return conn
 }

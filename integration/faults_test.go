@@ -472,11 +472,12 @@ func TestFaultNudgeFlood10000(t *testing.T) {
 	passes := srv.Calls("session.snapshot") - hedged(d, mark, "session.snapshot")
 	// Nudges queue in the socket and the loop's channel, so the daemon may
 	// still be working through them after the last send: the 20 ms
-	// spacing is counted over the whole window. Each pane has at most one
-	// preexec watcher at a time, each ending in one pass after at most a
-	// second.
+	// spacing is counted over the whole window. On top come preexec
+	// watchers (one per pane at a time): the pass each ends in goes
+	// through the same spacing, and the session read each may take ahead
+	// of it is spaced apart too (daemon's TestPreexecFloodReadsAheadOncePerGap).
+	// Those get an allowance of two per pane per second.
 	watchers := len(panes) * int(settled/time.Second+1)
-	// Plus the snapshot each preexec watcher reads ahead.
 	bound := int(settled/(20*time.Millisecond)) + int(settled/pollEvery) + 2*watchers + 5
 	if passes > bound {
 		t.Errorf("%d snapshot requests (hedges left out) for %d nudges in %v, want at most %d", passes, total, took, bound)

@@ -319,7 +319,7 @@ func TestOwnershipReplayAndSpinnerCostNoPass(t *testing.T) {
 			subscribed := func() int { return strings.Count(d.Log(), `msg="subscribed to events"`) }
 			// Acked (DropSubscriptions below reaches the stream), the first
 			// replay triaged, one event per 10 ms tick, and its pass run.
-			if !poll(waitTimeout, func() bool { return subscribed() >= 1 && testutil.SubscribePassesDone(d.Log()) }) {
+			if !poll(waitTimeout, func() bool { return testutil.Subscribed(d.Log()) }) {
 				t.Fatalf("no subscription\n%s", d.Log())
 			}
 			mark := len(caughtUp(t, d))

@@ -98,8 +98,8 @@ var fullQueueWait = 50 * time.Millisecond
 // a stuck daemon must not keep a hook's process around. The wait starts
 // only once the queue is found full. Counted from before the first try,
 // it was spent before the write by a process that started slowly on a
-// busy machine (61 ms seen in CI), and a nudge to a queue with room was
-// dropped as a timeout.
+// busy machine (61 ms in a loaded test run here), and a nudge to a queue
+// with room was dropped as a timeout.
 func write(conn *net.UnixConn, b []byte) error {
 	rc, err := conn.SyscallConn()
 	if err != nil {

@@ -72,12 +72,7 @@ func TestSendWithoutDaemon(t *testing.T) {
 }
 
 func TestSendDelivers(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "d.nudge")
-	c, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	path, c := listen(t)
 	if err := Send(path, "w2:p11", WhenPreexec); err != nil {
 		t.Fatal(err)
 	}
@@ -120,16 +115,11 @@ func TestSendRefusesADirectoryThatIsNotOurs(t *testing.T) {
 }
 
 // A hook's nudge can start on a machine so busy that its wait budget is
-// spent before it reaches the write (CI saw 61 ms between start and
-// write). The budget is for a full queue only: a queue with room takes
-// the datagram however late the process got there.
+// spent before it reaches the write (a loaded test run here took 61 ms
+// from start to write). The budget is for a full queue only: a queue with
+// room takes the datagram however late the process got there.
 func TestSendALateProcessStillDelivers(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "d.nudge")
-	c, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	path, c := listen(t)
 	defer setFullQueueWait(0)() // spent before the write
 	if err := Send(path, "w1:p3", WhenPrecmd); err != nil {
 		t.Fatalf("send with room in the queue: %v", err)
@@ -144,21 +134,29 @@ func TestSendALateProcessStillDelivers(t *testing.T) {
 // A receive queue nobody reads fills up; a nudge then gives up after its
 // wait instead of hanging, and says so.
 func TestSendGivesUpOnAFullQueue(t *testing.T) {
+	path, _ := listen(t) // open, and never read
+	defer setFullQueueWait(10 * time.Millisecond)()
+	var err error
+	for i := 0; i < 10000 && err == nil; i++ { // the kernel's queue limit, net.unix.max_dgram_qlen, is 10 by default
+		err = Send(path, "w1:p3", WhenPrecmd)
+	}
+	if err == nil {
+		t.Fatal("10000 nudges into a queue nobody reads all sent")
+	}
+	if !errors.Is(err, os.ErrDeadlineExceeded) || !strings.Contains(err.Error(), path) {
+		t.Errorf("full queue: %v, want a timeout naming %s", err, path)
+	}
+}
+
+// listen is a daemon's nudge socket in a temporary directory, closed when
+// the test ends.
+func listen(t *testing.T) (string, *net.UnixConn) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "d.nudge")
 	c, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	defer setFullQueueWait(10 * time.Millisecond)()
-	var err2 error
-	for i := 0; i < 10000 && err2 == nil; i++ { // the kernel's queue limit, net.unix.max_dgram_qlen, is 10 by default
-		err2 = Send(path, "w1:p3", WhenPrecmd)
-	}
-	if err2 == nil {
-		t.Fatal("10000 nudges into a queue nobody reads all sent")
-	}
-	if !errors.Is(err2, os.ErrDeadlineExceeded) || !strings.Contains(err2.Error(), path) {
-		t.Errorf("full queue: %v, want a timeout naming %s", err2, path)
-	}
+	t.Cleanup(func() { c.Close() })
+	return path, c
 }

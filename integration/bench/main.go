@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -193,9 +192,7 @@ func pcts(ds []time.Duration) string {
 	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
-	// Nearest rank: the p95 of 20 samples is the 19th, not the largest.
-	at := func(p float64) time.Duration { return s[max(0, int(math.Ceil(p*float64(len(s))))-1)] }
-	return fmt.Sprintf("%s / %s / %s", ms(at(0.5)), ms(at(0.95)), ms(s[len(s)-1]))
+	return fmt.Sprintf("%s / %s / %s", ms(testutil.NearestRank(s, 0.5)), ms(testutil.NearestRank(s, 0.95)), ms(s[len(s)-1]))
 }
 
 // world is the run's sandbox: the built binary, private XDG directories,
@@ -205,36 +202,15 @@ type world struct {
 	servers              []*herdrsim.Server
 	procs                []*exec.Cmd
 	ptys                 []*os.File
-	// tails keep the last output of each pty, for a report on a stall.
-	tails map[*os.File]*tail
-}
-
-// tail keeps the last 2 KiB written to it.
-type tail struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if n := len(t.b); n > 2048 {
-		t.b = append(t.b[:0], t.b[n-2048:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
+	// outputs keep what each pty showed, for a report on a stall.
+	outputs map[*os.File]*testutil.Buffer
 }
 
 // terminal describes a shell's terminal for a stall report: the program
 // in its foreground, its mode, and its last output.
 func (w *world) terminal(f *os.File) string {
-	return fmt.Sprintf("foreground %s; last output %q", testutil.Foreground(f), w.tails[f].String())
+	out := w.outputs[f].String()
+	return fmt.Sprintf("foreground %s; last output %q", testutil.Foreground(f), out[max(0, len(out)-2048):])
 }
 
 func newWorld() (*world, error) {
@@ -342,16 +318,16 @@ func (w *world) shellServer(shells []shellSpec, env func(pane, sock string) []st
 		}
 		w.procs = append(w.procs, cmd)
 		w.ptys = append(w.ptys, f)
-		if w.tails == nil {
-			w.tails = map[*os.File]*tail{}
+		if w.outputs == nil {
+			w.outputs = map[*os.File]*testutil.Buffer{}
 		}
-		t := &tail{}
-		w.tails[f] = t
+		out := &testutil.Buffer{}
+		w.outputs[f] = out
 		// A shell blocks when nobody reads its terminal.
 		if spec.titles {
-			go watchTitles(io.TeeReader(f, t), func(title string) { srv.SetTitle(pane, title) })
+			go watchTitles(io.TeeReader(f, out), func(title string) { srv.SetTitle(pane, title) })
 		} else {
-			go func() { _, _ = io.Copy(t, f) }()
+			go func() { _, _ = io.Copy(out, f) }()
 		}
 		srv.AttachProcess(pane, cmd.Process.Pid)
 		panes = append(panes, pane)

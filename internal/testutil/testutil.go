@@ -2,8 +2,10 @@
 // need alike: a Buffer a process may write while the test reads it, and
 // WaitFor, the one way a test waits for something to happen (poll a
 // condition, fail with what it waited for), so that no test sleeps a fixed
-// time and hopes; and CaughtUp and its kin, the fences that daemon and
-// integration tests read off the daemon's debug log.
+// time and hopes; CaughtUp and its kin, the fences that daemon and
+// integration tests read off the daemon's debug log; WaitForeground, the
+// fence before typing into a program's terminal; and NearestRank, the one
+// percentile every benchmark reports.
 package testutil
 
 import (

@@ -65,3 +65,26 @@ func TestWaitFor(t *testing.T) {
 		})
 	}
 }
+
+func TestNearestRank(t *testing.T) {
+	samples := func(n int) []time.Duration {
+		s := make([]time.Duration, n)
+		for i := range s {
+			s[i] = time.Duration(i + 1)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		n    int
+		p    float64
+		want time.Duration
+	}{
+		{1, 0.5, 1}, {1, 0.95, 1},
+		{20, 0.5, 10}, {20, 0.95, 19}, {20, 1, 20},
+		{200, 0.5, 100}, {200, 0.95, 190},
+	} {
+		if got := NearestRank(samples(tc.n), tc.p); got != tc.want {
+			t.Errorf("NearestRank(1..%d, %v) = %d, want the %dth", tc.n, tc.p, got, tc.want)
+		}
+	}
+}
