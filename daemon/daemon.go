@@ -120,7 +120,7 @@ func New(opt Options) (*Daemon, error) {
 		clock: opt.Now,
 		log:   opt.Log,
 		// Hedged reads (docs/herdr.md §2) are on, but only passes someone
-		// waits for use them (passInput.hedge): a poll tick costs one
+		// waits for use them (passInput.urgent): a poll tick costs one
 		// connection, as it always did.
 		client:  herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log), herdr.WithHedging(true)),
 		procs:   map[string]*paneProc{},

@@ -476,6 +476,10 @@ func TestOwnRenameEchoCostsNoPass(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{proc|dir}", nil)
 	f.d.opt.Inspector = fakeInspector{f.srv}
+	// Snapshots counted are passes only without hedging: on a loaded
+	// machine a late snapshot goes out twice, and the first of the two
+	// can reach herdrsim a poll later, after the count.
+	f.d.client = herdr.New(f.srv.SocketPath(), herdr.WithTimeout(f.d.opt.Timeout), herdr.WithLogger(f.d.opt.Log))
 	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -618,4 +622,50 @@ func TestWatchersFollowTheInjectedClock(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("a preexec window of an hour on the injected clock did not end when the clock passed it")
 	}
+}
+
+// A pane whose shell is not ours to look at (another pid namespace) is
+// asked about again now and then, in case its program changed without a
+// title. A nudged pass must not wait for that: its rename would wait on a
+// reply about another pane, 100 ms when that request misses herdr's first
+// look. The poll passes do the refreshing.
+func TestUrgentPassRefreshesNoOtherPane(t *testing.T) {
+	f := newFixture(t, "{proc|dir}", nil)
+	_, panes := originalSession(f.srv)
+	ctx := context.Background()
+	hidden, err := f.d.client.ProcessInfo(ctx, panes[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.d.opt.Inspector = hiddenInspector{fakeInspector{f.srv}, hidden.ShellPID}
+	f.once()
+	f.srv.ResetCounters()
+	_, st, err := f.d.pass(ctx, passInput{forced: map[string]bool{panes[2]: true}, urgent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.srv.Calls("pane.process_info"); n != 0 || st.LocalReads != 1 {
+		t.Errorf("nudged pass: %d process_info calls, %d local reads; want 0 and 1 (the nudged pane, read locally)", n, st.LocalReads)
+	}
+	f.srv.ResetCounters()
+	if _, _, err := f.d.pass(ctx, passInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.srv.Calls("pane.process_info"); n != 1 {
+		t.Errorf("poll pass: %d process_info calls, want 1 (the hidden pane's refresh)", n)
+	}
+}
+
+// hiddenInspector cannot see one shell, as if it ran in another pid
+// namespace.
+type hiddenInspector struct {
+	fakeInspector
+	hidden int
+}
+
+func (h hiddenInspector) ForegroundPGID(pid int) (int, error) {
+	if pid == h.hidden {
+		return 0, os.ErrNotExist
+	}
+	return h.fakeInspector.ForegroundPGID(pid)
 }

@@ -24,7 +24,7 @@ func TestPassHedgesOnlyWhenSomeoneWaits(t *testing.T) {
 			f.once()
 			f.srv.ResetCounters()
 			f.srv.StallNext("session.snapshot", 500*time.Millisecond, 1)
-			_, st, err := f.d.pass(context.Background(), passInput{hedge: tc.hedge})
+			_, st, err := f.d.pass(context.Background(), passInput{urgent: tc.hedge})
 			if err != nil {
 				t.Fatal(err)
 			}

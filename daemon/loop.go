@@ -142,7 +142,7 @@ func (l *loop) step(reload <-chan Options) bool {
 		l.event(sev)
 	case <-l.debounce.C:
 		if l.edge.fired() {
-			l.run(passInput{hedge: true})
+			l.run(passInput{urgent: true})
 			l.debounce.Reset(d.opt.Debounce)
 		} else {
 			d.log.Debug("debounce window closed with no news") // tests wait for it
@@ -190,7 +190,7 @@ func (l *loop) event(sev streamEvent) {
 		then = "news: the pass at the debounce window's end"
 		if l.edge.news() {
 			then = "news: a pass at once"
-			l.run(passInput{hedge: true})
+			l.run(passInput{urgent: true})
 			l.debounce.Reset(d.opt.Debounce)
 		}
 		return
@@ -257,7 +257,7 @@ func (l *loop) nudged(pane string, ahead *preexecReady) {
 // its labels are then current.
 func (l *loop) nudgePass(ahead *preexecReady) {
 	l.lastNudgePass = l.d.now()
-	in := passInput{forced: l.forced, hedge: true}
+	in := passInput{forced: l.forced, urgent: true}
 	if ahead != nil && ahead.snap != nil && ahead.passes == l.d.passes.Load() {
 		in.snap, in.snapAt = ahead.snap, ahead.at
 	}

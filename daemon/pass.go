@@ -97,10 +97,12 @@ type passInput struct {
 	onlyTab string
 	// plan: decide but never rename or save (explain).
 	plan bool
-	// hedge: someone waits for this pass (a nudge, event news), so a late
-	// read may go out twice. Poll ticks and resyncs never hedge: an idle
+	// urgent: someone waits for this pass (a nudge, event news), so a late
+	// read may go out twice, and no pane is asked about without a sign of
+	// change (its rename would wait on the answer). Poll ticks and
+	// resyncs are not urgent: they refresh, and never hedge, so an idle
 	// pass stays one connection.
-	hedge bool
+	urgent bool
 	// snap, when set, is a snapshot taken for this pass moments ago (while
 	// a preexec nudge waited for its program): the pass uses it instead of
 	// asking again.
@@ -111,7 +113,7 @@ type passInput struct {
 // pass reads the session once and brings every tab in scope to its wanted
 // name. It returns reports for the tabs in scope.
 func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats, error) {
-	if !in.hedge {
+	if !in.urgent {
 		ctx = herdr.WithoutHedge(ctx)
 	}
 	before, warmBefore := d.hedged(), d.client.WarmStats().Used
@@ -193,7 +195,7 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 			leads = append(leads, leadPane{pane: pl.plan.Lead, forced: pl.forced})
 		}
 	}
-	answers := d.gather(ctx, leads, &stats)
+	answers := d.gather(ctx, leads, !in.urgent, &stats)
 
 	var todo []pending
 	now := d.now()
@@ -635,24 +637,25 @@ const (
 	defaultGatherBudget = 2 * time.Second
 	// refreshPerPass bounds how many answers that look current but cannot
 	// be checked locally (their revision did not move, their pids are not
-	// ours to look at) are asked again per pass, oldest first: a shell
-	// that sets no title hides a program change from the revision.
+	// ours to look at) are asked again per poll pass, oldest first: a
+	// shell that sets no title hides a program change from the revision.
+	// Urgent passes (a nudge, event news) leave this to the poll.
 	refreshPerPass = 8
 )
 
 // gather asks herdr for the programs of the panes that need it, most
 // needed first, concurrently and within the pass's gather budget, and
 // returns the answers by pane id. A pane not answered keeps its cached
-// program (facts uses it) or stays unknown.
-func (d *Daemon) gather(ctx context.Context, leads []leadPane, stats *PassStats) map[string]procinfo.Program {
+// program (facts uses it) or stays unknown. refresh also asks again about
+// some panes with no sign of change (refreshPerPass).
+func (d *Daemon) gather(ctx context.Context, leads []leadPane, refresh bool, stats *PassStats) map[string]procinfo.Program {
 	answers := make(map[string]procinfo.Program, len(leads))
 	type ask struct {
 		pane herdr.Pane
 		rank int // 0 nudged, 1 never asked, 2 changed, 3 refresh
 		at   time.Time
 	}
-	var asks []ask
-	var refresh []ask
+	var asks, stale []ask
 	for _, l := range leads {
 		c := d.procs[l.pane.ID]
 		if c != nil && c.localOK {
@@ -674,12 +677,14 @@ func (d *Daemon) gather(ctx context.Context, leads []leadPane, stats *PassStats)
 			asks = append(asks, ask{pane: l.pane, rank: 2})
 		default:
 			answers[l.pane.ID] = c.prog
-			refresh = append(refresh, ask{pane: l.pane, rank: 3, at: c.asked})
+			stale = append(stale, ask{pane: l.pane, rank: 3, at: c.asked})
 		}
 	}
 	slices.SortStableFunc(asks, func(a, b ask) int { return a.rank - b.rank })
-	slices.SortStableFunc(refresh, func(a, b ask) int { return a.at.Compare(b.at) })
-	asks = append(asks, refresh[:min(len(refresh), refreshPerPass)]...)
+	if refresh {
+		slices.SortStableFunc(stale, func(a, b ask) int { return a.at.Compare(b.at) })
+		asks = append(asks, stale[:min(len(stale), refreshPerPass)]...)
+	}
 	if len(asks) == 0 {
 		return answers
 	}
@@ -713,6 +718,7 @@ feed:
 		select {
 		case work <- a.pane:
 			stats.ProcessInfoCalls++
+			d.log.Debug("asking herdr for a program", "pane", a.pane.ID, "why", askWhy[a.rank])
 		case <-gctx.Done():
 			break feed
 		}
@@ -732,6 +738,9 @@ feed:
 	}
 	return answers
 }
+
+// askWhy names gather's ranks in its debug lines.
+var askWhy = [...]string{"nudged", "never asked", "changed", "refresh"}
 
 // readLocal names a pane's program from this machine's /proc: the shell's
 // foreground group, then its leader's command line. ok is false when that

@@ -243,9 +243,11 @@ func (c *Client) sendWarm(ctx context.Context, method string, line []byte, deadl
 	if !ok {
 		return nil, false, nil
 	}
+	start := time.Now()
 	reply, sent, err := c.converse(ctx, conn, method, line, deadline)
 	if err == nil {
 		c.warm.learn(phase, c.warm.now())
+		c.traceReply(ctx, method, "warm", start)
 	}
 	if sent || ctx.Err() != nil {
 		return reply, true, err
@@ -265,8 +267,18 @@ func (c *Client) roundTrip(ctx context.Context, method string, line []byte, dead
 	reply, _, err := c.converse(ctx, conn, method, line, deadline)
 	if err == nil {
 		c.warm.fresh(time.Since(start))
+		c.traceReply(ctx, method, "fresh", start)
 	}
 	return reply, err
+}
+
+// traceReply logs, at debug level, how long a reply took and on which
+// kind of connection: the bench's -trace shows from these whether a slow
+// rename waited for herdr's read poll on a fresh connection.
+func (c *Client) traceReply(ctx context.Context, method, conn string, start time.Time) {
+	if c.log.Enabled(ctx, slog.LevelDebug) {
+		c.log.Debug("herdr: reply", "method", method, "conn", conn, "took", time.Since(start))
+	}
 }
 
 // converse writes line on conn and reads the one reply line; sent is false

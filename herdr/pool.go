@@ -31,17 +31,27 @@ import (
 
 // warmConfig shapes the pool.
 type warmConfig struct {
-	size   int           // connections kept open
-	poll   time.Duration // herdr's CONNECTION_POLL_INTERVAL
-	renew  time.Duration // replace a connection at this age, well under herdr's 5 s
+	size int           // connections kept open
+	poll time.Duration // herdr's CONNECTION_POLL_INTERVAL
+	// renew: replace a connection at this age, well under herdr's 5 s.
+	// soonest counts only looks that cannot have come yet, so an old
+	// connection, whose looks have drifted late, is passed over for a
+	// stretch before each of its looks as long as its drift so far: at
+	// 4.4 s and herdrsim's ~0.17 ms a look that was 7 ms, more than the
+	// 6.25 ms between slots, and a rename waited for the slot after.
+	renew  time.Duration
 	margin time.Duration // write at least this long before the look aimed at
+	// reach is how far off a warm connection's next look may be and the
+	// connection still be taken over a fresh one (reachLocked).
+	reach time.Duration
 }
 
 var defaultWarm = warmConfig{
 	size:   16,
 	poll:   100 * time.Millisecond,
-	renew:  44 * 100 * time.Millisecond,
+	renew:  time.Second,
 	margin: 250 * time.Microsecond,
+	reach:  25 * time.Millisecond,
 }
 
 // WarmStats counts the warm pool's connections since the Client was made.
@@ -82,17 +92,14 @@ type warmPool struct {
 	drifts recentTimes
 	// missed is the share of fresh connections whose request herdr read
 	// only after its poll (a moving average): a fresh connection costs
-	// that times a poll on average, and a warm one further off than
-	// that is passed over for it. It matters while a pool fills (its
-	// first connections look again only a poll after they opened) and
-	// where fresh connections seldom miss.
+	// that times a poll on average. Where that is more than the reach, a
+	// warm connection that far off is still worth taking.
 	missed float64
 }
 
 // missedPrior is the share of fresh connections taken to miss herdr's
-// first look before any is measured: a guess, low enough that a warm
-// connection must be near to be taken, and replaced by measurement within
-// some 16 requests.
+// first look before any is measured: a guess, replaced by measurement
+// within some 16 requests.
 const missedPrior = 0.15
 
 // driftSamples is how many replies the drift estimate remembers.
@@ -290,7 +297,7 @@ func (p *warmPool) take() (net.Conn, time.Time, bool) {
 	at := now.Add(p.cfg.margin)
 	drift := p.drifts.median()
 	best := soonest(p.slots, at, p.cfg.poll, drift)
-	if best < 0 || nextLook(p.slots[best].phase, at, p.cfg.poll, drift).Sub(now) > p.freshCostLocked() {
+	if best < 0 || nextLook(p.slots[best].phase, at, p.cfg.poll, drift).Sub(now) > p.reachLocked() {
 		return nil, time.Time{}, false
 	}
 	s := &p.slots[best]
@@ -348,10 +355,19 @@ func nextLook(phase, t time.Time, poll, drift time.Duration) time.Time {
 	return phase.Add(k * (poll + drift))
 }
 
-// freshCostLocked is what a fresh connection costs on average: the poll,
-// as often as one misses herdr's first look.
-func (p *warmPool) freshCostLocked() time.Duration {
-	return time.Duration(p.missed * float64(p.cfg.poll))
+// reachLocked is how far off a warm connection's next look may be for it
+// to be taken over a fresh connection. A fresh one is answered at once
+// when herdr's first look finds its request and a whole poll later when
+// it misses, and which one is luck: the connect wakes herdr, which may
+// look before the write (connecting and writing in two back-to-back
+// system calls missed as often as Go's dialer here: 9-16% of requests
+// either way, herdrsim in another process).
+// A person notices the slow rename, not the mean, so a warm look within
+// reach is always taken; further off only while fresh connections miss
+// so often that their mean cost (the poll, as often as they miss) is
+// higher still.
+func (p *warmPool) reachLocked() time.Duration {
+	return max(time.Duration(p.missed*float64(p.cfg.poll)), p.cfg.reach)
 }
 
 // fresh takes in how long a request on a fresh connection took: one that

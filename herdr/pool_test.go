@@ -113,11 +113,11 @@ func TestLearnDriftIsTheMedianOfRecentReplies(t *testing.T) {
 	}
 }
 
-// A warm connection is taken when its next look is nearer than what a
-// fresh one costs on average (the poll, as often as fresh ones miss
-// herdr's first look): not while a pool fills, whose first connections
-// look again only a poll after they opened, and not when fresh ones
-// seldom miss.
+// A warm connection is taken when its next look is within reach (a
+// quarter poll), or nearer than what a fresh one costs on average (the
+// poll, as often as fresh ones miss herdr's first look) where that is
+// more: not while a pool fills, whose first connections look again only
+// a poll after they opened.
 func TestTakeWeighsAWarmLookAgainstAFreshConnection(t *testing.T) {
 	conn := openConn(t)
 	for _, tc := range []struct {
@@ -128,8 +128,11 @@ func TestTakeWeighsAWarmLookAgainstAFreshConnection(t *testing.T) {
 	}{
 		{"pool filling: next look 95 ms off", 5 * time.Millisecond, 0.15, false},
 		{"next look 10 ms off, 15% of fresh ones miss", 90 * time.Millisecond, 0.15, true},
-		{"next look 10 ms off, 2% miss", 90 * time.Millisecond, 0.02, false},
+		{"next look 10 ms off, 2% miss", 90 * time.Millisecond, 0.02, true},
 		{"next look 1 ms off, 2% miss", 99 * time.Millisecond, 0.02, true},
+		{"next look 20 ms off, 2% miss", 80 * time.Millisecond, 0.02, true},
+		{"next look 30 ms off, 8% miss", 70 * time.Millisecond, 0.08, false},
+		{"next look 30 ms off, 40% miss", 70 * time.Millisecond, 0.40, true},
 	} {
 		now := time.Unix(5000, 0)
 		p := &warmPool{cfg: defaultWarm, now: func() time.Time { return now }, running: true, kick: make(chan struct{}, 1), missed: tc.missed}

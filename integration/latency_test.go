@@ -148,7 +148,9 @@ func realShell(t *testing.T, srv *herdrtest.Server, pane, dir string) (*os.File,
 // Lever 1: a preexec nudge takes the snapshot while the program starts,
 // and the program is read from /proc (the shell is local), so once it
 // appears the rename is the only request: no pane.process_info, no tab.get
-// re-read.
+// re-read. Not even for another tab, whose made-up shell the daemon cannot
+// read locally and so asks herdr about now and then: the poll passes do
+// that, not the nudged one, whose rename would wait on the answer.
 func TestNudgeDrivenRenameIsOneRequestAfterTheProgramStarts(t *testing.T) {
 	srv := startServer(t)
 	sb := newSandbox(t)
@@ -156,7 +158,8 @@ func TestNudgeDrivenRenameIsOneRequestAfterTheProgramStarts(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	_, tab, pane := srv.NewWorkspace("w", dir)
+	ws, tab, pane := srv.NewWorkspace("w", dir)
+	srv.NewTab(ws, sb.HomePath("other"))
 	tty, _ := realShell(t, srv, pane, dir)
 	d := startDaemonIn(t, sb, srv, "--poll", "0", "--log-level", "debug")
 	waitLabel(t, srv, tab, "proj")

@@ -59,6 +59,7 @@ func main() {
 	idleFor := flag.Duration("idle", 20*time.Second, "shortest idle CPU measurement")
 	nudgeRuns := flag.Int("nudge-runs", 200, "runs of the nudge command (and of /bin/true)")
 	flag.StringVar(&prebuilt, "bin", "", "measure this herdrtabrenamer binary instead of building one (an older build, for before/after figures)")
+	flag.DurationVar(&traceOver, "trace", 0, "run the latency daemon at debug level and print its log around every sample slower than this (0: off)")
 	only := flag.String("only", "", "comma-separated parts to run: idle, latency, cpu, nudge (default: all)")
 	flag.Parse()
 	parts = map[string]bool{}
@@ -77,7 +78,9 @@ func main() {
 var (
 	samples  int
 	prebuilt string
-	parts    map[string]bool // empty: every part
+	// traceOver: print the daemon's log around samples slower than this.
+	traceOver time.Duration
+	parts     map[string]bool // empty: every part
 )
 
 func want(part string) bool { return len(parts) == 0 || parts[part] }
@@ -469,6 +472,21 @@ func (w *world) idlePass() (idleFigures, error) {
 	return f, nil
 }
 
+// logBetween is the lines of a daemon's text log stamped from start to
+// end (the stamps have ms precision, so a ms either side is kept).
+func logBetween(log string, start, end time.Time) string {
+	var b strings.Builder
+	for line := range strings.Lines(log) {
+		stamp, _, _ := strings.Cut(strings.TrimPrefix(line, "time="), " ")
+		t, err := time.Parse(time.RFC3339Nano, stamp)
+		if err != nil || t.Before(start.Add(-time.Millisecond)) || t.After(end.Add(time.Millisecond)) {
+			continue
+		}
+		fmt.Fprintf(&b, "  %+8.1f ms  %s", float64(t.Sub(start))/float64(time.Millisecond), strings.TrimPrefix(line, "time="+stamp+" "))
+	}
+	return b.String()
+}
+
 // lockedBuffer collects a daemon's stderr while the bench reads it.
 type lockedBuffer struct {
 	mu sync.Mutex
@@ -543,7 +561,13 @@ func (w *world) latency() ([]row, error) {
 			return nil, err
 		}
 	}
-	d, err := w.startDaemon(srv, "latency.json", "--format", "{icon}{proc|dir}")
+	var d *exec.Cmd
+	dlog := &lockedBuffer{}
+	if traceOver > 0 {
+		d, err = w.startDaemonLog(srv, "latency.json", dlog, "--format", "{icon}{proc|dir}", "--log-level", "debug")
+	} else {
+		d, err = w.startDaemon(srv, "latency.json", "--format", "{icon}{proc|dir}")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -583,6 +607,9 @@ func (w *world) latency() ([]row, error) {
 			return 0, fmt.Errorf("tab %s: no rename to %q within %v (label %q)%s", tab, want, within, t.Label, term)
 		}
 		time.Sleep(500 * time.Millisecond)
+		if took := at.Sub(start); traceOver > 0 && took > traceOver {
+			fmt.Fprintf(os.Stderr, "bench: trace: tab %s to %q took %s\n%s", tab, want, ms(took), logBetween(dlog.String(), start, at))
+		}
 		return at.Sub(start), nil
 	}
 	typing := func(i int, line string) func() error {
@@ -663,6 +690,35 @@ func (w *world) latency() ([]row, error) {
 		icons = append(icons, d)
 	}
 	rows = append(rows, row{fmt.Sprintf("agent status -> icon (%d changes)", len(icons)), pcts(icons), "p95 ≤ 300 ms"})
+
+	// The same with the herdr plugin's event hook, which herdr starts on
+	// pane.agent_status_changed: `nudge --quiet` with the pane in
+	// HERDR_PANE_ID (herdr-plugin.toml). herdr does not wait for it.
+	hookEnv := w.env("HERDR_PANE_ID="+agentPane, "HERDR_SOCKET_PATH="+srv.SocketPath())
+	var hooked []time.Duration
+	var hooks sync.WaitGroup
+	for i := range samples {
+		status, icon := herdr.StatusWorking, "🟡"
+		if i%2 == 1 {
+			status, icon = herdr.StatusIdle, "⚪"
+		}
+		d, err := timed(agentTab, func() error {
+			srv.SetAgent(agentPane, "claude", status)
+			hook := exec.Command(w.bin, "nudge", "--quiet")
+			hook.Env = hookEnv
+			if err := hook.Start(); err != nil {
+				return err
+			}
+			hooks.Go(func() { _ = hook.Wait() })
+			return nil
+		}, icon, within)
+		if err != nil {
+			return nil, fmt.Errorf("agent status, plugin hook: %w", err)
+		}
+		hooked = append(hooked, d)
+	}
+	hooks.Wait()
+	rows = append(rows, row{fmt.Sprintf("agent status -> icon, herdr plugin's event hook installed (%d changes)", len(hooked)), pcts(hooked), "p95 ≤ 150 ms"})
 
 	// A shell that neither nudges nor sets a title: the poll finds it.
 	tab = tabOf(panes[shPlain])

@@ -27,3 +27,21 @@ func TestPctsNearestRank(t *testing.T) {
 		})
 	}
 }
+
+// -trace prints the daemon's log lines stamped within a sample, with
+// their offset from its start; lines outside it, and lines without a
+// stamp, are left out.
+func TestLogBetween(t *testing.T) {
+	start := time.Date(2026, 12, 3, 15, 0, 0, 0, time.UTC)
+	log := "time=2026-12-03T14:59:59.990Z level=DEBUG msg=before\n" +
+		"time=2026-12-03T15:00:00.006Z level=DEBUG msg=\"herdr: reply\" method=session.snapshot\n" +
+		"not a log line\n" +
+		"time=2026-12-03T15:00:00.110Z level=INFO msg=renamed\n" +
+		"time=2026-12-03T15:00:00.200Z level=DEBUG msg=after\n"
+	got := logBetween(log, start, start.Add(110*time.Millisecond))
+	want := "      +6.0 ms  level=DEBUG msg=\"herdr: reply\" method=session.snapshot\n" +
+		"    +110.0 ms  level=INFO msg=renamed\n"
+	if got != want {
+		t.Errorf("logBetween =\n%s\nwant\n%s", got, want)
+	}
+}
