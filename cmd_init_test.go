@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,8 +138,9 @@ func TestInitHerdrPlugin(t *testing.T) {
 }
 
 // The hooks tell `status` they are loaded: each snippet exports
-// HERDRTABRENAMER_HOOKS in an interactive shell inside herdr, for the
-// programs that shell starts.
+// HERDRTABRENAMER_HOOKS=<shell>:<pid> in an interactive shell inside
+// herdr, for the programs that shell starts; the pid tells a shell started
+// from it, which inherits the variable but not the hooks.
 func TestInitHooksExportTheirMarker(t *testing.T) {
 	for _, shell := range []string{"zsh", "bash", "fish"} {
 		t.Run(shell, func(t *testing.T) {
@@ -162,13 +164,15 @@ func TestInitHooksExportTheirMarker(t *testing.T) {
 			}
 			cmd := exec.Command(path, "-i", "-c", script)
 			cmd.Env = append(os.Environ(), "HERDR_PANE_ID=w1:p1", "HERDRTABRENAMER_HOOKS=", "HOME="+home, "ZDOTDIR="+home)
-			out, err := cmd.Output()
-			if err != nil {
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			if err := cmd.Run(); err != nil {
 				t.Fatalf("%s: %v", shell, err)
 			}
-			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-			if got := strings.TrimSpace(lines[len(lines)-1]); got != shell {
-				t.Fatalf("a child of %s sees HERDRTABRENAMER_HOOKS=%q, want %q", shell, got, shell)
+			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			want := fmt.Sprintf("%s:%d", shell, cmd.Process.Pid)
+			if got := strings.TrimSpace(lines[len(lines)-1]); got != want {
+				t.Fatalf("a child of %s sees HERDRTABRENAMER_HOOKS=%q, want %q", shell, got, want)
 			}
 		})
 	}

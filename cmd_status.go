@@ -181,10 +181,33 @@ func stateCheck(flag, sock string) check {
 
 // hooksCheck reads the marker the shell snippets export.
 func hooksCheck() check {
-	if shell := os.Getenv("HERDRTABRENAMER_HOOKS"); shell != "" {
-		return check{name: "hooks", ok: true, found: shell + " hooks loaded in this shell"}
+	return hooksVerdict(os.Getenv("HERDRTABRENAMER_HOOKS"), os.Getppid(), parentShell)
+}
+
+// hooksVerdict judges the marker, "SHELL:PID" as the snippets export it
+// (a bare "SHELL" from an older snippet is taken at its word). A shell
+// started from a hooked one inherits the marker but not the hooks, so the
+// pid must be that of status's parent, when the parent is a shell:
+// started through env, time or a script, status cannot tell, and trusts
+// the marker. shellName says which shell pid runs, "" for none.
+func hooksVerdict(marker string, ppid int, shellName func(pid int) string) check {
+	if marker != "" {
+		shell, pidText, hasPID := strings.Cut(marker, ":")
+		pid, err := strconv.Atoi(pidText)
+		switch {
+		case !hasPID || err != nil || pid == ppid:
+			return check{name: "hooks", ok: true, found: shell + " hooks loaded in this shell"}
+		case shellName(ppid) == "":
+			return check{name: "hooks", ok: true, found: fmt.Sprintf("%s hooks loaded in shell %d, which started this command", shell, pid)}
+		}
+		return hooksMissing(fmt.Sprintf("not loaded in this shell (%s, pid %d), only in the %s it was started from (pid %d)", shellName(ppid), ppid, shell, pid), shellName(ppid))
 	}
-	shell := filepath.Base(os.Getenv("SHELL"))
+	return hooksMissing("not loaded in this shell: renames wait for the next poll", filepath.Base(os.Getenv("SHELL")))
+}
+
+// hooksMissing is the check for a shell without the hooks, with the line
+// that adds them to its rc file.
+func hooksMissing(found, shell string) check {
 	fix := "add the line for your shell from herdrtabrenamer init --help to its rc file"
 	switch shell {
 	case "zsh":
@@ -198,7 +221,25 @@ func hooksCheck() check {
 		// Outside herdr the hooks do nothing, so their absence is no problem.
 		return check{name: "hooks", ok: true, found: "not loaded (this shell is not in a herdr pane)"}
 	}
-	return check{name: "hooks", found: "not loaded in this shell: renames wait for the next poll", fix: fix}
+	return check{name: "hooks", found: found, fix: fix}
+}
+
+// parentShell names the shell running as pid (zsh for a login shell's
+// "-zsh" too), or "" when pid runs something else or cannot be read.
+func parentShell(pid int) string {
+	p, err := procinfo.Local().Process(pid)
+	if err != nil {
+		return ""
+	}
+	name := p.Name
+	if len(p.Argv) > 0 {
+		name = filepath.Base(strings.TrimPrefix(p.Argv[0], "-"))
+	}
+	switch name {
+	case "zsh", "bash", "fish", "sh", "dash", "ksh", "mksh", "tcsh", "csh", "nu", "elvish", "xonsh", "pwsh":
+		return name
+	}
+	return ""
 }
 
 // pluginID is the id in our herdr-plugin.toml.

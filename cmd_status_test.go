@@ -186,3 +186,31 @@ func TestStatusNamedConfigMissing(t *testing.T) {
 		t.Fatalf("config line %q", l["config"])
 	}
 }
+
+// The hooks marker names the shell that loaded them and its pid. A shell
+// started from a hooked one inherits the marker, not the hooks: status,
+// whose parent is that shell, says so, while a parent that is no shell
+// (env, time, a script) cannot tell and the marker stands.
+func TestHooksVerdictTellsAnInheritedMarker(t *testing.T) {
+	t.Setenv("HERDR_PANE_ID", "w1:p1")
+	t.Setenv("SHELL", "/bin/zsh")
+	shells := map[int]string{100: "zsh", 200: "bash"}
+	shellName := func(pid int) string { return shells[pid] }
+	for _, tc := range []struct {
+		name, marker string
+		ppid         int
+		ok           bool
+		found, fix   string
+	}{
+		{"loaded in the parent shell", "zsh:100", 100, true, "zsh hooks loaded in this shell", ""},
+		{"marker of an older snippet", "zsh", 200, true, "zsh hooks loaded in this shell", ""},
+		{"inherited by a bash", "zsh:100", 200, false, "not loaded in this shell (bash, pid 200), only in the zsh it was started from (pid 100)", "~/.bashrc"},
+		{"started through env", "zsh:100", 300, true, "zsh hooks loaded in shell 100, which started this command", ""},
+		{"no marker", "", 100, false, "not loaded in this shell: renames wait for the next poll", "~/.zshrc"},
+	} {
+		c := hooksVerdict(tc.marker, tc.ppid, shellName)
+		if c.ok != tc.ok || c.found != tc.found || !strings.Contains(c.fix, tc.fix) {
+			t.Errorf("%s: %+v; want ok %v, found %q, a fix with %q", tc.name, c, tc.ok, tc.found, tc.fix)
+		}
+	}
+}

@@ -7,8 +7,9 @@
 # does nothing outside herdr or in scripts, and sets no DEBUG trap.
 if [[ $- == *i* && -n "${HERDR_PANE_ID-}" ]]; then
   __herdrtabrenamer_bin='@HERDRTABRENAMER_BIN@'
-  # For `herdrtabrenamer status`: which hooks this shell runs.
-  export HERDRTABRENAMER_HOOKS=bash
+  # For `herdrtabrenamer status`: which hooks, in which shell (a shell
+  # started from this one inherits the variable but not the hooks).
+  export HERDRTABRENAMER_HOOKS=bash:$$
 
   # One fork per nudge where it can be done safely, two where it cannot:
   # at every prompt of a busy shell each fork is a few milliseconds.

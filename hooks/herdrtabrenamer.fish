@@ -7,8 +7,9 @@
 # sourcing this twice still gives one nudge per event.
 if status is-interactive; and set -q HERDR_PANE_ID; and test -n "$HERDR_PANE_ID"
     set -g __herdrtabrenamer_bin '@HERDRTABRENAMER_BIN@'
-    # For `herdrtabrenamer status`: which hooks this shell runs.
-    set -gx HERDRTABRENAMER_HOOKS fish
+    # For `herdrtabrenamer status`: which hooks, in which shell (a shell
+    # started from this one inherits the variable but not the hooks).
+    set -gx HERDRTABRENAMER_HOOKS fish:$fish_pid
 
     # $last_pid is the user's when a command line of theirs changed it (a
     # `sleep 60 &`, to `kill $last_pid` later). fish changes it on its own

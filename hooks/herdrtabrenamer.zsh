@@ -5,8 +5,9 @@
 # instead of at the next poll. It does nothing outside herdr or in scripts.
 if [[ -o interactive && -n "${HERDR_PANE_ID-}" ]]; then
   typeset -g __herdrtabrenamer_bin='@HERDRTABRENAMER_BIN@'
-  # For `herdrtabrenamer status`: which hooks this shell runs.
-  export HERDRTABRENAMER_HOOKS=zsh
+  # For `herdrtabrenamer status`: which hooks, in which shell (a shell
+  # started from this one inherits the variable but not the hooks).
+  export HERDRTABRENAMER_HOOKS=zsh:$$
 
   # Keep a value from an earlier load: see __herdrtabrenamer_nudge.
   typeset -g __herdrtabrenamer_pid=${__herdrtabrenamer_pid:-0}

@@ -3,8 +3,9 @@
 // starts it (a template, rendered for the repository root and for `init`).
 // They are real files beside this one, so they can be read and
 // shellchecked, and are embedded here for `herdrtabrenamer init`. Each
-// snippet exports HERDRTABRENAMER_HOOKS=<shell>, which is how
-// `herdrtabrenamer status` tells that a shell has its hooks loaded.
+// snippet exports HERDRTABRENAMER_HOOKS=<shell>:<pid>, which is how
+// `herdrtabrenamer status` tells that the shell it runs in has its hooks
+// loaded (and not only a shell it was started from).
 package hooks
 
 import (
