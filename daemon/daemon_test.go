@@ -669,3 +669,44 @@ func (h hiddenInspector) ForegroundPGID(pid int) (int, error) {
 	}
 	return h.fakeInspector.ForegroundPGID(pid)
 }
+
+// The same for a pane we cannot read locally whose revision moved (an
+// agent in a container, its title spinning): a nudged pass leaves it to
+// the pass its own news brings, or to the poll, and its tab keeps the name
+// from the last answer meanwhile. An event pass, nudged for no pane, asks.
+func TestNudgedPassAsksAboutNoOtherChangedPane(t *testing.T) {
+	f := newFixture(t, "{proc|dir}", nil)
+	_, panes := originalSession(f.srv)
+	ctx := context.Background()
+	hidden, err := f.d.client.ProcessInfo(ctx, panes[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.d.opt.Inspector = hiddenInspector{fakeInspector{f.srv}, hidden.ShellPID}
+	f.once()
+	before := f.labels()
+	// herdr's revision follows the title, not the program.
+	f.srv.SetForeground(panes[3], herdrtest.Proc{Argv: []string{"htop"}})
+	f.srv.SetTitle(panes[3], "htop")
+	f.srv.ResetCounters()
+	reps, _, err := f.d.pass(ctx, passInput{forced: map[string]bool{panes[2]: true}, urgent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.srv.Calls("pane.process_info"); n != 0 {
+		t.Errorf("nudged pass: %d process_info calls, want 0", n)
+	}
+	for _, r := range reps {
+		if r.Lead == panes[3] && r.Want != "btop" {
+			t.Errorf("nudged pass: the changed pane's tab wants %q, want the last answer, btop", r.Want)
+		}
+	}
+	f.srv.ResetCounters()
+	if _, _, err := f.d.pass(ctx, passInput{urgent: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.srv.Calls("pane.process_info"); n != 1 {
+		t.Errorf("event pass: %d process_info calls, want 1 (the changed pane)", n)
+	}
+	f.wantLabels(before[0], before[1], before[2], "htop")
+}

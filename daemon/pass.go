@@ -195,7 +195,7 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 			leads = append(leads, leadPane{pane: pl.plan.Lead, forced: pl.forced})
 		}
 	}
-	answers := d.gather(ctx, leads, !in.urgent, &stats)
+	answers := d.gather(ctx, leads, gatherScope{refresh: !in.urgent, nudged: len(in.forced) > 0}, &stats)
 
 	var todo []pending
 	now := d.now()
@@ -643,12 +643,24 @@ const (
 	refreshPerPass = 8
 )
 
+// gatherScope says which panes a pass asks herdr about besides the
+// nudged ones and those never asked.
+type gatherScope struct {
+	// refresh: also some panes with no sign of change (refreshPerPass);
+	// poll passes only.
+	refresh bool
+	// nudged: the pass is for nudged panes, whose renames would wait on
+	// every answer. A changed pane that is not among them keeps its last
+	// answer: the event that changed it brings its own pass, and so does
+	// the poll.
+	nudged bool
+}
+
 // gather asks herdr for the programs of the panes that need it, most
 // needed first, concurrently and within the pass's gather budget, and
 // returns the answers by pane id. A pane not answered keeps its cached
-// program (facts uses it) or stays unknown. refresh also asks again about
-// some panes with no sign of change (refreshPerPass).
-func (d *Daemon) gather(ctx context.Context, leads []leadPane, refresh bool, stats *PassStats) map[string]procinfo.Program {
+// program (facts uses it) or stays unknown.
+func (d *Daemon) gather(ctx context.Context, leads []leadPane, scope gatherScope, stats *PassStats) map[string]procinfo.Program {
 	answers := make(map[string]procinfo.Program, len(leads))
 	type ask struct {
 		pane herdr.Pane
@@ -671,6 +683,9 @@ func (d *Daemon) gather(ctx context.Context, leads []leadPane, refresh bool, sta
 			asks = append(asks, ask{pane: l.pane, rank: 0})
 		case c == nil:
 			asks = append(asks, ask{pane: l.pane, rank: 1})
+		case scope.nudged:
+			// Another pane than the nudged ones: its last answer stands
+			// (facts), see gatherScope.
 		case c.localOK:
 			asks = append(asks, ask{pane: l.pane, rank: 2})
 		case c.revision != l.pane.Revision:
@@ -681,7 +696,7 @@ func (d *Daemon) gather(ctx context.Context, leads []leadPane, refresh bool, sta
 		}
 	}
 	slices.SortStableFunc(asks, func(a, b ask) int { return a.rank - b.rank })
-	if refresh {
+	if scope.refresh {
 		slices.SortStableFunc(stale, func(a, b ask) int { return a.at.Compare(b.at) })
 		asks = append(asks, stale[:min(len(stale), refreshPerPass)]...)
 	}
