@@ -651,8 +651,8 @@ type gatherScope struct {
 	refresh bool
 	// nudged: the pass is for nudged panes, whose renames would wait on
 	// every answer. A changed pane that is not among them keeps its last
-	// answer: the event that changed it brings its own pass, and so does
-	// the poll.
+	// answer until a pass of its own: the next poll, or sooner one that
+	// its news brings (a title naming a new program nudges it).
 	nudged bool
 }
 
