@@ -63,6 +63,14 @@ func newFixture(t *testing.T, format string, mod func(*Options), srvOpts ...herd
 	return f
 }
 
+// noHedging gives the daemon a client that sends every read once, for
+// tests that count herdrsim's requests: on a loaded machine a late read
+// goes out twice, and the first of the two can reach herdrsim a poll
+// later, after the count.
+func (f *fixture) noHedging() {
+	f.d.client = herdr.New(f.srv.SocketPath(), herdr.WithTimeout(f.d.opt.Timeout), herdr.WithLogger(f.d.opt.Log))
+}
+
 func (f *fixture) once() []TabReport {
 	f.t.Helper()
 	reps, err := f.d.Once(context.Background())
@@ -476,10 +484,7 @@ func TestOwnRenameEchoCostsNoPass(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{proc|dir}", nil)
 	f.d.opt.Inspector = fakeInspector{f.srv}
-	// Snapshots counted are passes only without hedging: on a loaded
-	// machine a late snapshot goes out twice, and the first of the two
-	// can reach herdrsim a poll later, after the count.
-	f.d.client = herdr.New(f.srv.SocketPath(), herdr.WithTimeout(f.d.opt.Timeout), herdr.WithLogger(f.d.opt.Log))
+	f.noHedging()
 	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -631,6 +636,7 @@ func TestWatchersFollowTheInjectedClock(t *testing.T) {
 // look. The poll passes do the refreshing.
 func TestUrgentPassRefreshesNoOtherPane(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", nil)
+	f.noHedging()
 	_, panes := originalSession(f.srv)
 	ctx := context.Background()
 	hidden, err := f.d.client.ProcessInfo(ctx, panes[3])
@@ -676,6 +682,7 @@ func (h hiddenInspector) ForegroundPGID(pid int) (int, error) {
 // from the last answer meanwhile. An event pass, nudged for no pane, asks.
 func TestNudgedPassAsksAboutNoOtherChangedPane(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", nil)
+	f.noHedging()
 	_, panes := originalSession(f.srv)
 	ctx := context.Background()
 	hidden, err := f.d.client.ProcessInfo(ctx, panes[3])
