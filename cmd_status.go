@@ -194,13 +194,14 @@ func hooksVerdict(marker string, ppid int, shellName func(pid int) string) check
 	if marker != "" {
 		shell, pidText, hasPID := strings.Cut(marker, ":")
 		pid, err := strconv.Atoi(pidText)
-		switch {
-		case !hasPID || err != nil || pid == ppid:
+		if !hasPID || err != nil || pid == ppid {
 			return check{name: "hooks", ok: true, found: shell + " hooks loaded in this shell"}
-		case shellName(ppid) == "":
+		}
+		parent := shellName(ppid)
+		if parent == "" {
 			return check{name: "hooks", ok: true, found: fmt.Sprintf("%s hooks loaded in shell %d, which started this command", shell, pid)}
 		}
-		return hooksMissing(fmt.Sprintf("not loaded in this shell (%s, pid %d), only in the %s it was started from (pid %d)", shellName(ppid), ppid, shell, pid), shellName(ppid))
+		return hooksMissing(fmt.Sprintf("not loaded in this shell (%s, pid %d), only in the %s it was started from (pid %d)", parent, ppid, shell, pid), parent)
 	}
 	return hooksMissing("not loaded in this shell: renames wait for the next poll", filepath.Base(os.Getenv("SHELL")))
 }

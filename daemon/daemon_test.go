@@ -635,16 +635,8 @@ func TestWatchersFollowTheInjectedClock(t *testing.T) {
 // reply about another pane, 100 ms when that request misses herdr's first
 // look. The poll passes do the refreshing.
 func TestUrgentPassRefreshesNoOtherPane(t *testing.T) {
-	f := newFixture(t, "{proc|dir}", nil)
-	f.noHedging()
-	_, panes := originalSession(f.srv)
+	f, panes := hiddenPaneSession(t)
 	ctx := context.Background()
-	hidden, err := f.d.client.ProcessInfo(ctx, panes[3])
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.d.opt.Inspector = hiddenInspector{fakeInspector{f.srv}, hidden.ShellPID}
-	f.once()
 	f.srv.ResetCounters()
 	_, st, err := f.d.pass(ctx, passInput{forced: map[string]bool{panes[2]: true}, urgent: true})
 	if err != nil {
@@ -660,6 +652,23 @@ func TestUrgentPassRefreshesNoOtherPane(t *testing.T) {
 	if n := f.srv.Calls("pane.process_info"); n != 1 {
 		t.Errorf("poll pass: %d process_info calls, want 1 (the hidden pane's refresh)", n)
 	}
+}
+
+// hiddenPaneSession is the original session after its first pass, with
+// the last pane's shell out of the daemon's sight (another pid namespace)
+// and every read sent once, so that tests count process_info exactly.
+func hiddenPaneSession(t *testing.T) (*fixture, [4]string) {
+	t.Helper()
+	f := newFixture(t, "{proc|dir}", nil)
+	f.noHedging()
+	_, panes := originalSession(f.srv)
+	hidden, err := f.d.client.ProcessInfo(context.Background(), panes[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.d.opt.Inspector = hiddenInspector{fakeInspector{f.srv}, hidden.ShellPID}
+	f.once()
+	return f, panes
 }
 
 // hiddenInspector cannot see one shell, as if it ran in another pid
@@ -681,16 +690,8 @@ func (h hiddenInspector) ForegroundPGID(pid int) (int, error) {
 // the pass its own news brings, or to the poll, and its tab keeps the name
 // from the last answer meanwhile. An event pass, nudged for no pane, asks.
 func TestNudgedPassAsksAboutNoOtherChangedPane(t *testing.T) {
-	f := newFixture(t, "{proc|dir}", nil)
-	f.noHedging()
-	_, panes := originalSession(f.srv)
+	f, panes := hiddenPaneSession(t)
 	ctx := context.Background()
-	hidden, err := f.d.client.ProcessInfo(ctx, panes[3])
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.d.opt.Inspector = hiddenInspector{fakeInspector{f.srv}, hidden.ShellPID}
-	f.once()
 	before := f.labels()
 	// herdr's revision follows the title, not the program.
 	f.srv.SetForeground(panes[3], herdrtest.Proc{Argv: []string{"htop"}})

@@ -359,13 +359,10 @@ func nextLook(phase, t time.Time, poll, drift time.Duration) time.Time {
 // to be taken over a fresh connection. A fresh one is answered at once
 // when herdr's first look finds its request and a whole poll later when
 // it misses, and which one is luck: the connect wakes herdr, which may
-// look before the write (connecting and writing in two back-to-back
-// system calls missed as often as Go's dialer here: 9-16% of requests
-// either way, herdrsim in another process).
-// A person notices the slow rename, not the mean, so a warm look within
-// reach is always taken; further off only while fresh connections miss
-// so often that their mean cost (the poll, as often as they miss) is
-// higher still.
+// look before the write. A person notices the slow rename, not the mean,
+// so a warm look within reach is always taken; further off only while
+// fresh connections miss so often that their mean cost (the poll, as
+// often as they miss) is higher still.
 func (p *warmPool) reachLocked() time.Duration {
 	return max(time.Duration(p.missed*float64(p.cfg.poll)), p.cfg.reach)
 }

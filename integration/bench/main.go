@@ -15,7 +15,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -450,7 +449,7 @@ func (w *world) idlePass() (idleFigures, error) {
 	if err != nil {
 		return f, err
 	}
-	log := &lockedBuffer{}
+	log := &testutil.Buffer{}
 	d, err := w.startDaemonLog(srv, "idle-pass.json", log, "--poll", "100ms", "--log-level", "debug")
 	if err != nil {
 		return f, err
@@ -458,7 +457,7 @@ func (w *world) idlePass() (idleFigures, error) {
 	defer stopProc(d)
 	time.Sleep(500 * time.Millisecond) // let the event stream settle
 	srv.ResetCounters()
-	mark := log.Len()
+	mark := len(log.String())
 	time.Sleep(3 * time.Second)
 	f.passes = srv.Calls("session.snapshot")
 	if f.passes == 0 {
@@ -485,30 +484,6 @@ func logBetween(log string, start, end time.Time) string {
 		fmt.Fprintf(&b, "  %+8.1f ms  %s", float64(t.Sub(start))/float64(time.Millisecond), strings.TrimPrefix(line, "time="+stamp+" "))
 	}
 	return b.String()
-}
-
-// lockedBuffer collects a daemon's stderr while the bench reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) Len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Len()
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // latency times how long a name takes to follow what happens in a pane,
@@ -561,13 +536,13 @@ func (w *world) latency() ([]row, error) {
 			return nil, err
 		}
 	}
-	var d *exec.Cmd
-	dlog := &lockedBuffer{}
+	// -trace reads the daemon's debug log; otherwise warnings go to stderr.
+	dlog := &testutil.Buffer{}
+	logTo, level := io.Writer(os.Stderr), "warn"
 	if traceOver > 0 {
-		d, err = w.startDaemonLog(srv, "latency.json", dlog, "--format", "{icon}{proc|dir}", "--log-level", "debug")
-	} else {
-		d, err = w.startDaemon(srv, "latency.json", "--format", "{icon}{proc|dir}")
+		logTo, level = dlog, "debug"
 	}
+	d, err := w.startDaemonLog(srv, "latency.json", logTo, "--log-level", level, "--format", "{icon}{proc|dir}")
 	if err != nil {
 		return nil, err
 	}
@@ -677,17 +652,29 @@ func (w *world) latency() ([]row, error) {
 		return nil, errors.New("agent pane never got its idle icon")
 	}
 	time.Sleep(time.Second) // the per-pane subscription for it
-	var icons []time.Duration
-	for i := range samples {
-		status, icon := herdr.StatusWorking, "🟡"
-		if i%2 == 1 {
-			status, icon = herdr.StatusIdle, "⚪"
+	// statusChanges times samples status changes of the agent pane, each
+	// made by change, alternating working and idle.
+	statusChanges := func(name string, change func(herdr.AgentStatus) error) ([]time.Duration, error) {
+		var took []time.Duration
+		for i := range samples {
+			status, icon := herdr.StatusWorking, "🟡"
+			if i%2 == 1 {
+				status, icon = herdr.StatusIdle, "⚪"
+			}
+			d, err := timed(agentTab, func() error { return change(status) }, icon, within)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			took = append(took, d)
 		}
-		d, err := timed(agentTab, func() error { srv.SetAgent(agentPane, "claude", status); return nil }, icon, within)
-		if err != nil {
-			return nil, fmt.Errorf("agent status: %w", err)
-		}
-		icons = append(icons, d)
+		return took, nil
+	}
+	icons, err := statusChanges("agent status", func(st herdr.AgentStatus) error {
+		srv.SetAgent(agentPane, "claude", st)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	rows = append(rows, row{fmt.Sprintf("agent status -> icon (%d changes)", len(icons)), pcts(icons), "p95 ≤ 300 ms"})
 
@@ -695,29 +682,21 @@ func (w *world) latency() ([]row, error) {
 	// pane.agent_status_changed: `nudge --quiet` with the pane in
 	// HERDR_PANE_ID (herdr-plugin.toml). herdr does not wait for it.
 	hookEnv := w.env("HERDR_PANE_ID="+agentPane, "HERDR_SOCKET_PATH="+srv.SocketPath())
-	var hooked []time.Duration
 	var hooks sync.WaitGroup
-	for i := range samples {
-		status, icon := herdr.StatusWorking, "🟡"
-		if i%2 == 1 {
-			status, icon = herdr.StatusIdle, "⚪"
+	hooked, err := statusChanges("agent status, plugin hook", func(st herdr.AgentStatus) error {
+		srv.SetAgent(agentPane, "claude", st)
+		hook := exec.Command(w.bin, "nudge", "--quiet")
+		hook.Env = hookEnv
+		if err := hook.Start(); err != nil {
+			return err
 		}
-		d, err := timed(agentTab, func() error {
-			srv.SetAgent(agentPane, "claude", status)
-			hook := exec.Command(w.bin, "nudge", "--quiet")
-			hook.Env = hookEnv
-			if err := hook.Start(); err != nil {
-				return err
-			}
-			hooks.Go(func() { _ = hook.Wait() })
-			return nil
-		}, icon, within)
-		if err != nil {
-			return nil, fmt.Errorf("agent status, plugin hook: %w", err)
-		}
-		hooked = append(hooked, d)
-	}
+		hooks.Go(func() { _ = hook.Wait() })
+		return nil
+	})
 	hooks.Wait()
+	if err != nil {
+		return nil, err
+	}
 	rows = append(rows, row{fmt.Sprintf("agent status -> icon, herdr plugin's event hook installed (%d changes)", len(hooked)), pcts(hooked), "p95 ≤ 150 ms"})
 
 	// A shell that neither nudges nor sets a title: the poll finds it.
