@@ -780,10 +780,13 @@ func TestEmptyEnterNoNudge(t *testing.T) {
 // `sleep 30 &` it must still name that job at later prompts, and the nudges
 // must keep coming.
 func TestBackgroundPIDKept(t *testing.T) {
+	// wait reaps the killed job before the next prompt: a shell asked to
+	// exit while it still lists a job refuses once (fish: "There are
+	// still jobs active"), and the session never ends.
 	lines := map[string][]string{
-		"zsh":  {`sleep 30 & p=$!`, `true`, `[[ $! == "$p" ]] && printf 'BG%sKEPT\n' ok; kill $p`},
-		"bash": {`sleep 30 & p=$!`, `true`, `[[ $! == "$p" ]] && printf 'BG%sKEPT\n' ok; kill $p`},
-		"fish": {`sleep 30 &`, `set p $last_pid`, `test "$last_pid" = "$p"; and printf 'BG%sKEPT\n' ok; kill $p`},
+		"zsh":  {`sleep 30 & p=$!`, `true`, `[[ $! == "$p" ]] && printf 'BG%sKEPT\n' ok; kill $p; wait $p`},
+		"bash": {`sleep 30 & p=$!`, `true`, `[[ $! == "$p" ]] && printf 'BG%sKEPT\n' ok; kill $p; wait $p`},
+		"fish": {`sleep 30 &`, `set p $last_pid`, `test "$last_pid" = "$p"; and printf 'BG%sKEPT\n' ok; kill $p; wait $p`},
 	}
 	forShells(t, func(t *testing.T, sh shellSpec) {
 		w := newWorld(t)
