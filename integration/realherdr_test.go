@@ -1,139 +1,192 @@
 package integration
 
 import (
-	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"syscall"
+	"strings"
 	"testing"
-	"time"
-
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
 
-// TestRealHerdr runs the daemon against a real headless herdr server when
-// one is available ($HERDR_BIN, else `herdr` on PATH): tabs created through
-// herdr's API get their directories' names.
-func TestRealHerdr(t *testing.T) {
-	bin := os.Getenv("HERDR_BIN")
-	if bin == "" {
-		var err error
-		if bin, err = exec.LookPath("herdr"); err != nil {
-			t.Skip("no herdr on PATH and HERDR_BIN unset: real-herdr test skipped")
-		}
-	}
-	sb := newSandbox(t)
-	// herdr puts its socket in $XDG_CONFIG_HOME/herdr (docs/herdr.md §2): keep
-	// that path short for sun_path.
-	cfg, err := os.MkdirTemp("", "hc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(cfg) })
-	sock := filepath.Join(cfg, "herdr", "herdr.sock")
-	env := append(sb.Environ("XDG_CONFIG_HOME="+cfg, "SHELL=/bin/sh"), "HERDR_SOCKET_PATH="+sock)
+// The TestRealHerdr cases run the built binary against a real herdr 0.8.2
+// (integration/realherdr/build.sh builds it) and, as a twin, against
+// herdrsim playing the same release, with real shells in both. `go test
+// -run RealHerdr ./...` selects exactly them.
 
-	server := exec.Command(bin, "server")
-	server.Env = env
-	server.Dir = sb.Home
-	logBuf := &syncBuffer{}
-	server.Stdout, server.Stderr = logBuf, logBuf
-	if err := server.Start(); err != nil {
-		t.Fatalf("start %s server: %v", bin, err)
-	}
-	serverDone := make(chan struct{})
-	go func() { _ = server.Wait(); close(serverDone) }()
-	t.Cleanup(func() {
-		_ = server.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-serverDone:
-		case <-time.After(waitTimeout):
-			_ = server.Process.Kill()
-			<-serverDone
-		}
+// TestRealHerdrNamesProgramsAndDirectories: a shell tab is named after its
+// directory; a program typed into it (herdr pane run) names the tab, its
+// exit names it back, and a cd renames it.
+func TestRealHerdrNamesProgramsAndDirectories(t *testing.T) {
+	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
+		dirs := mkdirs(t, w.Sandbox(), "projects/rmk", "opt/nixos", "src/web")
+		ws, t1, p1 := w.NewWorkspace(t, dirs[0])
+		t2, p2 := w.NewTab(t, ws, dirs[1])
+		d := startWorldDaemon(t, w)
+		waitWorldLabels(t, w, ws, "rmk", "nixos")
+
+		w.Type(t, p1, "tee")
+		waitWorldLabel(t, w, t1, "tee", d.Log)
+		w.EOF(t, p1)
+		waitWorldLabel(t, w, t1, "rmk", d.Log)
+
+		w.Type(t, p2, "cd "+dirs[2])
+		waitWorldLabel(t, w, t2, "web", d.Log)
 	})
-
-	client := herdr.New(sock, herdr.WithTimeout(5*time.Second))
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if !poll(waitTimeout, func() bool { _, err := client.Ping(ctx); return err == nil }) {
-		t.Fatalf("herdr server did not answer ping at %s\nlog:\n%s", sock, logBuf.String())
-	}
-
-	dirs := []string{sb.HomePath("projects", "rmk"), sb.HomePath("opt", "nixos")}
-	for _, d := range dirs {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var ws json.RawMessage
-	if err := client.Call(ctx, "workspace.create", map[string]any{"cwd": dirs[0], "label": "it"}, &ws); err != nil {
-		t.Fatalf("workspace.create: %v", err)
-	}
-	wsID := findString(ws, "workspace_id")
-	if wsID == "" {
-		t.Fatalf("workspace.create answered no workspace_id: %s", ws)
-	}
-	var tab json.RawMessage
-	if err := client.Call(ctx, "tab.create", map[string]any{"cwd": dirs[1], "workspace_id": wsID}, &tab); err != nil {
-		t.Fatalf("tab.create: %v", err)
-	}
-
-	d := spawnDaemon(t, sb, nil, "run", "--apply", "--socket", sock, "--state", sb.StatePath, "--poll", "200ms", "--debounce", "20ms")
-	t.Cleanup(func() {
-		if code := d.Stop(); code != 0 {
-			t.Errorf("daemon exited %d\n%s", code, d.Log())
-		}
-	})
-	want := []string{"rmk", "nixos"}
-	var got []string
-	ok := poll(30*time.Second, func() bool {
-		snap, err := client.Snapshot(ctx)
-		if err != nil {
-			return false
-		}
-		got = got[:0]
-		for _, tb := range snap.Tabs {
-			if tb.WorkspaceID == wsID {
-				got = append(got, tb.Label)
-			}
-		}
-		return slices.Equal(got, want)
-	})
-	if !ok {
-		t.Fatalf("real herdr tab labels = %q, want %q\ndaemon log:\n%s", got, want, d.Log())
-	}
 }
 
-// findString finds the first string value under key anywhere in raw JSON.
-func findString(raw json.RawMessage, key string) string {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return ""
-	}
-	var walk func(any) string
-	walk = func(v any) string {
-		switch v := v.(type) {
-		case map[string]any:
-			if s, ok := v[key].(string); ok {
-				return s
+// TestRealHerdrKeepsAPersonsName: a tab a person renamed keeps that name
+// while the daemon runs (a program started in it changes nothing), across
+// a daemon restart, and across a herdr server stop and start, after which
+// herdr restores the session and its names.
+func TestRealHerdrKeepsAPersonsName(t *testing.T) {
+	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
+		dirs := mkdirs(t, w.Sandbox(), "projects/rmk", "opt/nixos")
+		ws, t1, p1 := w.NewWorkspace(t, dirs[0])
+		t2, p2 := w.NewTab(t, ws, dirs[1])
+		d := startWorldDaemon(t, w)
+		waitWorldLabels(t, w, ws, "rmk", "nixos")
+
+		w.PersonRename(t, t1, "notes")
+		w.Type(t, p1, "tee")
+		w.Type(t, p2, "tee")
+		waitWorldLabel(t, w, t2, "tee", d.Log)
+		if got := worldLabel(t, w, t1); got != "notes" {
+			t.Fatalf("%s: a person's name became %q while tee ran", w.Name(), got)
+		}
+
+		if code := d.Stop(); code != 0 {
+			t.Fatalf("daemon exited %d\n%s", code, d.Log())
+		}
+		w.EOF(t, p1)
+		w.EOF(t, p2)
+		d = startWorldDaemon(t, w)
+		waitWorldLabel(t, w, t2, "nixos", d.Log)
+		if got := worldLabel(t, w, t1); got != "notes" {
+			t.Fatalf("%s: after a daemon restart the person's name became %q", w.Name(), got)
+		}
+
+		if code := d.Stop(); code != 0 {
+			t.Fatalf("daemon exited %d\n%s", code, d.Log())
+		}
+		w.Restart(t)
+		d = startWorldDaemon(t, w)
+		waitWorldLabels(t, w, ws, "notes", "nixos")
+		w.PersonRename(t, t2, "build")
+		passes(t, d, 3)
+		if got := worldLabels(t, w, ws); !slices.Equal(got, []string{"notes", "build"}) {
+			t.Fatalf("%s: after a server restart labels = %q, want [notes build]\n%s", w.Name(), got, d.Log())
+		}
+	})
+}
+
+// TestRealHerdrLockReleaseRestore: lock keeps a tab's name while what runs
+// in it changes, release lets the daemon name a person's tab again, and
+// restore --apply gives every tab we named herdr's number back and leaves
+// the person's name.
+func TestRealHerdrLockReleaseRestore(t *testing.T) {
+	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
+		sb := w.Sandbox()
+		dirs := mkdirs(t, sb, "projects/rmk", "opt/nixos", "src/web")
+		ws, t1, p1 := w.NewWorkspace(t, dirs[0])
+		t2, _ := w.NewTab(t, ws, dirs[1])
+		t3, _ := w.NewTab(t, ws, dirs[2])
+		d := startWorldDaemon(t, w)
+		waitWorldLabels(t, w, ws, "rmk", "nixos", "web")
+
+		cli := func(args ...string) string {
+			t.Helper()
+			out, stderr, code := runCLI(t, sb, append(args, "--socket", w.Socket(), "--state", sb.StatePath)...)
+			if code != 0 {
+				t.Fatalf("%s: %v: exit %d: %s", w.Name(), args, code, stderr)
 			}
-			for _, x := range v {
-				if s := walk(x); s != "" {
-					return s
+			return out
+		}
+		cli("lock", t1)
+		w.Type(t, p1, "tee")
+		passes(t, d, 3)
+		if got := worldLabel(t, w, t1); got != "rmk" {
+			t.Fatalf("%s: a locked tab became %q", w.Name(), got)
+		}
+		cli("release", t1)
+		waitWorldLabel(t, w, t1, "tee", d.Log)
+
+		w.PersonRename(t, t2, "notes")
+		passes(t, d, 2)
+		cli("release", t2)
+		waitWorldLabel(t, w, t2, "nixos", d.Log)
+
+		w.PersonRename(t, t3, "mine")
+		passes(t, d, 2)
+		out := cli("restore", "--apply")
+		if !d.Exited() && d.Wait(waitTimeout) == -1 {
+			t.Fatalf("%s: restore --apply did not stop the daemon\n%s", w.Name(), out)
+		}
+		waitWorldLabels(t, w, ws, "1", "2", "mine")
+	})
+}
+
+// TestRealHerdrIndexAfterMoveAndClose: {index} follows tabs as herdr moves
+// and closes them, although herdr sends no event for the positions that
+// shift.
+func TestRealHerdrIndexAfterMoveAndClose(t *testing.T) {
+	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
+		dirs := mkdirs(t, w.Sandbox(), "a/rmk", "b/nixos", "c/web")
+		ws, t1, _ := w.NewWorkspace(t, dirs[0])
+		w.NewTab(t, ws, dirs[1])
+		t3, _ := w.NewTab(t, ws, dirs[2])
+		d := startWorldDaemon(t, w, "--format", "{index} {dir}")
+		waitWorldLabels(t, w, ws, "1 rmk", "2 nixos", "3 web")
+		w.MoveTab(t, t3, 0)
+		waitWorldLabels(t, w, ws, "1 web", "2 rmk", "3 nixos")
+		w.CloseTab(t, t1)
+		waitWorldLabels(t, w, ws, "1 web", "2 nixos")
+		_ = d
+	})
+}
+
+// TestRealHerdrWorkspaceFormat: --workspace-format names a workspace that
+// carries herdr's automatic label, and follows its first tab's directory.
+func TestRealHerdrWorkspaceFormat(t *testing.T) {
+	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
+		dirs := mkdirs(t, w.Sandbox(), "projects/rmk", "opt/nixos")
+		ws, _, p1 := w.NewWorkspace(t, dirs[0])
+		d := startWorldDaemon(t, w, "--workspace-format", "ws {dir}")
+		wsLabel := func() string {
+			for _, x := range w.Snapshot(t).Workspaces {
+				if x.ID == ws {
+					return x.Label
 				}
 			}
-		case []any:
-			for _, x := range v {
-				if s := walk(x); s != "" {
-					return s
-				}
+			return ""
+		}
+		var got string
+		if !poll(waitTimeout, func() bool { got = wsLabel(); return got == "ws rmk" }) {
+			t.Fatalf("%s: workspace label = %q, want %q\n%s", w.Name(), got, "ws rmk", d.Log())
+		}
+		w.Type(t, p1, "cd "+dirs[1])
+		if !poll(waitTimeout, func() bool { got = wsLabel(); return got == "ws nixos" }) {
+			t.Fatalf("%s: workspace label = %q after cd, want %q\n%s", w.Name(), got, "ws nixos", d.Log())
+		}
+	})
+}
+
+// passes waits until the daemon has finished n more passes than when
+// called, so that a check that nothing changed has given it the chance.
+// It counts the JSON log's pass summaries by their local_reads field
+// (startWorldDaemon logs JSON at debug level).
+func passes(t *testing.T, d *daemonProc, n int) {
+	t.Helper()
+	count := func() int {
+		c := 0
+		for _, line := range strings.Split(d.Log(), "\n") {
+			var m map[string]any
+			if json.Unmarshal([]byte(line), &m) == nil && m["local_reads"] != nil {
+				c++
 			}
 		}
-		return ""
+		return c
 	}
-	return walk(v)
+	start := count()
+	if !poll(waitTimeout, func() bool { return count() >= start+n }) {
+		t.Fatalf("the daemon finished %d passes, want %d more\n%s", count()-start, n, d.Log())
+	}
 }
