@@ -137,7 +137,8 @@ func (l *loop) step(reload <-chan Options) bool {
 		l.run(passInput{})
 	case <-l.subscribed:
 		l.run(passInput{})
-		d.log.Debug("full pass after subscribing done") // tests wait for it
+		// Tests wait for it: by its text, or in the JSON log by full_pass=done.
+		d.log.Debug("full pass after subscribing done", "full_pass", "done")
 	case sev := <-l.events:
 		l.event(sev)
 	case <-l.debounce.C:

@@ -2,6 +2,9 @@ package integration
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -169,6 +172,29 @@ func TestRealHerdrWorkspaceFormat(t *testing.T) {
 	})
 }
 
+// settled waits until the daemon has subscribed and run the full pass
+// each subscription asks for, read off its JSON log's full_pass fields: a
+// change made after it is news to a daemon with nothing else under way.
+func settled(t *testing.T, d *daemonProc) {
+	t.Helper()
+	count := func(v string) int { return len(jsonLogLines(d.Log(), "full_pass", v)) }
+	if !poll(waitTimeout, func() bool { asked := count("asked"); return asked > 0 && count("done") == asked }) {
+		t.Fatalf("the daemon never finished the full pass after subscribing\n%s", d.Log())
+	}
+}
+
+// jsonLogLines are the lines of a JSON log whose key has value v.
+func jsonLogLines(log, key, v string) []map[string]any {
+	var out []map[string]any
+	for _, line := range strings.Split(log, "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && m[key] == v {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // passes waits until the daemon has finished n more passes than when
 // called, so that a check that nothing changed has given it the chance.
 // It counts the JSON log's pass summaries by their local_reads field
@@ -189,4 +215,57 @@ func passes(t *testing.T, d *daemonProc, n int) {
 	if !poll(waitTimeout, func() bool { return count() >= start+n }) {
 		t.Fatalf("the daemon finished %d passes, want %d more\n%s", count()-start, n, d.Log())
 	}
+}
+
+// TestRealHerdrShellHooks: with the `init` snippet in the rc file of zsh,
+// bash or fish as the panes' shell, a program typed at the prompt is named
+// by the preexec nudge, and its exit by the precmd nudge. The daemon does
+// not poll (--poll 0) and herdr sends no event when a program starts, so
+// only the hooks can bring these renames.
+func TestRealHerdrShellHooks(t *testing.T) {
+	for _, name := range []string{"zsh", "bash", "fish"} {
+		t.Run(name, func(t *testing.T) {
+			sh, err := exec.LookPath(name)
+			if err != nil {
+				t.Skipf("%s not on PATH", name)
+			}
+			onWorlds(t, worldOptions{Shell: sh}, func(t *testing.T, w world) {
+				sb := w.Sandbox()
+				writeRC(t, sb, name)
+				dirs := mkdirs(t, sb, "projects/rmk")
+				_, tab, pane := w.NewWorkspace(t, dirs[0])
+				d := startWorldDaemon(t, w, "--poll", "0")
+				waitWorldLabel(t, w, tab, "rmk", d.Log)
+				settled(t, d)
+				w.Type(t, pane, "tee")
+				waitWorldLabel(t, w, tab, "tee", d.Log)
+				w.EOF(t, pane)
+				waitWorldLabel(t, w, tab, "rmk", d.Log)
+			})
+		})
+	}
+}
+
+// writeRC puts the hook snippet in shell's rc file in sb's home, where an
+// interactive shell of that user reads it.
+func writeRC(t *testing.T, sb *sandbox, shell string) {
+	t.Helper()
+	var path, body string
+	switch shell {
+	case "zsh":
+		path = sb.HomePath(".zshrc")
+		body = "PROMPT='READY> '\neval \"$('" + binPath + "' init zsh)\"\n"
+	case "bash":
+		path = sb.HomePath(".bashrc")
+		body = "PS1='READY> '\neval \"$('" + binPath + "' init bash)\"\n"
+	case "fish":
+		path = filepath.Join(sb.ConfigHome, "fish", "config.fish")
+		body = "'" + binPath + "' init fish | source\n"
+	default:
+		t.Fatalf("no rc file known for %s", shell)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, body)
 }
