@@ -263,7 +263,30 @@ func (c *RunCmd) build(g *Globals, env *runEnv) (daemon.Options, error) {
 		return opt, withExit(2, fmt.Errorf("--poll %v is too short: use %v or more, or 0 for events only", c.Poll, minPoll))
 	}
 	opt.Apply, opt.Poll, opt.Debounce, opt.Settle, opt.Warm = c.Apply, c.Poll, c.Debounce, c.Settle, c.Warm
+	opt.Plugin = pluginTie(os.Getenv)
 	return opt, nil
+}
+
+// pluginTie is the herdr plugin a daemon follows: the one whose [[startup]]
+// hook runs it. herdr sets HERDR_PLUGIN_EVENT=startup and the plugin's id
+// and config folder for that command. Its config folder is
+// <herdr config>/plugins/config/<id>, and herdr's plugin registry is
+// <herdr config>/plugins.json; for a folder of another shape the registry
+// is left unknown and checked by asking herdr now and then.
+func pluginTie(getenv func(string) string) daemon.Plugin {
+	id := getenv("HERDR_PLUGIN_ID")
+	if id == "" || getenv("HERDR_PLUGIN_EVENT") != "startup" {
+		return daemon.Plugin{}
+	}
+	p := daemon.Plugin{ID: id}
+	if dir := getenv("HERDR_PLUGIN_CONFIG_DIR"); dir != "" {
+		parent := filepath.Dir(filepath.Clean(dir))
+		plugins := filepath.Dir(parent)
+		if filepath.Base(parent) == "config" && filepath.Base(plugins) == "plugins" {
+			p.Registry = filepath.Join(filepath.Dir(plugins), "plugins.json")
+		}
+	}
+	return p
 }
 
 // Run makes one pass and prints each rename (or would-be rename).

@@ -39,9 +39,14 @@ func (c *ExplainCmd) notify(g *Globals, env *runEnv) error {
 		return withExit(1, fmt.Errorf("explain --notify: %w", err))
 	}
 	if !res.Shown {
-		// herdr answers why: toasts off in its config, no client attached,
-		// rate limited or busy. The text above is in the plugin log.
-		return withExit(1, fmt.Errorf("explain --notify: herdr did not show the notification (%s); see `herdr plugin log list --plugin herdrtabrenamer`", res.Reason))
+		// herdr answers why: toasts off in its config (its default), no
+		// client attached, rate limited or busy. The text above is in the
+		// plugin log.
+		hint := ""
+		if res.Reason == "disabled" {
+			hint = `: herdr's toasts are off, set delivery = "herdr" under [ui.toast] in herdr's config.toml`
+		}
+		return withExit(1, fmt.Errorf("explain --notify: herdr did not show the notification (%s)%s; see `herdr plugin log list --plugin herdrtabrenamer`", res.Reason, hint))
 	}
 	return nil
 }

@@ -44,7 +44,7 @@ func TestExplainNotify(t *testing.T) {
 		err    string // in stderr
 	}{
 		{"shown", tab, nil, true, "shown", 0, `"1" is herdr's` + "\n" + `wants "btop" (would rename); lead pane ` + pane, ""},
-		{"toasts off", tab, nil, false, "disabled", 1, `wants "btop"`, "did not show the notification (disabled)"},
+		{"toasts off", tab, nil, false, "disabled", 1, `wants "btop"`, `did not show the notification (disabled): herdr's toasts are off, set delivery = "herdr" under [ui.toast]`},
 		{"tab argument", "", []string{tab}, true, "shown", 0, `"1" is herdr's`, ""},
 		{"no tab", "", nil, true, "shown", 2, "", "$HERDR_TAB_ID is not set"},
 		{"bad tab", "w1:x", nil, true, "shown", 2, "", "w1:x"},

@@ -49,6 +49,9 @@ type Options struct {
 	Warm      time.Duration
 	StatePath string // "": remember nothing
 	Timeout   time.Duration
+	// Plugin is the herdr plugin that started the daemon, whose life it
+	// follows; zero: none.
+	Plugin Plugin
 
 	// Out receives dry-run decisions ("would rename ...").
 	Out io.Writer

@@ -53,6 +53,11 @@ type loop struct {
 	// pass: read-aheads are spaced like nudge passes.
 	lastReadAhead time.Time
 	curAgents     []string
+
+	// pluginTick paces the checks of a daemon tied to a herdr plugin
+	// (Options.Plugin); nil when untied.
+	pluginTick <-chan time.Time
+	plugin     pluginWatch
 }
 
 // Run is the daemon: it holds the single-instance claim and the nudge
@@ -103,6 +108,11 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 
 	l.setPoll(d.opt.Poll)
 	defer l.setPoll(0)
+	if d.opt.Plugin.ID != "" {
+		tick := time.NewTicker(pluginCheckEvery)
+		defer tick.Stop()
+		l.pluginTick = tick.C
+	}
 	l.run(passInput{})
 	for {
 		if l.lost != nil {
@@ -126,6 +136,11 @@ func (l *loop) step(reload <-chan Options) bool {
 	select {
 	case <-l.ctx.Done():
 		return false
+	case <-l.pluginTick:
+		if why := l.pluginGone(); why != "" {
+			d.log.Info("the herdr plugin that started this daemon is gone; exiting", "why", why)
+			return false
+		}
 	case opt := <-reload:
 		oldPoll := d.opt.Poll
 		d.reconfigure(opt)

@@ -23,6 +23,8 @@ type rawServer struct {
 	// onSubscribe runs after the ack; the connection closes when it
 	// returns.
 	onSubscribe func(c net.Conn, n int, id string)
+	// plugins, when set, answers plugin.list.
+	plugins func() []map[string]any
 }
 
 func startRawServer(t *testing.T) *rawServer {
@@ -76,7 +78,7 @@ func (s *rawServer) serve(c net.Conn) {
 	s.counts[req.Method]++
 	s.order = append(s.order, req.Method)
 	n := s.counts[req.Method]
-	on := s.onSubscribe
+	on, plugins := s.onSubscribe, s.plugins
 	s.mu.Unlock()
 	var result any
 	switch req.Method {
@@ -88,6 +90,13 @@ func (s *rawServer) serve(c net.Conn) {
 		}}
 	case "events.subscribe":
 		result = map[string]any{"type": "subscription_started"}
+	case "plugin.list":
+		if plugins == nil {
+			b, _ := json.Marshal(map[string]any{"id": "", "error": map[string]string{"code": "invalid_request", "message": "unknown variant `plugin.list`"}})
+			_, _ = c.Write(append(b, '\n'))
+			return
+		}
+		result = map[string]any{"type": "plugin_list", "plugins": plugins()}
 	default:
 		b, _ := json.Marshal(map[string]any{"id": req.ID, "error": map[string]string{"code": "unknown_method", "message": "no"}})
 		_, _ = c.Write(append(b, '\n'))

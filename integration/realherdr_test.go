@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -8,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
 
 // The TestRealHerdr cases run the built binary against a real herdr 0.8.2
@@ -268,4 +272,32 @@ func writeRC(t *testing.T, sb *sandbox, shell string) {
 		t.Fatal(err)
 	}
 	writeFile(t, path, body)
+}
+
+// TestRealHerdrAgentStatusMovesTheIcon: an agent integration reports a
+// pane's agent and its status with pane.report_agent (what herdr's hook
+// for Claude Code does), and the tab's {icon} follows each status: the
+// daemon learns of the new agent pane from herdr's pane.agent_detected
+// event and follows its status from then on.
+func TestRealHerdrAgentStatusMovesTheIcon(t *testing.T) {
+	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
+		dirs := mkdirs(t, w.Sandbox(), "projects/rmk")
+		_, tab, pane := w.NewWorkspace(t, dirs[0])
+		d := startWorldDaemon(t, w, "--format", "{icon}{proc|dir}", "--poll", "0")
+		waitWorldLabel(t, w, tab, "rmk", d.Log)
+		settled(t, d)
+		client := herdr.New(w.Socket(), herdr.WithTimeout(10*time.Second))
+		for _, st := range []struct{ state, want string }{
+			{"working", "🟡rmk"}, {"blocked", "🔴rmk"}, {"idle", "⚪rmk"}, {"working", "🟡rmk"},
+		} {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err := client.Call(ctx, "pane.report_agent", map[string]any{
+				"pane_id": pane, "source": "herdrtabrenamer-test", "agent": "claude", "state": st.state}, nil)
+			cancel()
+			if err != nil {
+				t.Fatalf("%s: pane.report_agent %s: %v", w.Name(), st.state, err)
+			}
+			waitWorldLabel(t, w, tab, st.want, d.Log)
+		}
+	})
 }

@@ -61,6 +61,9 @@ func onWorlds(t *testing.T, opts worldOptions, c func(t *testing.T, w world)) {
 type worldOptions struct {
 	Shell string   // the panes' shell; /bin/sh if empty
 	Env   []string // more environment for the panes' shells
+	// HerdrConfig is more of real herdr's config.toml (herdrsim has no
+	// config).
+	HerdrConfig string
 }
 
 // realHerdrBinary is the real herdr to test against, or a skip naming the
@@ -103,7 +106,7 @@ type realWorld struct {
 
 func newRealWorld(t *testing.T, opts worldOptions) *realWorld {
 	t.Helper()
-	srv := startRealHerdr(t, realherdr.Options{Shell: opts.Shell, Env: opts.Env})
+	srv := startRealHerdr(t, realherdr.Options{Shell: opts.Shell, Env: opts.Env, Config: opts.HerdrConfig})
 	base := t.TempDir()
 	sb := &sandbox{Home: srv.Home, Runtime: srv.Runtime, ConfigHome: srv.ConfigHome,
 		StateHome: filepath.Join(base, "state"), StatePath: filepath.Join(base, "state.json")}

@@ -1,0 +1,129 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+)
+
+// Plugin ties a daemon to the herdr plugin whose [[startup]] hook started
+// it. herdr does not supervise what a startup hook leaves running: a
+// daemon it started outlives the server, and outlives the plugin when a
+// person unlinks or disables it, still renaming tabs for a plugin they
+// removed. So a tied daemon ends itself when the plugin is gone from
+// herdr's registry or disabled, and when its herdr server has been gone for
+// pluginOrphanAfter; the next server start runs the startup hook again.
+type Plugin struct {
+	ID string // the plugin id herdr knows it by; "": not tied
+	// Registry is herdr's plugins.json: a change of it is when the
+	// plugin may have been unlinked or disabled, checked with one
+	// plugin.list call. "": unknown, checked every pluginListEvery.
+	Registry string
+}
+
+const (
+	// pluginCheckEvery is how often a tied daemon looks at the socket and
+	// registry files: two stats, no connection to herdr.
+	pluginCheckEvery = time.Second
+	// pluginOrphanAfter is how long herdr's socket may be missing before
+	// a tied daemon ends: longer than a live handoff or a quick restart
+	// (whose startup hook finds this daemon still running and leaves it).
+	pluginOrphanAfter = 5 * time.Second
+	// pluginListEvery spaces plugin.list calls when the registry file is
+	// unknown.
+	pluginListEvery = time.Minute
+)
+
+// pluginWatch is what the loop keeps to follow its plugin.
+type pluginWatch struct {
+	stamp     fileStamp
+	listed    time.Time // last plugin.list call
+	noList    bool      // herdr has no plugin.list: only the socket counts
+	downSince time.Time
+}
+
+// fileStamp tells a rewritten file from an untouched one.
+type fileStamp struct {
+	ok    bool
+	size  int64
+	mtime time.Time
+	inode uint64
+}
+
+func stampOf(path string) fileStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}
+	}
+	return fileStamp{ok: true, size: fi.Size(), mtime: fi.ModTime(), inode: inodeOf(fi)}
+}
+
+// pluginGone says why the daemon's plugin is gone, or "" while it is not.
+func (l *loop) pluginGone() string {
+	d, w := l.d, &l.plugin
+	now := d.now()
+	if _, err := os.Stat(d.opt.Socket); err != nil {
+		if w.downSince.IsZero() {
+			w.downSince = now
+		}
+		if now.Sub(w.downSince) >= pluginOrphanAfter {
+			return "herdr's socket has been gone for " + pluginOrphanAfter.String()
+		}
+		return ""
+	}
+	w.downSince = time.Time{}
+	if w.noList {
+		return ""
+	}
+	reg := d.opt.Plugin.Registry
+	if reg != "" {
+		st := stampOf(reg)
+		if st == w.stamp && !w.listed.IsZero() {
+			return ""
+		}
+		w.stamp = st
+	} else if !w.listed.IsZero() && now.Sub(w.listed) < pluginListEvery {
+		return ""
+	}
+	w.listed = now
+	return l.pluginListed()
+}
+
+// pluginListed asks herdr whether the plugin is still there and enabled.
+func (l *loop) pluginListed() string {
+	d := l.d
+	ctx, cancel := context.WithTimeout(l.ctx, d.opt.Timeout)
+	defer cancel()
+	var res struct {
+		Plugins []struct {
+			ID      string `json:"plugin_id"`
+			Enabled bool   `json:"enabled"`
+		} `json:"plugins"`
+	}
+	err := d.client.Call(ctx, "plugin.list", map[string]any{"plugin_id": d.opt.Plugin.ID}, &res)
+	if herdr.IsUnsupported(err) {
+		l.plugin.noList = true
+		return ""
+	}
+	if err != nil {
+		// Asked again at the registry's next change (or the next
+		// minute): a failed call proves nothing either way.
+		d.log.Debug("plugin.list failed", "err", err)
+		if !errors.Is(err, context.Canceled) {
+			l.plugin.stamp = fileStamp{}
+		}
+		return ""
+	}
+	for _, p := range res.Plugins {
+		if p.ID == d.opt.Plugin.ID {
+			if !p.Enabled {
+				return "plugin " + p.ID + " is disabled"
+			}
+			return ""
+		}
+	}
+	return "plugin " + d.opt.Plugin.ID + " is no longer installed"
+}

@@ -1,0 +1,99 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+)
+
+// TestTiedDaemonFollowsItsPlugin: a daemon started by a plugin's startup
+// hook ends (Run returns nil) when herdr's registry no longer lists the
+// plugin, when it lists it disabled, and when herdr's socket is gone; it
+// asks herdr only when the registry file changed.
+func TestTiedDaemonFollowsItsPlugin(t *testing.T) {
+	tests := []struct {
+		name string
+		end  func(srv *rawServer, set func(...map[string]any), registry string)
+	}{
+		{"unlinked", func(_ *rawServer, set func(...map[string]any), reg string) {
+			set()
+			writeRegistry(t, reg, "{}")
+		}},
+		{"disabled", func(_ *rawServer, set func(...map[string]any), reg string) {
+			set(map[string]any{"plugin_id": "htr", "enabled": false})
+			writeRegistry(t, reg, `{"htr":{"enabled":false}}`)
+		}},
+		{"herdr stopped", func(srv *rawServer, _ func(...map[string]any), _ string) {
+			srv.ln.Close() // a unix listener's Close removes its socket
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+			srv := startRawServer(t)
+			var mu sync.Mutex
+			listed := []map[string]any{{"plugin_id": "htr", "enabled": true}}
+			set := func(p ...map[string]any) { mu.Lock(); listed = p; mu.Unlock() }
+			srv.plugins = func() []map[string]any { mu.Lock(); defer mu.Unlock(); return listed }
+			reg := filepath.Join(t.TempDir(), "plugins.json")
+			writeRegistry(t, reg, `{"htr":{"enabled":true}}`)
+			d := tiedDaemon(t, srv.path, Plugin{ID: "htr", Registry: reg})
+			done := make(chan error, 1)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() { done <- d.Run(ctx, nil) }()
+			waitFor(t, "the first plugin.list", func() bool { return srv.count("plugin.list") == 1 })
+			waitFor(t, "passes after it", func() bool { return srv.count("session.snapshot") >= 3 })
+			if n := srv.count("plugin.list"); n != 1 {
+				t.Fatalf("plugin.list asked %d times with the registry unchanged, want 1", n)
+			}
+			tt.end(srv, set, reg)
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("Run = %v, want nil", err)
+				}
+			case <-time.After(pluginOrphanAfter + 20*time.Second):
+				t.Fatal("the daemon kept running without its plugin")
+			}
+		})
+	}
+}
+
+func writeRegistry(t *testing.T, path, body string) {
+	t.Helper()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil { // as herdr saves it
+		t.Fatal(err)
+	}
+}
+
+// tiedDaemon is a daemon for sock, polling fast, tied to p.
+func tiedDaemon(t *testing.T, sock string, p Plugin) *Daemon {
+	t.Helper()
+	nm, err := namer.New(namer.Config{Format: "{dir}", Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs, err := procinfo.New(procinfo.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(Options{Socket: sock, Namer: nm, Procs: procs, Plugin: p,
+		Poll: 20 * time.Millisecond, Debounce: 10 * time.Millisecond, Timeout: 2 * time.Second,
+		Log: slog.New(slog.DiscardHandler), Out: &syncBuffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
