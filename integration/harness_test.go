@@ -176,7 +176,16 @@ func startDaemon(t testing.TB, srv *herdrtest.Server, args ...string) *daemonPro
 func startDaemonIn(t testing.TB, sb *sandbox, srv *herdrtest.Server, args ...string) *daemonProc {
 	t.Helper()
 	d := spawnDaemon(t, sb, srv, append(daemonArgs(sb, srv), args...)...)
-	sock := sb.NudgeSocket(srv.SocketPath())
+	d.listening(t, srv.SocketPath())
+	return d
+}
+
+// listening waits until the daemon serving herdrSock listens for nudges
+// (its first pass is under way), and stops it with SIGTERM when the test
+// ends, failing the test unless it exited 0.
+func (d *daemonProc) listening(t testing.TB, herdrSock string) {
+	t.Helper()
+	sock := d.Env.NudgeSocket(herdrSock)
 	if !poll(waitTimeout, func() bool {
 		_, err := os.Stat(sock)
 		return err == nil || d.Exited()
@@ -188,7 +197,6 @@ func startDaemonIn(t testing.TB, sb *sandbox, srv *herdrtest.Server, args ...str
 			t.Errorf("daemon exited %d after SIGTERM, want 0\nstderr:\n%s", code, d.Stderr.String())
 		}
 	})
-	return d
 }
 
 // spawnDaemon starts the binary with exactly args (no defaults, no waiting,

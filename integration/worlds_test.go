@@ -399,18 +399,7 @@ func startWorldDaemon(t *testing.T, w world, args ...string) *daemonProc {
 	base := []string{"run", "--apply", "--socket", w.Socket(), "--state", sb.StatePath,
 		"--poll", "200ms", "--debounce", "20ms", "--log-format", "json", "--log-level", "debug"}
 	d := spawnDaemon(t, sb, nil, append(base, args...)...)
-	sock := sb.NudgeSocket(w.Socket())
-	if !poll(waitTimeout, func() bool {
-		_, err := os.Stat(sock)
-		return err == nil || d.Exited()
-	}) || d.Exited() {
-		t.Fatalf("daemon did not start listening on %s\nstderr:\n%s", sock, d.Stderr.String())
-	}
-	t.Cleanup(func() {
-		if code := d.Stop(); code != 0 {
-			t.Errorf("daemon exited %d after SIGTERM, want 0\nstderr:\n%s", code, d.Stderr.String())
-		}
-	})
+	d.listening(t, w.Socket())
 	return d
 }
 
