@@ -540,7 +540,7 @@ func TestPreexecAfterSilentExitWaitsForTheNewProgram(t *testing.T) {
 
 // The daemon's time-based decisions read the injected clock, so a test
 // can move time instead of sleeping: on a 0.7/0.8 stream (protocol not
-// 22) a rename is watched only after replayDone, and a watched rename
+// 22) a rename is watched only after ReplayWindow, and a watched rename
 // whose echo never came is forgotten after inflightTTL.
 func TestRenameWatchFollowsTheInjectedClock(t *testing.T) {
 	start := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
@@ -555,10 +555,10 @@ func TestRenameWatchFollowsTheInjectedClock(t *testing.T) {
 	if _, ok := f.d.inflight["w1:t1"]; ok {
 		t.Fatal("a rename made during the replay window is watched; the replay proves nothing")
 	}
-	now = start.Add(replayDone)
+	now = start.Add(ReplayWindow)
 	f.d.noteOurRename("w1:t1", "a", "1")
 	if _, ok := f.d.inflight["w1:t1"]; !ok {
-		t.Fatal("a rename made replayDone after the stream came up is not watched")
+		t.Fatal("a rename made ReplayWindow after the stream came up is not watched")
 	}
 	watched := now
 	for _, tt := range []struct {
@@ -596,9 +596,9 @@ func TestWatchersFollowTheInjectedClock(t *testing.T) {
 	if got := time.Unix(0, f.d.stream.first.Load()).UTC(); !got.Equal(start) {
 		t.Fatalf("the stream came up at %v, want %v on the injected clock", got, start)
 	}
-	if f.d.streamProves(start) || !f.d.streamProves(start.Add(replayDone)) {
-		t.Fatalf("on protocol 20 the stream proves renames from replayDone after it came up on the injected clock: at start %v, at +replayDone %v",
-			f.d.streamProves(start), f.d.streamProves(start.Add(replayDone)))
+	if f.d.streamProves(start) || !f.d.streamProves(start.Add(ReplayWindow)) {
+		t.Fatalf("on protocol 20 the stream proves renames from ReplayWindow after it came up on the injected clock: at start %v, at +ReplayWindow %v",
+			f.d.streamProves(start), f.d.streamProves(start.Add(ReplayWindow)))
 	}
 
 	// A reload carries the wall clock; the daemon keeps its own.

@@ -23,13 +23,14 @@ type ourRename struct {
 	foreign string    // someone else's label seen before the echo
 }
 
-// replayDone bounds the first replay of a 0.7/0.8 subscription: herdr's
+// ReplayWindow bounds the first replay of a 0.7/0.8 subscription: herdr's
 // ring holds 512 events and sends each subscription at least one per
 // 100 ms tick (docs/herdr.md §7). Until it is over, an old tab.renamed of
 // a person could read as one made during our rename; afterwards every
 // replayed label is one the daemon has seen, which checkOverwrite ignores.
-// 0.9 (protocol 22) does not replay.
-const replayDone = 512*100*time.Millisecond + time.Second
+// 0.9 (protocol 22) does not replay. Within it the daemon re-reads each
+// tab right before renaming it, a request more per rename.
+const ReplayWindow = 512*100*time.Millisecond + time.Second
 
 // inflightTTL bounds how long a rename waits for its echo.
 const inflightTTL = 10 * time.Second
@@ -62,7 +63,7 @@ func (d *Daemon) echoWatched() bool {
 // prove an overwrite at now: it is up and past any replay.
 func (d *Daemon) streamProves(now time.Time) bool {
 	first := d.stream.first.Load()
-	return first != 0 && (d.client.Protocol() >= 22 || now.Sub(time.Unix(0, first)) >= replayDone)
+	return first != 0 && (d.client.Protocol() >= 22 || now.Sub(time.Unix(0, first)) >= ReplayWindow)
 }
 
 // expireInflight forgets renames whose echo never came (a lost event, a
@@ -84,7 +85,7 @@ func (d *Daemon) expireInflight() {
 //
 // Left open: a stream that loses events (0.9 events_lost) or ends between
 // the two, a person who renames the tab back to a label it had before,
-// and, on 0.7/0.8, the first replayDone of the daemon's first stream.
+// and, on 0.7/0.8, the first ReplayWindow of the daemon's first stream.
 func (d *Daemon) checkOverwrite(ctx context.Context, ev streamEvent) {
 	if ev.Kind != "tab.renamed" || d.inflight == nil {
 		return

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/realherdr"
 )
@@ -53,7 +54,7 @@ const (
 )
 
 // realNote is the table's footnote for the real-herdr rows.
-var realNote = fmt.Sprintf("Real herdr rows: herdr 0.8.2 built from source (%s), headless, each pane's shell from $SHELL; latencies run from herdr's answer to the request that types the command (`pane.send_input`), sends Ctrl-C (`pane.send_keys`) or reports the agent's status (`pane.report_agent`) to the daemon's log line of herdr's answer to the rename. Their daemon runs with --warm %v, so a sample after the quiet spell finds no warm connection; idle rows count the connections the daemon closed unused through a counting relay, and herdr's CPU is utime+stime of the `herdr server` process over the span.", realherdr.BuildCommand, realWarm)
+var realNote = fmt.Sprintf("Real herdr rows: herdr 0.8.2 built from source (%s), headless, each pane's shell from $SHELL; latencies run from herdr's answer to the request that types the command (`pane.send_input`), sends Ctrl-C (`pane.send_keys`) or reports the agent's status (`pane.report_agent`) to the daemon's log line of herdr's answer to the rename. Their daemon runs with --warm %v, so a sample after the quiet spell finds no warm connection, and samples start once it is past its subscription's replay window, as a daemon running for more than a minute is; idle rows count the connections the daemon closed unused through a counting relay, and herdr's CPU is utime+stime of the `herdr server` process over the span.", realherdr.BuildCommand, realWarm)
 
 // quietSamples is how many samples are taken after a quiet spell or at the
 // pace of the poll: each costs seconds.
@@ -75,63 +76,119 @@ func (w *world) realHerdr() ([]row, []string, error) {
 		fmt.Fprintln(os.Stderr, "bench: real herdr rows skipped:", msg)
 		return []row{{"real herdr 0.8.2 rows", "not measured: " + msg, "-"}}, nil, nil
 	}
+	var setups []*realSetup
+	defer func() {
+		for _, su := range setups {
+			su.close()
+		}
+	}()
 	var hooked, rest []row
 	for _, sh := range []string{"zsh", "bash", "fish"} {
-		h, r, err := w.realShell(bin, sh)
+		su, skipped, err := w.prepareReal(bin, sh)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s server: %w", sh, err)
+		}
+		hooked = append(hooked, skipped...)
+		if su != nil {
+			setups = append(setups, su)
+		}
+	}
+	if len(setups) > 0 {
+		pastReplay(setups[len(setups)-1].started)
+	}
+	for _, su := range setups {
+		h, r, err := w.measureReal(su)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s server: %w", su.shell, err)
 		}
 		hooked, rest = append(hooked, h...), append(rest, r...)
 	}
 	return append(hooked, rest...), []string{realNote}, nil
 }
 
-// realShell runs one herdr server whose panes run shell and returns the
-// rows of its hooked tab; the zsh server also returns the rows of the tabs
-// without hooks, of the agent tab and of the idle daemon.
-func (w *world) realShell(bin, shell string) (hooked, rest []row, err error) {
+// pastReplay waits until a daemon started at started is past the replay
+// window of its herdr 0.8.2 subscription: within it the daemon re-reads
+// each tab before renaming it, which a daemon running for more than a
+// minute, as a person's does, no longer does.
+func pastReplay(started time.Time) {
+	wait := time.Until(started.Add(daemon.ReplayWindow + time.Second))
+	if wait > 0 {
+		fmt.Fprintf(os.Stderr, "bench: real herdr: waiting %v for the daemons' replay window to pass\n", wait.Round(time.Second))
+		time.Sleep(wait)
+	}
+}
+
+// realSetup is one herdr server whose panes run shell, with its tabs named
+// by a running daemon.
+type realSetup struct {
+	shell   string
+	rs      *realServer
+	d       *realDaemon
+	tabs    []realTab
+	state   string
+	started time.Time // when its daemon started
+}
+
+func (su *realSetup) close() {
+	su.d.stop()
+	su.rs.close()
+}
+
+// prepareReal starts a herdr server whose panes run shell, opens its tabs
+// and starts the daemon that names them: the hooked tab, and on the zsh
+// server the tabs without hooks and the agent tab. A shell not on PATH
+// gives a row saying so instead.
+func (w *world) prepareReal(bin, shell string) (*realSetup, []row, error) {
 	path, err := exec.LookPath(shell)
 	if err != nil {
-		return []row{{"real herdr: program start -> tab renamed, " + shell + " hooks", "not measured: " + shell + " is not on PATH", "-"}}, nil, nil
+		return nil, []row{{"real herdr: program start -> tab renamed, " + shell + " hooks", "not measured: " + shell + " is not on PATH", "-"}}, nil
 	}
 	rs, err := startReal(bin, path)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer rs.close()
+	su := &realSetup{shell: shell, rs: rs, state: filepath.Join(w.dir, "real-"+shell+".json")}
 	if err := w.writeRealRC(rs, shell); err != nil {
+		rs.close()
 		return nil, nil, err
 	}
 	names := []string{"hooked"}
 	if shell == "zsh" {
 		names = append(names, "title", "plain", "agent")
 	}
-	tabs, err := rs.openTabs(names)
-	if err != nil {
+	if su.tabs, err = rs.openTabs(names); err != nil {
+		rs.close()
 		return nil, nil, err
 	}
-	state := filepath.Join(w.dir, "real-"+shell+".json")
-	d, err := w.startRealDaemon(rs, rs.srv.Socket, state, "--warm", realWarm.String())
-	if err != nil {
+	su.started = time.Now()
+	if su.d, err = w.startRealDaemon(rs, rs.srv.Socket, su.state, "--warm", realWarm.String()); err != nil {
+		rs.close()
 		return nil, nil, err
 	}
-	defer d.stop()
-	r := realRun{rs: rs, d: d}
-	if err := r.waitNamed(tabs); err != nil {
+	if err := (realRun{rs: rs, d: su.d}).waitNamed(su.tabs); err != nil {
+		su.close()
 		return nil, nil, err
 	}
-	if hooked, err = r.hookedRows(shell, tabs[0]); err != nil {
+	return su, nil, nil
+}
+
+// measureReal returns the rows of su's hooked tab; on the zsh server also
+// those of the tabs without hooks, of the agent tab and of the idle
+// daemon.
+func (w *world) measureReal(su *realSetup) (hooked, rest []row, err error) {
+	r := realRun{rs: su.rs, d: su.d}
+	if hooked, err = r.hookedRows(su.shell, su.tabs[0]); err != nil {
 		return nil, nil, err
 	}
-	fmt.Fprintf(os.Stderr, "bench: real herdr %s hooks done\n", shell)
-	if shell != "zsh" {
+	fmt.Fprintf(os.Stderr, "bench: real herdr %s hooks done\n", su.shell)
+	if su.shell != "zsh" {
 		return hooked, nil, nil
 	}
-	if rest, err = r.zshRest(w, tabs[1], tabs[2], tabs[3]); err != nil {
+	if rest, err = r.zshRest(w, su.tabs[1], su.tabs[2], su.tabs[3]); err != nil {
 		return nil, nil, err
 	}
-	d.stop()
-	idle, err := w.realIdleRows(rs, state, tabs[0].pane)
+	su.d.stop()
+	idle, err := w.realIdleRows(su.rs, su.state, su.tabs[0].pane)
 	return hooked, append(rest, idle...), err
 }
 
