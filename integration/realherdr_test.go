@@ -144,6 +144,8 @@ func TestRealHerdrIndexAfterMoveAndClose(t *testing.T) {
 		waitWorldLabels(t, w, ws, "1 rmk", "2 nixos", "3 web")
 		w.MoveTab(t, t3, 0)
 		waitWorldLabels(t, w, ws, "1 web", "2 rmk", "3 nixos")
+		w.MoveTab(t, t1, 2)
+		waitWorldLabels(t, w, ws, "1 web", "2 nixos", "3 rmk")
 		w.CloseTab(t, t1)
 		waitWorldLabels(t, w, ws, "1 web", "2 nixos")
 		_ = d

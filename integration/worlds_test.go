@@ -40,6 +40,7 @@ type world interface {
 	EOF(t *testing.T, pane string)
 	// PersonRename renames a tab the way a person does (herdr's CLI).
 	PersonRename(t *testing.T, tab, label string)
+	// MoveTab puts tab at position index (0-based) of its workspace.
 	MoveTab(t *testing.T, tab string, index int)
 	CloseTab(t *testing.T, tab string)
 	// Restart stops the server and starts it again on the same socket;
@@ -183,11 +184,33 @@ func (w *realWorld) PersonRename(t *testing.T, tab, label string) {
 	w.cliJSON(t, nil, "tab", "rename", tab, label)
 }
 
+// MoveTab puts tab at position index. herdr's insert_index is a place
+// among the tabs before the move, so a move to the right names the place
+// after the tab it lands behind.
 func (w *realWorld) MoveTab(t *testing.T, tab string, index int) {
 	t.Helper()
+	insert := index
+	var pos, ws = -1, ""
+	snap := w.Snapshot(t)
+	for _, tb := range snap.Tabs {
+		if tb.ID == tab {
+			ws = tb.WorkspaceID
+		}
+	}
+	for _, tb := range snap.Tabs {
+		if tb.WorkspaceID == ws {
+			pos++
+			if tb.ID == tab {
+				break
+			}
+		}
+	}
+	if index > pos {
+		insert = index + 1
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := w.client.Call(ctx, "tab.move", map[string]any{"tab_id": tab, "insert_index": index}, nil); err != nil {
+	if err := w.client.Call(ctx, "tab.move", map[string]any{"tab_id": tab, "insert_index": insert}, nil); err != nil {
 		t.Fatalf("tab.move %s to %d: %v", tab, index, err)
 	}
 }

@@ -59,17 +59,17 @@ type (
 		Tab  herdr.Tab `json:"tab"`
 	}
 	tabCreatedResult struct {
-		Type     string     `json:"type"`
-		Tab      herdr.Tab  `json:"tab"`
-		RootPane herdr.Pane `json:"root_pane"`
+		Type     string    `json:"type"`
+		Tab      herdr.Tab `json:"tab"`
+		RootPane paneWire  `json:"root_pane"`
 	}
 	paneListResult struct {
-		Type  string       `json:"type"`
-		Panes []herdr.Pane `json:"panes"`
+		Type  string     `json:"type"`
+		Panes []paneWire `json:"panes"`
 	}
 	paneResult struct {
-		Type string     `json:"type"`
-		Pane herdr.Pane `json:"pane"`
+		Type string   `json:"type"`
+		Pane paneWire `json:"pane"`
 	}
 	processInfoResult struct {
 		Type        string            `json:"type"`
@@ -287,7 +287,7 @@ func (s *Server) tabCreate(pr *params) (any, error) {
 		custom = &label
 	}
 	t, p := s.newTab(ws, cwd, custom, focus)
-	return tabCreatedResult{Type: "tab_created", Tab: s.sess.tabInfo(t), RootPane: s.sess.paneInfo(p, s.rel.plays)}, nil
+	return tabCreatedResult{Type: "tab_created", Tab: s.sess.tabInfo(t), RootPane: s.paneWire(p)}, nil
 }
 
 func (s *Server) tabRename(pr *params) (any, error) {
@@ -301,13 +301,16 @@ func (s *Server) tabRename(pr *params) (any, error) {
 	return tabResult{Type: "tab_info", Tab: s.sess.tabInfo(t)}, nil
 }
 
+// tabMove is herdr's handle_tab_move: insert_index is a place between the
+// tabs as they are before the move (0 before the first, the tab count
+// after the last), so it may be one past the last position.
 func (s *Server) tabMove(pr *params) (any, error) {
 	idx, _ := pr.uint("insert_index", true)
 	t, err := s.needTab(pr)
 	if err != nil {
 		return nil, err
 	}
-	if idx >= uint64(len(t.ws.tabs)) {
+	if idx > uint64(len(t.ws.tabs)) {
 		return nil, errf("tab_move_failed", "insert_index %d is out of bounds", idx)
 	}
 	s.moveTab(t, int(idx))
@@ -332,14 +335,14 @@ func (s *Server) paneList(pr *params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []herdr.Pane{}
+	out := []paneWire{}
 	for _, w := range s.sess.workspaces {
 		if one && w != ws {
 			continue
 		}
 		for _, t := range w.tabs {
 			for _, p := range t.panes {
-				out = append(out, s.sess.paneInfo(p, s.rel.plays))
+				out = append(out, s.paneWire(p))
 			}
 		}
 	}
@@ -351,7 +354,7 @@ func (s *Server) paneGet(pr *params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return paneResult{Type: "pane_info", Pane: s.sess.paneInfo(p, s.rel.plays)}, nil
+	return paneResult{Type: "pane_info", Pane: s.paneWire(p)}, nil
 }
 
 func (s *Server) paneCurrent(pr *params) (any, error) {
@@ -359,7 +362,7 @@ func (s *Server) paneCurrent(pr *params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return paneResult{Type: "pane_current", Pane: s.sess.paneInfo(p, s.rel.plays)}, nil
+	return paneResult{Type: "pane_current", Pane: s.paneWire(p)}, nil
 }
 
 func (s *Server) paneProcessInfo(pr *params) (any, error) {
@@ -378,7 +381,7 @@ func (s *Server) paneRename(pr *params) (any, error) {
 		return nil, err
 	}
 	p.label = strings.TrimSpace(label)
-	return paneResult{Type: "pane_info", Pane: s.sess.paneInfo(p, s.rel.plays)}, nil
+	return paneResult{Type: "pane_info", Pane: s.paneWire(p)}, nil
 }
 
 var (
@@ -560,6 +563,10 @@ func (s *Server) paneReportAgent(pr *params) (any, error) {
 	if strings.TrimSpace(agent) == "" {
 		return nil, errf("invalid_agent", "agent must not be empty")
 	}
-	s.setAgent(p, strings.TrimSpace(agent), herdr.AgentStatus(state))
+	agent, status := strings.TrimSpace(agent), herdr.AgentStatus(state)
+	if status == herdr.StatusIdle && s.unseenCompletion(p, agent) {
+		status = herdr.StatusDone
+	}
+	s.setAgent(p, agent, status)
 	return typeOnly{Type: "ok"}, nil
 }

@@ -15,13 +15,39 @@ import (
 
 func (s *Server) newPane(t *tab, cwd string) *pane {
 	t.ws.nextPane++
+	p := &pane{tab: t, num: t.ws.nextPane, launchCwd: cwd, shellCwd: cwd}
+	p.id = t.ws.id + ":p" + herdr.EncodeNumber(p.num)
+	s.newTerminal(p)
+	return p
+}
+
+// newTerminal gives p a new terminal with a fresh shell at an idle prompt.
+func (s *Server) newTerminal(p *pane) {
 	s.sess.nextPID++
 	s.sess.nextTerm++
-	p := &pane{tab: t, num: t.ws.nextPane, launchCwd: cwd, shellCwd: cwd,
-		shell: Proc{PID: s.sess.nextPID, Argv: []string{"bash"}, Name: "bash"}}
-	p.id = t.ws.id + ":p" + herdr.EncodeNumber(p.num)
+	p.shell = Proc{PID: s.sess.nextPID, Argv: []string{"bash"}, Name: "bash"}
 	p.terminalID = fmt.Sprintf("term_%x%x", time.Now().UnixMicro(), s.sess.nextTerm)
-	return p
+}
+
+// freshTerminals is what a herdr server started again does to the panes
+// it restores: each keeps its id, label and cwd, and gets a new terminal
+// (new terminal_id, revision 0) with a new shell, so the terminal title,
+// the foreground program, hook-reported agents, metadata and tokens of
+// the old one are gone, and the session's agent state change count starts
+// over; s.mu held.
+func (s *Server) freshTerminals() {
+	s.sess.stateSeq = 0
+	for _, ws := range s.sess.workspaces {
+		for _, t := range ws.tabs {
+			for _, p := range t.panes {
+				cwd, _ := p.cwds(s.rel.plays)
+				fresh := &pane{tab: p.tab, num: p.num, id: p.id, label: p.label,
+					launchCwd: cwd, shellCwd: cwd, realShell: p.realShell}
+				s.newTerminal(fresh)
+				*p = *fresh
+			}
+		}
+	}
 }
 
 func (s *Server) addTab(ws *workspace, cwd string, custom *string) (*tab, *pane) {
@@ -48,20 +74,27 @@ func (s *Server) newWorkspace(label, cwd string) (*workspace, *tab, *pane) {
 		s.sess.focusedWS = ws
 	}
 	s.emit("workspace_created", map[string]any{"workspace": s.sess.wsInfo(ws)})
-	s.emit("tab_created", map[string]any{"tab": s.sess.tabInfo(t)})
-	s.emit("pane_created", map[string]any{"pane": s.sess.paneInfo(p, s.rel.plays)})
-	s.syncFocus()
+	s.emitTabCreated(t, p)
 	return ws, t, p
+}
+
+// emitTabCreated announces a new tab as herdr's emit_tab_created_events
+// does: the tab, its root pane, the tab's layout; then the focus trio if
+// the focus moved to it.
+func (s *Server) emitTabCreated(t *tab, p *pane) {
+	s.emit("tab_created", map[string]any{"tab": s.sess.tabInfo(t)})
+	s.emit("pane_created", map[string]any{"pane": s.paneWire(p)})
+	s.emit("layout_updated", map[string]any{"layout": s.sess.layout(t)})
+	s.syncFocus()
 }
 
 func (s *Server) newTab(ws *workspace, cwd string, custom *string, focus bool) (*tab, *pane) {
 	t, p := s.addTab(ws, cwd, custom)
 	if focus {
 		ws.active, s.sess.focusedWS = t, ws
+		markSeen(t)
 	}
-	s.emit("tab_created", map[string]any{"tab": s.sess.tabInfo(t)})
-	s.emit("pane_created", map[string]any{"pane": s.sess.paneInfo(p, s.rel.plays)})
-	s.syncFocus()
+	s.emitTabCreated(t, p)
 	return t, p
 }
 
@@ -90,18 +123,26 @@ func (s *Server) renameTab(t *tab, label string) {
 	s.emit("tab_renamed", map[string]any{"tab_id": t.id, "workspace_id": t.ws.id, "label": label})
 }
 
-func (s *Server) moveTab(t *tab, idx int) {
+// moveTab moves t to the place insert (0..len) between the tabs as they
+// are before the move, like herdr's Workspace::move_tab: a tab moved to the
+// right lands one before insert, since it no longer counts itself.
+func (s *Server) moveTab(t *tab, insert int) {
 	ws := t.ws
 	from := ws.tabPosition(t)
-	if from == idx {
+	to := insert
+	if from < insert {
+		to = insert - 1
+	}
+	to = min(to, len(ws.tabs)-1)
+	if from == to {
 		return // herdr answers tab.move but emits nothing when nothing moved
 	}
-	ws.tabs = slices.Insert(slices.Delete(ws.tabs, from, from+1), idx, t)
+	ws.tabs = slices.Insert(slices.Delete(ws.tabs, from, from+1), to, t)
 	tabs := []herdr.Tab{}
 	for _, x := range ws.tabs {
 		tabs = append(tabs, s.sess.tabInfo(x))
 	}
-	s.emit("tab_moved", map[string]any{"tab_id": t.id, "workspace_id": ws.id, "insert_index": idx, "tabs": tabs})
+	s.emit("tab_moved", map[string]any{"tab_id": t.id, "workspace_id": ws.id, "insert_index": insert, "tabs": tabs})
 }
 
 func neighbour[T comparable](list []T, i int) T {
@@ -138,11 +179,15 @@ func (s *Server) dropTab(t *tab) bool {
 	return true
 }
 
+// closeTab is tab.close. Closing a workspace's last tab closes the
+// workspace too, and its workspace_closed carries the workspace as it was
+// just before (src/app/api/tabs.rs@v0.8.2 handle_tab_close).
 func (s *Server) closeTab(t *tab) {
+	before := s.sess.wsInfo(t.ws)
 	wsGone := s.dropTab(t)
 	s.emit("tab_closed", map[string]any{"tab_id": t.id, "workspace_id": t.ws.id})
 	if wsGone {
-		s.emit("workspace_closed", map[string]any{"workspace_id": t.ws.id})
+		s.emit("workspace_closed", map[string]any{"workspace_id": t.ws.id, "workspace": before})
 	}
 	s.syncFocus()
 }
@@ -154,6 +199,7 @@ func (s *Server) closeTab(t *tab) {
 // (docs/herdr.md §7).
 func (s *Server) removePane(p *pane, exited bool) {
 	t := p.tab
+	before := s.sess.wsInfo(t.ws)
 	i := slices.Index(t.panes, p)
 	t.panes = slices.Delete(t.panes, i, i+1)
 	p.gone = true
@@ -173,9 +219,10 @@ func (s *Server) removePane(p *pane, exited bool) {
 	} else {
 		s.emit("pane_closed", map[string]any{"pane_id": p.id, "workspace_id": t.ws.id})
 		if wsGone {
-			// herdr's event table lists pane.close of a workspace's last
-			// pane among workspace_closed's emitters; exit emits nothing.
-			s.emit("workspace_closed", map[string]any{"workspace_id": t.ws.id})
+			// pane.close of a workspace's last pane closes the workspace,
+			// announced with the workspace as it was just before
+			// (src/app/api/panes.rs@v0.8.2 close_pane); exit emits nothing.
+			s.emit("workspace_closed", map[string]any{"workspace_id": t.ws.id, "workspace": before})
 		}
 	}
 	if !tabGone {
@@ -190,15 +237,20 @@ func (s *Server) setTokens(p *pane, next map[string]string) {
 	}
 	p.tokens = next
 	p.revision++
-	s.emit("pane_updated", map[string]any{"pane": s.sess.paneInfo(p, s.rel.plays)})
+	s.emit("pane_updated", map[string]any{"pane": s.paneWire(p)})
 }
 
 func (s *Server) setAgent(p *pane, agent string, status herdr.AgentStatus) {
 	before := p.presentation()
 	oldAgent := p.agent
+	oldStatus := p.agentStatus()
 	p.agent, p.status = agent, status
-	if agent == "" {
-		p.status = ""
+	switch {
+	case agent == "":
+		p.status, p.stateSeq = "", 0
+	case p.agentStatus() != oldStatus:
+		s.sess.stateSeq++
+		p.stateSeq = s.sess.stateSeq
 	}
 	if agent != oldAgent {
 		d := map[string]any{"pane_id": p.id, "workspace_id": p.tab.ws.id}
@@ -210,6 +262,22 @@ func (s *Server) setAgent(p *pane, agent string, status herdr.AgentStatus) {
 	if p.presentation() != before {
 		s.emit("pane_agent_status_changed", p.statusData())
 	}
+}
+
+// unseenCompletion reports whether a hook's report of idle leaves p
+// "done" (idle, not yet seen): herdr marks a pane unseen when its agent
+// finishes (working or blocked to idle, or unknown to idle under the same
+// agent) outside the focused tab, and an unseen pane stays unseen until
+// its tab is focused (src/app/actions.rs@v0.8.2 apply_pane_state_change).
+func (s *Server) unseenCompletion(p *pane, agent string) bool {
+	switch prev := p.agentStatus(); {
+	case prev == herdr.StatusDone:
+		return true
+	case prev == herdr.StatusWorking, prev == herdr.StatusBlocked,
+		prev == herdr.StatusUnknown && p.agent != "" && p.agent == agent:
+		return !s.sess.tabFocused(p.tab)
+	}
+	return false
 }
 
 // ---- the public mutation API ----
@@ -266,7 +334,7 @@ func (s *Server) Split(paneID, cwd string) string {
 	t := p.tab
 	np := s.newPane(t, cwd)
 	t.panes = slices.Insert(t.panes, slices.Index(t.panes, p)+1, np)
-	s.emit("pane_created", map[string]any{"pane": s.sess.paneInfo(np, s.rel.plays)})
+	s.emit("pane_created", map[string]any{"pane": s.paneWire(np)})
 	s.emit("layout_updated", map[string]any{"layout": s.sess.layout(t)})
 	return np.id
 }
@@ -277,7 +345,19 @@ func (s *Server) Focus(paneID string) {
 	defer s.mu.Unlock()
 	if p := s.lookPane("Focus", paneID); p != nil {
 		p.tab.focus, p.tab.ws.active, s.sess.focusedWS = p, p.tab, p.tab.ws
+		markSeen(p.tab)
 		s.syncFocus()
+	}
+}
+
+// markSeen is a person looking at t, as when herdr switches to a tab: its
+// "done" panes are idle from then on, without an event of their own
+// (src/workspace.rs@v0.8.2 switch_tab).
+func markSeen(t *tab) {
+	for _, p := range t.panes {
+		if p.agentStatus() == herdr.StatusDone {
+			p.status = herdr.StatusIdle
+		}
 	}
 }
 
@@ -355,12 +435,15 @@ func (s *Server) SetTitle(paneID, title string) {
 	if st := stripTitle(title, s.rel.titleGlyphs()); st != p.stripped {
 		p.stripped = st
 		p.revision++
-		s.emit("pane_updated", map[string]any{"pane": s.sess.paneInfo(p, s.rel.plays)})
+		s.emit("pane_updated", map[string]any{"pane": s.paneWire(p)})
 	}
 }
 
 // SetAgent sets the detected agent and status ("" agent clears both),
 // emitting pane_agent_detected and pane_agent_status_changed as herdr does.
+// The status is the one herdr is to report, "done" included; a hook's
+// pane.report_agent instead goes through herdr's rule for when a finished
+// agent is "done" (unseenCompletion).
 func (s *Server) SetAgent(paneID, agent string, status herdr.AgentStatus) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -433,7 +516,10 @@ func (s *Server) ExitPane(paneID string) {
 	}
 }
 
-// MoveTab moves a tab to index (0-based) within its workspace.
+// MoveTab moves a tab to position index (0-based) within its workspace,
+// as the tab.move that puts it there does: tab.move's insert_index counts
+// places before the move, so a move to the right is sent as index+1, and
+// tab_moved carries that insert_index.
 func (s *Server) MoveTab(tabID string, index int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -445,7 +531,11 @@ func (s *Server) MoveTab(tabID string, index int) {
 		s.misuse("MoveTab(%q, %d): index out of bounds (%d tabs)", tabID, index, len(t.ws.tabs))
 		return
 	}
-	s.moveTab(t, index)
+	insert := index
+	if index > t.ws.tabPosition(t) {
+		insert = index + 1
+	}
+	s.moveTab(t, insert)
 }
 
 // Snapshot is the current truth, as session.snapshot would answer.
@@ -453,9 +543,13 @@ func (s *Server) Snapshot() herdr.Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	snap := s.sess.snapshot(s.version, s.cfg.protocol, s.rel.plays)
+	panes := make([]herdr.Pane, len(snap.Panes))
+	for i, p := range snap.Panes {
+		panes[i] = p.Pane
+	}
 	return herdr.Snapshot{Version: snap.Version, Protocol: snap.Protocol, FocusedWorkspaceID: snap.FocusedWorkspaceID,
 		FocusedTabID: snap.FocusedTabID, FocusedPaneID: snap.FocusedPaneID, Workspaces: snap.Workspaces,
-		Tabs: snap.Tabs, Panes: snap.Panes}
+		Tabs: snap.Tabs, Panes: panes}
 }
 
 // Tab returns a tab's current TabInfo.
@@ -501,3 +595,6 @@ func (s *Server) ForegroundPGID(shellPID int) (int, error) {
 	}
 	return 0, fmt.Errorf("herdrsim: no simulated shell with pid %d", shellPID)
 }
+
+// paneWire is p's PaneInfo for the wire; s.mu held.
+func (s *Server) paneWire(p *pane) paneWire { return s.sess.paneWire(p, s.rel.plays) }

@@ -354,8 +354,12 @@ func (s *Server) Stop() error {
 	return err
 }
 
-// Restart listens again on the same path. Like a restarted herdr, the
-// session (ids, labels) survives but the event ring starts empty.
+// Restart listens again on the same path, as a herdr server started again
+// after a stop: it restores the session it saved (ids, labels, focus, each
+// pane's cwd), but the event ring starts empty and every pane comes back
+// with a new terminal and shell, so what lived in the old terminal is gone
+// (see freshTerminals). Shells a test attached with AttachProcess stay
+// attached: the test owns them.
 func (s *Server) Restart() error {
 	if err := s.Stop(); err != nil {
 		return err
@@ -363,6 +367,7 @@ func (s *Server) Restart() error {
 	s.mu.Lock()
 	s.hub = hub{}
 	s.stopping = false // a new server process
+	s.freshTerminals()
 	s.mu.Unlock()
 	return s.listen()
 }

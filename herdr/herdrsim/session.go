@@ -1,6 +1,9 @@
 package herdrsim
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -66,6 +69,7 @@ type pane struct {
 	metaDisplay string
 	stateLabels map[string]string
 	seqs        map[string]uint64 // last seq per metadata source
+	stateSeq    uint64            // the session's agent state change count at this pane's last change
 }
 
 // session is the fake's model of herdr's app state. All access holds Server.mu.
@@ -76,6 +80,9 @@ type session struct {
 	lastFocus  string // pane id the focus trio was last emitted for
 	nextPID    int
 	nextTerm   int
+	// stateSeq counts agent state changes over the whole session, like
+	// herdr's next_agent_state_change_seq (src/app/actions.rs@v0.8.2).
+	stateSeq uint64
 }
 
 func (ws *workspace) tabPosition(t *tab) int {
@@ -89,16 +96,17 @@ func (t *tab) label() string {
 	return strconv.Itoa(t.ws.tabPosition(t) + 1)
 }
 
-// statusRank orders statuses by how much attention they want; herdr's
-// "most attention-worthy" order is not spelled out in docs/herdr.md, so this
-// follows the brief: blocked > working > done > idle > unknown.
+// statusRank orders statuses by how much attention they want, which is how
+// herdr picks a tab's and a workspace's status from their panes: blocked >
+// done > working > idle > unknown (src/app/api_helpers.rs@v0.8.2
+// tab_attention_priority, src/workspace/aggregate.rs@v0.8.2).
 func statusRank(s herdr.AgentStatus) int {
 	switch s {
 	case herdr.StatusBlocked:
 		return 4
-	case herdr.StatusWorking:
-		return 3
 	case herdr.StatusDone:
+		return 3
+	case herdr.StatusWorking:
 		return 2
 	case herdr.StatusIdle:
 		return 1
@@ -173,6 +181,53 @@ func (s *session) paneInfo(p *pane, protocol int) herdr.Pane {
 	return info
 }
 
+// scrollInfo is herdr's PaneScrollInfo. The simulator's panes never
+// scroll back, and show as many rows as the simulated layout gives them.
+type scrollInfo struct {
+	OffsetFromBottom    uint64 `json:"offset_from_bottom"`
+	MaxOffsetFromBottom uint64 `json:"max_offset_from_bottom"`
+	ViewportRows        uint64 `json:"viewport_rows"`
+}
+
+// paneWire is PaneInfo as herdr writes it: herdr.Pane, and on protocol 20
+// the scroll position, which herdr 0.8.2 sends for every pane with a live
+// terminal (src/app/creation.rs@v0.8.2 pane_info). A live 0.9.0
+// pane_updated line carried none, so 22 leaves it out; 17 and 19 are
+// unverified and leave it out too.
+type paneWire struct {
+	herdr.Pane
+	scroll *scrollInfo
+}
+
+// MarshalJSON puts scroll where herdr declares it: just before revision,
+// herdr.Pane's last field.
+func (p paneWire) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(p.Pane)
+	if err != nil || p.scroll == nil {
+		return b, err
+	}
+	sc, err := json.Marshal(p.scroll)
+	if err != nil {
+		return nil, err
+	}
+	i := bytes.LastIndex(b, []byte(`,"revision":`))
+	if i < 0 {
+		return nil, errors.New("herdrsim: a pane's JSON has no revision")
+	}
+	out := append(b[:i:i], `,"scroll":`...)
+	out = append(out, sc...)
+	return append(out, b[i:]...), nil
+}
+
+// paneWire is p's PaneInfo for the wire, in the played protocol.
+func (s *session) paneWire(p *pane, plays int) paneWire {
+	w := paneWire{Pane: s.paneInfo(p, plays)}
+	if plays == 20 {
+		w.scroll = &scrollInfo{ViewportRows: layoutHeight}
+	}
+	return w
+}
+
 // agentInfo is herdr's AgentInfo, for session.snapshot's agents list.
 type agentInfo struct {
 	TerminalID            string            `json:"terminal_id"`
@@ -226,8 +281,11 @@ type layoutSnapshot struct {
 	Splits        []layoutSplit `json:"splits"`
 }
 
+// The simulated screen every tab's layout fills.
+const layoutWidth, layoutHeight = 200, 50
+
 func (s *session) layout(t *tab) layoutSnapshot {
-	const w, h = 200, 50
+	const w, h = layoutWidth, layoutHeight
 	l := layoutSnapshot{WorkspaceID: t.ws.id, TabID: t.id, Area: layoutRect{Width: w, Height: h},
 		Panes: []layoutPane{}, Splits: []layoutSplit{}}
 	if t.focus != nil {
@@ -239,8 +297,15 @@ func (s *session) layout(t *tab) layoutSnapshot {
 		l.Panes = append(l.Panes, layoutPane{PaneID: p.id, Focused: p == t.focus,
 			Rect: layoutRect{X: x, Width: (i+1)*w/n - x, Height: h}})
 		if i > 0 {
-			// nested right splits: split i divides what is left after pane i-1
-			l.Splits = append(l.Splits, layoutSplit{ID: fmt.Sprintf("split-%d", i), Direction: "right",
+			// nested right splits: split i divides what is left after pane
+			// i-1, so it is the right child of the one before, and its id
+			// is herdr's split_<n>_<path> (src/app/api/panes.rs@v0.8.2
+			// split_path_id), "root" or one "1" per step to the right.
+			path := strings.Repeat("1", i-1)
+			if path == "" {
+				path = "root"
+			}
+			l.Splits = append(l.Splits, layoutSplit{ID: fmt.Sprintf("split_%d_%s", i-1, path), Direction: "right",
 				Ratio: 1 / float64(n-i+1), Rect: layoutRect{X: (i - 1) * w / n, Width: w - (i-1)*w/n, Height: h}})
 		}
 	}
@@ -257,7 +322,7 @@ type sessionSnapshot struct {
 	FocusedPaneID      string            `json:"focused_pane_id,omitempty"`
 	Workspaces         []herdr.Workspace `json:"workspaces"`
 	Tabs               []herdr.Tab       `json:"tabs"`
-	Panes              []herdr.Pane      `json:"panes"`
+	Panes              []paneWire        `json:"panes"`
 	Layouts            []layoutSnapshot  `json:"layouts"`
 	Agents             []agentInfo       `json:"agents"`
 }
@@ -265,7 +330,7 @@ type sessionSnapshot struct {
 // snapshot reports protocol; plays picks the per-protocol field rules.
 func (s *session) snapshot(version string, protocol, plays int) sessionSnapshot {
 	snap := sessionSnapshot{Version: version, Protocol: protocol, Workspaces: []herdr.Workspace{},
-		Tabs: []herdr.Tab{}, Panes: []herdr.Pane{}, Layouts: []layoutSnapshot{}, Agents: []agentInfo{}}
+		Tabs: []herdr.Tab{}, Panes: []paneWire{}, Layouts: []layoutSnapshot{}, Agents: []agentInfo{}}
 	if fp := s.focusedPane(); fp != nil {
 		snap.FocusedWorkspaceID, snap.FocusedTabID, snap.FocusedPaneID = fp.tab.ws.id, fp.tab.id, fp.id
 	}
@@ -275,14 +340,15 @@ func (s *session) snapshot(version string, protocol, plays int) sessionSnapshot 
 			snap.Tabs = append(snap.Tabs, s.tabInfo(t))
 			snap.Layouts = append(snap.Layouts, s.layout(t))
 			for _, p := range t.panes {
-				pi := s.paneInfo(p, plays)
-				snap.Panes = append(snap.Panes, pi)
+				pw := s.paneWire(p, plays)
+				pi := pw.Pane
+				snap.Panes = append(snap.Panes, pw)
 				if p.agent != "" {
 					snap.Agents = append(snap.Agents, agentInfo{TerminalID: pi.TerminalID, Agent: pi.Agent,
 						Title: pi.Title, TerminalTitle: pi.TerminalTitle, TerminalTitleStripped: pi.TerminalTitleStripped,
 						DisplayAgent: pi.DisplayAgent, AgentStatus: pi.AgentStatus, StateLabels: pi.StateLabels,
 						Tokens: pi.Tokens, WorkspaceID: pi.WorkspaceID, TabID: pi.TabID, PaneID: pi.ID,
-						Focused: pi.Focused, Cwd: pi.Cwd, ForegroundCwd: pi.ForegroundCwd, Revision: pi.Revision})
+						Focused: pi.Focused, StateChangeSeq: p.stateSeq, Cwd: pi.Cwd, ForegroundCwd: pi.ForegroundCwd, Revision: pi.Revision})
 				}
 			}
 		}

@@ -50,7 +50,9 @@ pane.exited pane.agent_detected pane.output_matched pane.agent_status_changed pa
 layout.updated`)
 
 // graphicsStream exists on the wire in every protocol but is skipped by the
-// schema generator, so it is known to the parser and never validated.
+// schema generator, so it is known to the parser and never validated. herdr
+// declares it right after pane.graphics.info, which is where serde's
+// "expected one of" list names it (src/api/schema.rs@v0.8.2 Method).
 const graphicsStream = "pane.graphics.stream"
 
 // methodsFor lists the request methods a server of release r parses.
@@ -64,8 +66,11 @@ func methodsFor(r release) []string {
 			continue
 		}
 		out = append(out, m)
+		if m == "pane.graphics.info" {
+			out = append(out, graphicsStream)
+		}
 	}
-	return append(out, graphicsStream)
+	return out
 }
 
 // subscriptionsFor lists the subscription types protocol p accepts.

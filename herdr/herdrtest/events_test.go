@@ -48,12 +48,14 @@ func TestSubscribeReplaysBacklog(t *testing.T) {
 		t.Fatalf("ack %q", l)
 	}
 	var got []string
-	for range 9 {
+	for range 11 {
 		got = append(got, st.next(t))
 	}
-	// tick 1: one event per subscription in array order; then what is left
+	// tick 1: one event per subscription in array order; then what is
+	// left. Each new tab's layout, the split and the exit each updated a
+	// layout.
 	want := []string{"tab_created", "pane_created", "pane_exited", "tab_closed", "layout_updated",
-		"tab_created", "pane_created", "layout_updated", "pane_created"}
+		"tab_created", "pane_created", "layout_updated", "pane_created", "layout_updated", "layout_updated"}
 	if k := kinds(t, got); !reflect.DeepEqual(k, want) {
 		t.Fatalf("events %v\nwant   %v", k, want)
 	}

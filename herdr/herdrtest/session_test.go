@@ -37,7 +37,7 @@ func TestPositionalLabels(t *testing.T) {
 		{func() { s.NewTab(ws, "/tmp") }, []string{"w1:t2=1", "w1:t3=2", "w1:t4=3"}},
 		{func() { s.MoveTab(t3, 0) }, []string{"w1:t3=1", "w1:t2=2", "w1:t4=3"}},
 		{func() { call(t, s, "tab.rename", map[string]any{"tab_id": t2, "label": ""}) }, []string{"w1:t3=1", "w1:t2=", "w1:t4=3"}},
-		{func() { call(t, s, "tab.move", map[string]any{"tab_id": t2, "insert_index": 2}) }, []string{"w1:t3=1", "w1:t4=2", "w1:t2="}},
+		{func() { call(t, s, "tab.move", map[string]any{"tab_id": t2, "insert_index": 3}) }, []string{"w1:t3=1", "w1:t4=2", "w1:t2="}},
 	}
 	for i, st := range steps {
 		st.do()
