@@ -77,7 +77,7 @@ func (d *Daemon) expireInflight() {
 	}
 }
 
-// checkOverwrite closes the window stillMayRename leaves: herdr applies
+// checkOverwrite closes the window recheck leaves: herdr applies
 // renames in order and reports each on the event stream in that order. A
 // tab.renamed with a label that is neither ours nor the one our re-read
 // saw, arriving before the echo of our rename, is a person's rename that

@@ -606,3 +606,43 @@ func TestPutBackIgnoresOldLabels(t *testing.T) {
 		t.Fatalf("renames %+v, want the person's label put back", r)
 	}
 }
+
+// A killed daemon's rename lands between the next daemon's snapshot and
+// its re-read of the tab, and is the very label that daemon wants: the
+// label is ours, and stays ours, instead of the pending record of it being
+// dropped as a rename not sent (after which the label read as a person's
+// and the tab froze on it).
+func TestKilledDaemonsRenameLandingAtTheReReadStaysOurs(t *testing.T) {
+	f := newFixture(t, "{dir}", nil)
+	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	tab := f.srv.Snapshot().Tabs[0].ID
+	c := herdr.New(f.srv.SocketPath())
+	if _, err := c.RenameTab(context.Background(), tab, "a"); err != nil {
+		t.Fatal(err)
+	}
+	// The killed daemon had named the tab "a" and had "b" in flight.
+	writeState(t, f.d.opt.StatePath, map[string]any{tab: map[string]any{"label": "a", "pending": "b"}})
+	f.d.state, _ = state.Load(f.d.opt.StatePath, f.d.opt.Socket)
+	f.srv.SetCwd(p1, home+"/b")
+	f.srv.StallNext("tab.get", 300*time.Millisecond, 1)
+	landed := make(chan error, 1)
+	go func() {
+		// The late rename lands while the re-read waits in herdr.
+		if !testutil.Poll(testutil.Timeout, func() bool { return f.srv.Calls("tab.get") == 1 }) {
+			landed <- errors.New("no tab.get came")
+			return
+		}
+		_, err := c.RenameTab(context.Background(), tab, "b")
+		landed <- err
+	}()
+	f.once()
+	if err := <-landed; err != nil {
+		t.Fatal(err)
+	}
+	f.wantLabels("b")
+	f.srv.SetCwd(p1, home+"/c")
+	if reps := f.once(); reps[0].Verdict != "ours" {
+		t.Fatalf("the landed label is judged %q, want ours", reps[0].Verdict)
+	}
+	f.wantLabels("c")
+}

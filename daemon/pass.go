@@ -334,6 +334,13 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 			})
 			d.log.Info("renamed", "tab", rep.TabID, "old", rep.Label, "new", rep.Want,
 				"lead", rep.Lead, "why", whyLine(*rep))
+		case renameLanded:
+			id, label := rep.TabID, rep.Want
+			muts = append(muts, func(tabs map[string]state.TabMemory) {
+				m := tabs[id]
+				m.Label, m.Released, m.MissingSince = label, false, nil
+				tabs[id] = m
+			})
 		case renameInFlight:
 			// Sent but unanswered: herdr may still apply it, so the
 			// pending label stays.
@@ -406,6 +413,19 @@ const (
 	renameRefused                       // herdr answered no
 	renameInFlight                      // sent, no answer: it may still land
 	renameDone
+	// renameLanded: not sent, because the re-read found the tab already
+	// showing the label wanted, ours to set (a killed daemon's rename of
+	// it, still pending, landed during the pass).
+	renameLanded
+)
+
+// recheck is what the look at a tab right before renaming it decides.
+type recheck int
+
+const (
+	recheckRename recheck = iota // rename it as the pass decided
+	recheckKeep                  // leave it: a person's name, a lock, gone
+	recheckLanded                // it already shows the wanted label, ours
 )
 
 // renameWorkers bounds concurrent renames: a first pass over a big session
@@ -478,11 +498,14 @@ func (d *Daemon) renameAll(ctx context.Context, reports []TabReport, renames []i
 // renameOne re-checks one tab and renames it. mu guards the daemon's
 // state while workers run.
 func (d *Daemon) renameOne(ctx context.Context, mu *sync.Mutex, rep *TabReport, dec namer.Decision, fresh bool) (renameOutcome, error) {
-	if keep, err := d.stillMayRename(ctx, mu, rep, dec, fresh); err != nil {
+	switch rc, err := d.recheck(ctx, mu, rep, dec, fresh); {
+	case err != nil:
 		rep.Action, rep.Error = ActionFailed, err.Error()
 		return renameNotSent, err
-	} else if keep {
+	case rc == recheckKeep:
 		return renameNotSent, nil
+	case rc == recheckLanded:
+		return renameLanded, nil
 	}
 	if _, err := d.client.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
 		rep.Action, rep.Error = ActionFailed, err.Error()
@@ -500,16 +523,16 @@ func (d *Daemon) renameOne(ctx context.Context, mu *sync.Mutex, rep *TabReport, 
 	return renameDone, nil
 }
 
-// stillMayRename looks at the tab again right before renaming it: the
-// label the pass decided on came from a snapshot that may be many requests
-// old, and a person's rename or a lock in between must win. keep reports
-// that the pass must leave the tab alone after all.
+// recheck looks at the tab again right before renaming it: the label the
+// pass decided on came from a snapshot that may be many requests old, and
+// a person's rename or a lock in between must win, while a rename of ours
+// that landed in between (a killed daemon's) is ours to keep.
 //
 // What remains is the flight of the tab.rename request itself (one
 // round trip, plus herdr's request-read poll, docs/herdr.md §2): herdr has
 // no conditional rename. checkOverwrite closes that from the event stream
 // where it can.
-func (d *Daemon) stillMayRename(ctx context.Context, mu *sync.Mutex, rep *TabReport, dec namer.Decision, fresh bool) (keep bool, err error) {
+func (d *Daemon) recheck(ctx context.Context, mu *sync.Mutex, rep *TabReport, dec namer.Decision, fresh bool) (recheck, error) {
 	var got struct {
 		Tab *herdr.Tab `json:"tab"`
 	}
@@ -520,12 +543,12 @@ func (d *Daemon) stillMayRename(ctx context.Context, mu *sync.Mutex, rep *TabRep
 		if herdr.IsCode(err, "tab_not_found") {
 			rep.Action = ActionKeep
 			d.log.Debug("tab vanished before rename", "tab", rep.TabID)
-			return true, nil
+			return recheckKeep, nil
 		}
-		return false, fmt.Errorf("re-read tab %s before renaming: %w", rep.TabID, err)
+		return recheckRename, fmt.Errorf("re-read tab %s before renaming: %w", rep.TabID, err)
 	}
 	if got.Tab == nil {
-		return false, fmt.Errorf("re-read tab %s before renaming: reply has no tab", rep.TabID)
+		return recheckRename, fmt.Errorf("re-read tab %s before renaming: reply has no tab", rep.TabID)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -536,18 +559,23 @@ func (d *Daemon) stillMayRename(ctx context.Context, mu *sync.Mutex, rep *TabRep
 	mem := d.state.Tabs[rep.TabID]
 	label := got.Tab.Label
 	if label == rep.Label && !mem.Locked {
-		return false, nil
+		return recheckRename, nil
 	}
 	verdict := dec.Judge(label, memoryOf(mem), d.opt.Force)
-	if verdict.MayRename() && label != rep.Want {
+	if verdict.MayRename() {
 		rep.Label, rep.Verdict = label, verdict.String()
-		return false, nil
+		if label != rep.Want {
+			return recheckRename, nil
+		}
+		rep.Action = ActionKeep
+		d.noteLabel(rep.TabID, label)
+		return recheckLanded, nil
 	}
 	d.log.Info("label changed during the pass; keeping it", "tab", rep.TabID,
 		"was", rep.Label, "now", label, "verdict", verdict.String())
 	rep.Label, rep.Verdict, rep.Action = label, verdict.String(), ActionKeep
 	d.noteLabel(rep.TabID, label)
-	return true, nil
+	return recheckKeep, nil
 }
 
 func dropPending(id, label string) func(map[string]state.TabMemory) {
