@@ -26,15 +26,21 @@ type ReleaseCmd struct {
 
 // Run locks the tab.
 func (c *LockCmd) Run(g *Globals, env *runEnv) error {
-	return setTabFlags(g, env, c.TabID, c.State, func(m *state.TabMemory) { m.Locked, m.Released = true, false }, "locked")
+	return setTabFlags(g, env, c.TabID, c.State, func(m *state.TabMemory, label string) {
+		m.Locked, m.Released, m.LockedLabel = true, false, label
+	}, "locked")
 }
 
 // Run releases the tab and nudges the daemon so it renames at once.
 func (c *ReleaseCmd) Run(g *Globals, env *runEnv) error {
-	return setTabFlags(g, env, c.TabID, c.State, func(m *state.TabMemory) { m.Locked, m.Released = false, true }, "released")
+	return setTabFlags(g, env, c.TabID, c.State, func(m *state.TabMemory, _ string) {
+		m.Locked, m.Released, m.LockedLabel = false, true, ""
+	}, "released")
 }
 
-func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(*state.TabMemory), what string) error {
+// setTabFlags marks the tab in the state file; set gets the label the tab
+// shows now.
+func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(m *state.TabMemory, label string), what string) error {
 	if tabID == "" {
 		tabID = os.Getenv("HERDR_TAB_ID")
 		if tabID == "" {
@@ -57,7 +63,8 @@ func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(*sta
 	}
 	// The mark belongs to a tab of a running herdr: without one it would
 	// land on whatever server next uses this socket.
-	if err := tabExists(sock, tabID); err != nil {
+	label, err := tabLabel(sock, tabID)
+	if err != nil {
 		return withExit(1, fmt.Errorf("%s not %s: %w", tabID, what, err))
 	}
 	st, warn := state.Load(path, sock)
@@ -66,10 +73,15 @@ func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(*sta
 	}
 	if err := st.Edit(func(tabs map[string]state.TabMemory) {
 		m := tabs[tabID]
-		set(&m)
+		set(&m, label)
 		tabs[tabID] = m
 	}); err != nil {
 		return withExit(1, err)
+	}
+	if what == "locked" {
+		if err := putBackAfterLock(sock, st.Tabs[tabID], tabID, label); err != nil {
+			fmt.Fprintf(env.stderr, "herdrtabrenamer: warning: %s: %v\n", tabID, err)
+		}
 	}
 	fmt.Fprintf(env.stdout, "%s %s\n", what, tabID)
 	// Tell a running daemon to look now; no daemon is fine.
@@ -79,21 +91,47 @@ func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(*sta
 	return nil
 }
 
-// tabExists asks herdr whether tabID is one of its tabs.
-func tabExists(sock, tabID string) error {
+// tabLabel asks herdr for the label of tabID, which must be one of its
+// tabs.
+func tabLabel(sock, tabID string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	snap, err := herdr.New(sock).Snapshot(ctx)
 	if err != nil {
 		if errors.Is(err, herdr.ErrNotRunning) {
-			return fmt.Errorf("%w: start herdr first (or pass --socket PATH for the herdr that has the tab)", err)
+			return "", fmt.Errorf("%w: start herdr first (or pass --socket PATH for the herdr that has the tab)", err)
 		}
-		return err
+		return "", err
 	}
 	for _, t := range snap.Tabs {
 		if t.ID == tabID {
-			return nil
+			return t.Label, nil
 		}
 	}
-	return fmt.Errorf("herdr at %s has no tab %s (herdrtabrenamer explain lists the tabs)", sock, tabID)
+	return "", fmt.Errorf("herdr at %s has no tab %s (herdrtabrenamer explain lists the tabs)", sock, tabID)
+}
+
+// putBackAfterLock looks at the tab once more after the lock is on disk:
+// a rename of ours that was on its way when lock read the label, and
+// landed since, goes back to the label the tab was locked with. A rename
+// that lands after this look finds the lock on disk when herdr answers
+// the daemon (daemon.putBackLock).
+func putBackAfterLock(sock string, mem state.TabMemory, tabID, label string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c := herdr.New(sock)
+	var got struct {
+		Tab *herdr.Tab `json:"tab"`
+	}
+	if err := c.Call(ctx, "tab.get", map[string]string{"tab_id": tabID}, &got); err != nil || got.Tab == nil {
+		return fmt.Errorf("could not look at the tab again after locking it: %v", err)
+	}
+	now := got.Tab.Label
+	if now == label || (now != mem.Label && !mem.Pending.Has(now)) {
+		return nil // unchanged, or a person's rename since: theirs stands
+	}
+	if _, err := c.RenameTab(ctx, tabID, label); err != nil {
+		return fmt.Errorf("a rename of ours landed as it was locked, and putting %q back failed: %w", label, err)
+	}
+	return nil
 }

@@ -646,3 +646,39 @@ func TestKilledDaemonsRenameLandingAtTheReReadStaysOurs(t *testing.T) {
 	}
 	f.wantLabels("c")
 }
+
+// A lock written while our rename of the tab is on its way (after the
+// pass's last look at the state file, before herdr applies the rename)
+// wins: once herdr answers, the daemon sees the lock and puts back the
+// label the tab showed when it was locked.
+func TestLockDuringTheRenamesFlightPutsItsLabelBack(t *testing.T) {
+	f := newFixture(t, "{dir}", nil)
+	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	tab := f.srv.Snapshot().Tabs[0].ID
+	f.once()
+	f.wantLabels("a")
+	f.srv.SetCwd(p1, home+"/b")
+	before := f.srv.Calls("tab.rename")
+	f.srv.StallNext("tab.rename", 300*time.Millisecond, 1)
+	locked := make(chan error, 1)
+	go func() {
+		if !testutil.Poll(testutil.Timeout, func() bool { return f.srv.Calls("tab.rename") > before }) {
+			locked <- errors.New("no tab.rename came")
+			return
+		}
+		st, _ := state.Load(f.d.opt.StatePath, f.d.opt.Socket)
+		locked <- st.Edit(func(tabs map[string]state.TabMemory) {
+			m := tabs[tab]
+			m.Locked, m.LockedLabel = true, "a"
+			tabs[tab] = m
+		})
+	}()
+	f.once()
+	if err := <-locked; err != nil {
+		t.Fatal(err)
+	}
+	f.wantLabels("a")
+	f.srv.SetCwd(p1, home+"/c")
+	f.once()
+	f.wantLabels("a")
+}

@@ -341,9 +341,10 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 				m.Label, m.Released, m.MissingSince = label, false, nil
 				tabs[id] = m
 			})
-		case renameInFlight:
+		case renameInFlight, renameLockedBack:
 			// Sent but unanswered: herdr may still apply it, so the
-			// pending label stays.
+			// pending label stays. Or put back for a lock: the pending
+			// label stays too, for the echo of the rename.
 		default:
 			// Not sent, or herdr answered no: the label is not ours.
 			muts = append(muts, dropPending(rep.TabID, rep.Want))
@@ -417,6 +418,9 @@ const (
 	// showing the label wanted, ours to set (a killed daemon's rename of
 	// it, still pending, landed during the pass).
 	renameLanded
+	// renameLockedBack: sent and applied, but a lock came while it was on
+	// its way, and the label the lock kept was put back.
+	renameLockedBack
 )
 
 // recheck is what the look at a tab right before renaming it decides.
@@ -520,7 +524,37 @@ func (d *Daemon) renameOne(ctx context.Context, mu *sync.Mutex, rep *TabReport, 
 		return renameRefused, nil
 	}
 	rep.Action = ActionRenamed
+	if d.putBackLock(ctx, mu, rep) {
+		return renameLockedBack, nil
+	}
 	return renameDone, nil
+}
+
+// putBackLock closes the window after the pass's last look at the state
+// file: a lock written while the rename was on its way is on disk by the
+// time herdr answers, and the label the tab showed when it was locked
+// goes back. lock itself puts it back when the rename lands after its
+// own look (setTabFlags). It reports whether the label went back.
+func (d *Daemon) putBackLock(ctx context.Context, mu *sync.Mutex, rep *TabReport) bool {
+	mu.Lock()
+	if err := d.state.Refresh(); err != nil {
+		d.log.Warn("state file", "err", err)
+	}
+	mem := d.state.Tabs[rep.TabID]
+	mu.Unlock()
+	if !mem.Locked || mem.LockedLabel == "" || mem.LockedLabel == rep.Want {
+		return false
+	}
+	if _, err := d.client.RenameTab(ctx, rep.TabID, mem.LockedLabel); err != nil {
+		d.log.Warn("could not put back a locked tab's label", "tab", rep.TabID, "label", mem.LockedLabel, "err", err)
+		return false
+	}
+	d.log.Info("the tab was locked while it was renamed; put its label back", "tab", rep.TabID, "label", mem.LockedLabel)
+	mu.Lock()
+	d.noteLabel(rep.TabID, mem.LockedLabel)
+	mu.Unlock()
+	rep.Action, rep.Label = ActionKeep, mem.LockedLabel
+	return true
 }
 
 // recheck looks at the tab again right before renaming it: the label the

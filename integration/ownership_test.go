@@ -7,6 +7,7 @@ package integration
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -17,9 +18,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // A person renames a tab 0-30 ms after a nudge started a pass that will
@@ -350,5 +353,47 @@ func TestOwnershipReplayAndSpinnerCostNoPass(t *testing.T) {
 					strings.Join(append(testutil.News(replay), testutil.News(spin)...), "\n"))
 			}
 		})
+	}
+}
+
+// TestLockPutsBackOurRenameThatLandedAsItLocked: a rename of ours that
+// was on its way when `lock` read the tab's label, and lands before lock
+// is done, goes back to the label the tab was locked with (herdrsim holds
+// lock's second look at the tab while the rename lands).
+func TestLockPutsBackOurRenameThatLandedAsItLocked(t *testing.T) {
+	srv := startServer(t)
+	sb := newSandbox(t)
+	_, tab, _ := srv.NewWorkspace("main", sb.HomePath("a"))
+	c := herdr.New(srv.SocketPath())
+	if _, err := c.RenameTab(context.Background(), tab, "a"); err != nil {
+		t.Fatal(err)
+	}
+	// A daemon named the tab "a" and has "b" on its way.
+	st, _ := state.Load(sb.StatePath, srv.SocketPath())
+	if err := st.Edit(func(tabs map[string]state.TabMemory) {
+		tabs[tab] = state.TabMemory{Label: "a", Pending: state.LabelSet{"b"}}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	srv.StallNext("tab.get", 300*time.Millisecond, 1)
+	landed := make(chan error, 1)
+	go func() {
+		if !poll(waitTimeout, func() bool { return srv.Calls("tab.get") == 1 }) {
+			landed <- fmt.Errorf("lock never looked at the tab again")
+			return
+		}
+		_, err := c.RenameTab(context.Background(), tab, "b")
+		landed <- err
+	}()
+	if _, stderr, code := runCLI(t, sb, "lock", tab, "--socket", srv.SocketPath(), "--state", sb.StatePath); code != 0 {
+		t.Fatalf("lock: exit %d: %s", code, stderr)
+	}
+	if err := <-landed; err != nil {
+		t.Fatal(err)
+	}
+	waitLabel(t, srv, tab, "a")
+	st, _ = state.Load(sb.StatePath, srv.SocketPath())
+	if m := st.Tabs[tab]; !m.Locked || m.LockedLabel != "a" {
+		t.Fatalf("state of the locked tab: %+v, want locked with label a", m)
 	}
 }

@@ -36,6 +36,10 @@ type TabMemory struct {
 	Pending LabelSet `json:"pending,omitempty"`
 	// Locked: the user froze the tab's current name.
 	Locked bool `json:"locked,omitempty"`
+	// LockedLabel is the label the tab showed when it was locked: a rename
+	// of ours that was on its way then and lands after the lock is put
+	// back to it.
+	LockedLabel string `json:"locked_label,omitempty"`
 	// Released: the user handed a name back to us, even a person's.
 	Released bool `json:"released,omitempty"`
 	// MissingSince is when a full pass first did not see the tab.
@@ -151,9 +155,8 @@ func (s *State) ChangedOnDisk() bool {
 }
 
 // Update runs fn on the freshest state under the file lock and saves the
-// result atomically. With keepOurs, entries fn did not touch keep the
-// in-memory Label (the daemon is the authority on what it set) while the
-// Locked/Released flags come from disk (the user is the authority there).
+// result atomically. Entries fn did not touch keep the in-memory labels
+// while the user's marks come from disk (mergeMine).
 func (s *State) Update(fn func(tabs map[string]TabMemory)) error {
 	return s.locked(fn, func() {
 		if !s.ChangedOnDisk() {
@@ -162,13 +165,20 @@ func (s *State) Update(fn func(tabs map[string]TabMemory)) error {
 		mine, mineWS := s.Tabs, s.Workspaces
 		_ = s.reload() // corrupt on disk: our memory wins below
 		s.Workspaces = mineWS
-		for id, m := range mine {
-			if d, ok := s.Tabs[id]; ok {
-				m.Locked, m.Released = d.Locked, d.Released
-			}
-			s.Tabs[id] = m
-		}
+		s.mergeMine(mine)
 	})
+}
+
+// mergeMine puts the daemon's memory of each tab back over a state just
+// read from disk: the daemon is the authority on the labels it set, the
+// user (lock, release) on the marks.
+func (s *State) mergeMine(mine map[string]TabMemory) {
+	for id, m := range mine {
+		if d, ok := s.Tabs[id]; ok {
+			m.Locked, m.Released, m.LockedLabel = d.Locked, d.Released, d.LockedLabel
+		}
+		s.Tabs[id] = m
+	}
 }
 
 // locked runs prepare and then fn on s.Tabs under the file lock and writes
@@ -220,12 +230,7 @@ func (s *State) Refresh() error {
 		s.Tabs = mine
 		return err
 	}
-	for id, m := range mine {
-		if d, ok := s.Tabs[id]; ok {
-			m.Locked, m.Released = d.Locked, d.Released
-		}
-		s.Tabs[id] = m
-	}
+	s.mergeMine(mine)
 	return nil
 }
 
