@@ -121,19 +121,9 @@ func newDiffReal(t *testing.T) *diffTarget {
 	srv := startRealHerdr(t, realherdr.Options{})
 	d := &diffTarget{name: "herdr", sock: srv.Socket, base: t.TempDir(), home: srv.Home}
 	d.newWorkspace = func(t *testing.T, cwd string) (string, string, string) {
-		var r struct {
-			Workspace struct {
-				WorkspaceID string `json:"workspace_id"`
-			} `json:"workspace"`
-			Tab struct {
-				TabID string `json:"tab_id"`
-			} `json:"tab"`
-			RootPane struct {
-				PaneID string `json:"pane_id"`
-			} `json:"root_pane"`
-		}
+		var r createdIDs
 		d.result(t, &r, "workspace.create", map[string]any{"cwd": cwd})
-		return r.Workspace.WorkspaceID, r.Tab.TabID, r.RootPane.PaneID
+		return r.Workspace.ID, r.Tab.ID, r.RootPane.ID
 	}
 	d.split = func(t *testing.T, pane, cwd string) string {
 		var r struct {
@@ -526,25 +516,18 @@ func (s *diffSession) playTabs() diffIDs {
 	var ids diffIDs
 	s.step("first workspace", func() { ids.ws, ids.t1, ids.p1 = s.d.newWorkspace(s.t, s.dir("alpha")) })
 	var created struct {
-		Result struct {
-			Tab struct {
-				TabID string `json:"tab_id"`
-			} `json:"tab"`
-			RootPane struct {
-				PaneID string `json:"pane_id"`
-			} `json:"root_pane"`
-		} `json:"result"`
+		Result createdIDs `json:"result"`
 	}
 	s.step("tab.create", func() {
 		line := s.reply("tab.create", "tab.create", map[string]any{"workspace_id": ids.ws, "cwd": s.dir("beta")})
 		_ = json.Unmarshal([]byte(line), &created)
-		ids.t2, ids.p2 = created.Result.Tab.TabID, created.Result.RootPane.PaneID
+		ids.t2, ids.p2 = created.Result.Tab.ID, created.Result.RootPane.ID
 	})
 	s.step("tab.create label focus", func() {
 		line := s.reply("tab.create label focus", "tab.create",
 			map[string]any{"workspace_id": ids.ws, "cwd": s.dir("gamma"), "label": "named", "focus": true})
 		_ = json.Unmarshal([]byte(line), &created)
-		ids.t3, ids.p3 = created.Result.Tab.TabID, created.Result.RootPane.PaneID
+		ids.t3, ids.p3 = created.Result.Tab.ID, created.Result.RootPane.ID
 	})
 	s.snapshot("three tabs")
 	s.playRenamesAndMoves(ids)

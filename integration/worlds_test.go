@@ -142,13 +142,17 @@ func (w *realWorld) cliJSON(t *testing.T, out any, args ...string) {
 	}
 }
 
+// createdIDs is the part of herdr's answer to workspace.create and
+// tab.create that tests use.
+type createdIDs struct {
+	Workspace herdr.Workspace `json:"workspace"`
+	Tab       herdr.Tab       `json:"tab"`
+	RootPane  herdr.Pane      `json:"root_pane"`
+}
+
 func (w *realWorld) NewWorkspace(t *testing.T, cwd string) (ws, tab, pane string) {
 	t.Helper()
-	var r struct {
-		Workspace herdr.Workspace `json:"workspace"`
-		Tab       herdr.Tab       `json:"tab"`
-		RootPane  herdr.Pane      `json:"root_pane"`
-	}
+	var r createdIDs
 	w.cliJSON(t, &r, "workspace", "create", "--cwd", cwd, "--no-focus")
 	if r.Workspace.ID == "" || r.Tab.ID == "" || r.RootPane.ID == "" {
 		t.Fatalf("workspace create answered no ids: %+v", r)
@@ -158,10 +162,7 @@ func (w *realWorld) NewWorkspace(t *testing.T, cwd string) (ws, tab, pane string
 
 func (w *realWorld) NewTab(t *testing.T, ws, cwd string) (tab, pane string) {
 	t.Helper()
-	var r struct {
-		Tab      herdr.Tab  `json:"tab"`
-		RootPane herdr.Pane `json:"root_pane"`
-	}
+	var r createdIDs
 	w.cliJSON(t, &r, "tab", "create", "--workspace", ws, "--cwd", cwd, "--no-focus")
 	if r.Tab.ID == "" || r.RootPane.ID == "" {
 		t.Fatalf("tab create answered no ids: %+v", r)
