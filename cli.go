@@ -50,8 +50,19 @@ type Globals struct {
 
 // logger builds the slog logger the flags ask for, on stderr.
 func (g *Globals) logger(w io.Writer) *slog.Logger {
+	return g.loggerAt(w, g.level())
+}
+
+// level is --log-level (info when it does not parse: kong checked it).
+func (g *Globals) level() slog.Level {
 	var lvl slog.Level
 	_ = lvl.UnmarshalText([]byte(g.LogLevel))
+	return lvl
+}
+
+// loggerAt is the logger of --log-format writing to w at lvl; a
+// *slog.LevelVar lets a reload change the level of a logger in use.
+func (g *Globals) loggerAt(w io.Writer, lvl slog.Leveler) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: lvl}
 	if g.LogFormat == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))

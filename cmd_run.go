@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"os/signal"
@@ -197,17 +198,38 @@ func (c *RunCmd) Run(g *Globals, env *runEnv) error {
 	if err != nil {
 		return err
 	}
+	// One logger for the daemon's life, shared with its herdr client: a
+	// reload changes its level (a new logger would reach neither).
+	level := new(slog.LevelVar)
+	level.Set(g.level())
+	opt.Log = g.loggerAt(env.stderr, level)
 	d, err := daemon.New(opt)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	reload := c.reloads(ctx, g, env, opt.Log, level)
+	err = d.Run(ctx, reload)
+	if errors.Is(err, daemon.ErrAlreadyRunning) {
+		if c.IfNotRunning {
+			return nil
+		}
+		return withExit(1, fmt.Errorf("%w (one daemon serves each herdr; --if-not-running exits 0 instead, herdrtabrenamer status shows it)", err))
+	}
+	return err
+}
+
+// reloads turns each SIGHUP into a new configuration for the daemon,
+// built as at start from the re-read config file; log, whose level
+// follows --log-level, stays the daemon's logger. A configuration that
+// does not build is logged and skipped.
+func (c *RunCmd) reloads(ctx context.Context, g *Globals, env *runEnv, log *slog.Logger, level *slog.LevelVar) <-chan daemon.Options {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	reload := make(chan daemon.Options, 1)
 	go func() {
+		defer signal.Stop(hup)
 		for {
 			// hup is never closed: without ctx this goroutine would
 			// outlive Run.
@@ -218,15 +240,21 @@ func (c *RunCmd) Run(g *Globals, env *runEnv) error {
 			}
 			cli, cf, err := env.reparse()
 			if err != nil {
-				opt.Log.Error("reload failed; keeping the old configuration", "err", err)
+				log.Error("reload failed; keeping the old configuration", "err", err)
 				continue
 			}
 			renv := *env
 			renv.config = cf
 			no, err := cli.Run.build(&cli.Globals, &renv)
 			if err != nil {
-				opt.Log.Error("reload failed; keeping the old configuration", "err", err)
+				log.Error("reload failed; keeping the old configuration", "err", err)
 				continue
+			}
+			no.Log = log
+			level.Set(cli.Globals.level())
+			if cli.Globals.LogFormat != g.LogFormat {
+				log.Warn("reload: the log format cannot change while running; restart the daemon to use the new one",
+					"keeping", g.LogFormat, "asked", cli.Globals.LogFormat)
 			}
 			select {
 			case reload <- no:
@@ -235,14 +263,7 @@ func (c *RunCmd) Run(g *Globals, env *runEnv) error {
 			}
 		}
 	}()
-	err = d.Run(ctx, reload)
-	if errors.Is(err, daemon.ErrAlreadyRunning) {
-		if c.IfNotRunning {
-			return nil
-		}
-		return withExit(1, fmt.Errorf("%w (one daemon serves each herdr; --if-not-running exits 0 instead, herdrtabrenamer status shows it)", err))
-	}
-	return err
+	return reload
 }
 
 func (c *RunCmd) build(g *Globals, env *runEnv) (daemon.Options, error) {

@@ -38,3 +38,32 @@ func TestSIGHUPReloadsConfig(t *testing.T) {
 	quiet(t, srv, 300*time.Millisecond)
 	waitLabels(t, srv, "1:api")
 }
+
+// SIGHUP honours a new log-level: the daemon, and its herdr client, log at
+// the level the reloaded config asks for. A new log-format needs a
+// restart, and the reload says so.
+func TestSIGHUPReloadsTheLogLevel(t *testing.T) {
+	srv := startServer(t)
+	sb := newSandbox(t)
+	cfg := filepath.Join(sb.ConfigHome, "reload.toml")
+	writeFile(t, cfg, "format = \"{dir}\"\nlog-level = \"error\"\nlog-format = \"json\"\n")
+	srv.NewWorkspace("main", sb.HomePath("api"))
+	d := startDaemonIn(t, sb, srv, "--config", cfg)
+	waitLabels(t, srv, "api")
+	debugLines := func() int { return strings.Count(d.Log(), `"level":"DEBUG"`) }
+	if n := debugLines(); n != 0 {
+		t.Fatalf("%d debug lines at log-level error:\n%s", n, d.Log())
+	}
+	writeFile(t, cfg, "format = \"{dir}\"\nlog-level = \"debug\"\nlog-format = \"text\"\n")
+	if err := d.Cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	srv.NewTab(srv.Snapshot().Workspaces[0].ID, sb.HomePath("web"))
+	waitLabels(t, srv, "api", "web")
+	if !poll(waitTimeout, func() bool { return debugLines() > 0 }) {
+		t.Fatalf("no debug line after a reload to log-level debug:\n%s", d.Log())
+	}
+	if len(jsonLogLines(d.Log(), "asked", "text")) != 1 {
+		t.Errorf("the reload did not say the log format needs a restart (one line with asked=text):\n%s", d.Log())
+	}
+}
