@@ -371,7 +371,7 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 			lostInARow = 0
 			continue
 		}
-		if lostEvents(endErr) {
+		if herdr.IsEventsLost(endErr) {
 			// herdr is fine, we fell behind: resubscribe now, and the
 			// full pass after it resyncs. Twice in a row quickly is a
 			// server that does nothing else: back off then.

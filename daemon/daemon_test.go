@@ -718,3 +718,28 @@ func TestNudgedPassAsksAboutNoOtherChangedPane(t *testing.T) {
 	}
 	f.wantLabels(before[0], before[1], before[2], "htop")
 }
+
+// A herdr that is shutting down answers server_unavailable to every
+// request but ping: the daemon takes it for an outage (one warning, with
+// the socket, then quiet passes), not for a failed pass each poll.
+func TestShuttingDownServerIsAnOutage(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Poll = 20 * time.Millisecond }, herdrtest.WithProtocol(20))
+	f.srv.NewWorkspace("main", home+"/a")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.d.Run(ctx, nil) }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	if err := herdr.New(f.srv.SocketPath()).Call(ctx, "server.stop", map[string]any{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	warns := func() []string { return testutil.Grep(f.log.String(), "level=WARN") }
+	waitFor(t, "the outage warning", func() bool { return len(warns()) > 0 })
+	start := f.srv.Calls("session.snapshot")
+	waitFor(t, "five more passes", func() bool { return f.srv.Calls("session.snapshot") >= start+5 })
+	got := warns()
+	if len(got) != 1 || !strings.Contains(got[0], "socket=") {
+		t.Fatalf("warnings while herdr shuts down = %q, want one outage line naming the socket", got)
+	}
+}

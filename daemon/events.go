@@ -253,13 +253,6 @@ func (d *Daemon) wantOf(tab herdr.Tab, ws herdr.Workspace, panes []herdr.Pane) s
 	return dec.Want
 }
 
-// lostEvents recognises the end of a 0.9 stream that fell behind: an
-// events_lost error line, after which herdr closes the connection. The
-// remedy is a fresh subscription and one full pass, at once. (The herdr
-// client is getting a typed error for it; until then the API error code
-// is what tells.)
-func lostEvents(err error) bool { return herdr.IsCode(err, "events_lost") }
-
 // eventField reads a top-level string field of an event's data.
 func eventField(ev herdr.Event, key string) string {
 	var m map[string]json.RawMessage

@@ -68,7 +68,7 @@ func (d *Daemon) prefixPeople(ctx context.Context, reports []TabReport, which []
 		rep := &reports[i]
 		if _, err := d.client.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
 			rep.Action, rep.Error = ActionFailed, err.Error()
-			if isServerGone(err) {
+			if herdr.IsServerGone(err) {
 				return err
 			}
 			d.log.Warn("rename failed", "tab", rep.TabID, "want", rep.Want, "err", err)

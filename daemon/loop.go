@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
@@ -301,7 +302,7 @@ func (l *loop) run(in passInput) {
 		l.settle.Reset(max(0, at.Sub(d.now())))
 	}
 	if err != nil {
-		if isServerGone(err) {
+		if herdr.IsServerGone(err) {
 			d.logOutage(err)
 		} else {
 			d.log.Warn("pass failed", "err", err)

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -484,7 +483,7 @@ func (d *Daemon) renameAll(ctx context.Context, reports []TabReport, renames []i
 				out, err := d.renameOne(rctx, &mu, rep, todo[renames[k]].decision, fresh)
 				outcomes[k] = out
 				// The pass's own deadline cutting a request is no outage.
-				if err != nil && isServerGone(err) && ctx.Err() == nil {
+				if err != nil && herdr.IsServerGone(err) && ctx.Err() == nil {
 					mu.Lock()
 					if gone == nil {
 						gone = err
@@ -513,7 +512,7 @@ func (d *Daemon) renameOne(ctx context.Context, mu *sync.Mutex, rep *TabReport, 
 	}
 	if _, err := d.client.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
 		rep.Action, rep.Error = ActionFailed, err.Error()
-		if isServerGone(err) {
+		if herdr.IsServerGone(err) {
 			return renameInFlight, err
 		}
 		if herdr.IsCode(err, "tab_not_found") {
@@ -870,25 +869,16 @@ func whyLine(r TabReport) string {
 	return s + "; label was " + r.Verdict
 }
 
-// isServerGone reports errors after which the rest of a pass is pointless.
-func isServerGone(err error) bool {
-	if errors.Is(err, herdr.ErrNotRunning) {
-		return true
-	}
-	var te *herdr.TransportError
-	return errors.As(err, &te)
-}
-
 // logOutage is how the loop reports a server that went away: one line per
 // outage, not one per failed pass.
 func (d *Daemon) logOutage(err error) {
 	if d.down {
 		// Debug only: tests count these to know passes ran meanwhile.
-		d.log.Debug("herdr still down; pass skipped", "err", oneLine(err))
+		d.log.Debug("herdr still down; pass skipped", "err", err)
 		return
 	}
 	d.down = true
-	d.log.Warn("herdr is not reachable; waiting for it", "socket", d.client.SocketPath(), "err", oneLine(err))
+	d.log.Warn("herdr is not reachable; waiting for it", "socket", d.client.SocketPath(), "err", err)
 }
 
 func (d *Daemon) logBack() {
@@ -897,13 +887,6 @@ func (d *Daemon) logBack() {
 	}
 	d.down = false
 	d.log.Info("herdr is back", "socket", d.client.SocketPath())
-}
-
-func oneLine(err error) string {
-	if err == nil {
-		return ""
-	}
-	return fmt.Sprint(err)
 }
 
 // memoryOf turns what the state file holds into namer's view of it.

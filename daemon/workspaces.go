@@ -85,7 +85,7 @@ func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want s
 		m[ws.ID] = e
 	})
 	if _, err := d.client.RenameWorkspace(ctx, ws.ID, want); err != nil {
-		if isServerGone(err) {
+		if herdr.IsServerGone(err) {
 			return err
 		}
 		d.log.Warn("workspace rename failed", "workspace", ws.ID, "want", want, "err", err)
