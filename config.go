@@ -15,6 +15,7 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/glyphs"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
@@ -77,12 +78,16 @@ func defaultConfigPath() string {
 // loadConfigFile reads path. A missing default file is no config; a missing
 // file the user named is an error. The error is a *ConfigError naming the
 // file and, where there is one, the line.
+// maxConfigSize bounds what is read of the config file.
+const maxConfigSize = 4 << 20
+
 func loadConfigFile(path string, named bool) (*configFile, error) {
 	cf := &configFile{Path: path, values: map[string]configValue{}}
 	if path == "" {
 		return cf, nil
 	}
-	b, err := os.ReadFile(path)
+	// A FIFO or device at the config path must not hang every command.
+	b, err := safefile.ReadFile(path, maxConfigSize)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !named {
 			return cf, nil

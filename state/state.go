@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 )
 
 // Version is the file format version; other versions read as empty.
@@ -102,11 +104,15 @@ func Load(path, server string) (*State, error) {
 	return s, warn
 }
 
+// maxFileSize bounds what is read of the state file: 2,000 tabs take
+// well under a megabyte.
+const maxFileSize = 16 << 20
+
 // reload replaces Tabs with the file's content.
 func (s *State) reload() error {
 	s.Tabs = map[string]TabMemory{}
 	s.Workspaces = map[string]WorkspaceMemory{}
-	fh, err := os.Open(s.Path)
+	fh, err := safefile.Open(s.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		s.stamp = fileStamp{}
 		return nil
@@ -121,7 +127,10 @@ func (s *State) reload() error {
 	if fi, err := fh.Stat(); err == nil {
 		s.stamp = stampOf(fi)
 	}
-	b, err := io.ReadAll(fh)
+	b, err := io.ReadAll(io.LimitReader(fh, maxFileSize+1))
+	if err == nil && len(b) > maxFileSize {
+		err = fmt.Errorf("larger than %d bytes", maxFileSize)
+	}
 	if err != nil {
 		return fmt.Errorf("read state %s: %w (starting with empty state)", s.Path, err)
 	}

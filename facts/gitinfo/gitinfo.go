@@ -15,11 +15,12 @@ package gitinfo
 
 import (
 	"container/list"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 )
 
 // DefaultMaxEntries bounds the cache: one entry per looked-up directory.
@@ -163,7 +164,10 @@ func (e *entry) fresh() bool {
 func walk(dir string) *entry {
 	for d := dir; ; {
 		dotGit := filepath.Join(d, ".git")
-		if fi, err := os.Stat(dotGit); err == nil {
+		// Like git, only a folder or a regular file named .git marks a
+		// work tree: a FIFO there (anyone can make /tmp/.git one) is
+		// passed over.
+		if fi, err := os.Stat(dotGit); err == nil && (fi.IsDir() || fi.Mode().IsRegular()) {
 			e := load(d, dotGit, fi)
 			e.dir = dir
 			return e
@@ -241,14 +245,11 @@ func defaultBranch(commonDir, branch string) string {
 // 100 bytes, so anything bigger is garbage and not worth reading in full.
 const maxSmallFile = 4096
 
+// readSmall reads a small regular file; a FIFO or device (anyone can
+// make /tmp/.git one) is refused without blocking.
 func readSmall(path string) (string, bool) {
-	f, err := os.Open(path)
+	b, err := safefile.ReadFile(path, maxSmallFile)
 	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSmallFile+1))
-	if err != nil || len(b) > maxSmallFile {
 		return "", false
 	}
 	return string(b), true

@@ -1,0 +1,70 @@
+// Package safefile opens the files the daemon reads from places other
+// users or programs can shape (the state file, the config file, git
+// metadata in any folder a pane visits) without ever blocking: a FIFO or a
+// device at such a path would otherwise hang the reader forever, as
+// anyone can make /tmp/.git a FIFO. Only regular files are read, and only
+// up to a bound.
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// ErrNotRegular is returned for a path that names a FIFO, a device, a
+// socket or a folder.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Open opens path for reading if it is a regular file, without blocking
+// on anything else; the error for another kind of file wraps
+// ErrNotRegular.
+func Open(path string) (*os.File, error) {
+	f, err := openNonblock(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
+	}
+	return f, nil
+}
+
+// ReadFile reads a regular file of at most max bytes; a longer one is an
+// error, read no further than max+1 bytes.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d bytes", max)}
+	}
+	return b, nil
+}
+
+func kind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "not a plain file"
+}
