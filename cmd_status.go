@@ -174,9 +174,7 @@ func stateCheck(flag, sock string) check {
 	if warn != nil {
 		return check{name: "state", found: warn.Error(), fix: "rm " + quote.POSIX(path) + " (it only forgets which names were ours)"}
 	}
-	n := 0
-	_ = st.Edit(func(tabs map[string]state.TabMemory) { n = len(tabs) })
-	return check{name: "state", ok: true, found: fmt.Sprintf("%s (%d tabs)", path, n)}
+	return check{name: "state", ok: true, found: fmt.Sprintf("%s (%d tabs)", path, len(st.Tabs))}
 }
 
 // hooksCheck reads the marker the shell snippets export.

@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // statusLines runs status and returns its exit code and the line of each
@@ -212,5 +214,33 @@ func TestHooksVerdictTellsAnInheritedMarker(t *testing.T) {
 		if c.ok != tc.ok || c.found != tc.found || !strings.Contains(c.fix, tc.fix) {
 			t.Errorf("%s: %+v; want ok %v, found %q, a fix with %q", tc.name, c, tc.ok, tc.found, tc.fix)
 		}
+	}
+}
+
+// TestStateCheckDoesNotWrite: status looks at the state file and leaves
+// it as it was (same inode, same modification time): a check must not
+// write.
+func TestStateCheckDoesNotWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	sock := "/run/herdr.sock"
+	st, _ := state.Load(path, sock)
+	if err := st.Edit(func(tabs map[string]state.TabMemory) { tabs["w1:t1"] = state.TabMemory{Label: "a"} }); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond) // an input: a rewrite now has another mtime
+	c := stateCheck(path, sock)
+	if !c.ok || !strings.Contains(c.found, "1 tabs") {
+		t.Fatalf("stateCheck = %+v, want ok with 1 tab", c)
+	}
+	after, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) || !before.ModTime().Equal(after.ModTime()) {
+		t.Fatalf("status rewrote the state file (inode or mtime changed)")
 	}
 }
