@@ -79,12 +79,12 @@ func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
 		mem := d.State().Tabs[r.TabID]
 		number := strconv.Itoa(pos[r.TabID])
 		switch {
-		case r.Verdict == namer.Locked.String():
+		case r.Judged == namer.Locked:
 			fmt.Fprintf(env.stdout, "left     %s %q: locked, a person chose to keep it\n", r.TabID, r.Label)
 			continue
-		case r.Verdict != namer.Ours.String() && (mem.Label == "" || r.Label != mem.Label):
+		case r.Judged != namer.Ours && (mem.Label == "" || r.Label != mem.Label):
 			who := "a person's name"
-			if r.Verdict == namer.Herdrs.String() {
+			if r.Judged == namer.Herdrs {
 				who = "herdr's own label"
 			}
 			fmt.Fprintf(env.stdout, "left     %s %q: %s\n", r.TabID, r.Label, who)

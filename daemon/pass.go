@@ -19,11 +19,14 @@ import (
 // TabReport is everything a pass decided about one tab: what `explain`
 // shows and what `once` and the dry run print.
 type TabReport struct {
-	TabID      string            `json:"tab_id"`
-	Workspace  string            `json:"workspace_id"`
-	Label      string            `json:"label"`
-	Want       string            `json:"want"`
-	Verdict    string            `json:"verdict"`
+	TabID     string `json:"tab_id"`
+	Workspace string `json:"workspace_id"`
+	Label     string `json:"label"`
+	Want      string `json:"want"`
+	Verdict   string `json:"verdict"` // Judged, as shown
+	// Judged is whose the label is; zero (namer.Human) when the pass did
+	// not judge it.
+	Judged     namer.Verdict     `json:"-"`
 	Action     string            `json:"action"` // renamed, would rename, keep, failed
 	Lead       string            `json:"lead_pane,omitempty"`
 	LeadWhy    string            `json:"lead_why,omitempty"`
@@ -33,6 +36,9 @@ type TabReport struct {
 	Tokens     map[string]string `json:"tokens"`
 	Error      string            `json:"error,omitempty"`
 }
+
+// judge records whose the tab's label is.
+func (r *TabReport) judge(v namer.Verdict) { r.Verdict, r.Judged = v.String(), v }
 
 // Actions a pass takes on a tab.
 const (
@@ -258,7 +264,7 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 		}
 		verdict := t.decision.Judge(t.tab.Label, memoryOf(mem), d.opt.Force)
 		rep := t.report
-		rep.Verdict = verdict.String()
+		rep.judge(verdict)
 		rep.Action = ActionKeep
 		want := t.decision.Want
 		if verdict == namer.Released && want != "" && want == t.tab.Label && !in.plan {
@@ -596,7 +602,8 @@ func (d *Daemon) recheck(ctx context.Context, mu *sync.Mutex, rep *TabReport, de
 	}
 	verdict := dec.Judge(label, memoryOf(mem), d.opt.Force)
 	if verdict.MayRename() {
-		rep.Label, rep.Verdict = label, verdict.String()
+		rep.Label = label
+		rep.judge(verdict)
 		if label != rep.Want {
 			return recheckRename, nil
 		}
@@ -606,7 +613,8 @@ func (d *Daemon) recheck(ctx context.Context, mu *sync.Mutex, rep *TabReport, de
 	}
 	d.log.Info("label changed during the pass; keeping it", "tab", rep.TabID,
 		"was", rep.Label, "now", label, "verdict", verdict.String())
-	rep.Label, rep.Verdict, rep.Action = label, verdict.String(), ActionKeep
+	rep.Label, rep.Action = label, ActionKeep
+	rep.judge(verdict)
 	d.noteLabel(rep.TabID, label)
 	return recheckKeep, nil
 }
