@@ -238,7 +238,7 @@ type preexecWatch struct {
 // after a preexec nudge, then asks the loop for a pass: the nudge arrives
 // before the new program exists. The session snapshot is read meanwhile,
 // so that once the program is there the pass needs no request but the
-// rename (lever 1 of issue 13).
+// rename.
 func (d *Daemon) awaitProgram(ctx context.Context, w preexecWatch, done chan<- preexecReady) {
 	r := preexecReady{pane: w.pane, at: d.now(), passes: d.passes.Load()}
 	got := make(chan *herdr.Snapshot, 1)

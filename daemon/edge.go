@@ -1,8 +1,8 @@
 package daemon
 
-// edge decides when event news runs a pass (issue 13, lever 3). The first
-// news after a quiet spell runs one at once: a trailing-only debounce made
-// every change wait the whole window. News inside the window that follows
+// edge decides when event news runs a pass. The first news after a quiet
+// spell runs one at once: a trailing-only debounce made every change wait
+// the whole window. News inside the window that follows
 // is coalesced into one pass at its end, and that pass opens a new window,
 // so a storm costs at most one pass per window however long it lasts.
 //

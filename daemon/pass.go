@@ -291,13 +291,12 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 		reports = append(reports, rep)
 	}
 	if len(renames) > 0 {
-		// The first of the pass's two state writes. Issue 12.1 asked for
-		// one write after the renames; issue 11.3 needs this one before
-		// them. Remember what we are about to set before setting it: a
-		// rename herdr applies but whose reply is lost (herdr stopped, we
-		// were killed, the reply came late) must still read as ours
-		// later, or our own name would look like a person's forever. No
-		// rename goes out unless that memory is on disk
+		// The first of the pass's two state writes; the second, after the
+		// renames, records what they did. Remember what we are about to set
+		// before setting it: a rename herdr applies but whose reply is lost
+		// (herdr stopped, we were killed, the reply came late) must still
+		// read as ours later, or our own name would look like a person's
+		// forever. No rename goes out unless that memory is on disk
 		// (TestPendingLabelIsOnDiskBeforeTheRename).
 		muts = append(muts, func(tabs map[string]state.TabMemory) {
 			for _, i := range renames {
@@ -317,7 +316,7 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 		muts = nil
 	}
 	// A snapshot this young, with the event stream watching for the
-	// echo, needs no re-read before each rename (lever 1 of issue 13): a
+	// echo, needs no re-read before each rename: a
 	// person's rename since shows on the stream before our echo, and
 	// checkOverwrite puts it back.
 	fresh := d.now().Sub(snapAt) < freshSnapshot && d.echoWatched()
@@ -741,7 +740,7 @@ func (d *Daemon) gather(ctx context.Context, leads []leadPane, scope gatherScope
 		c := d.procs[l.pane.ID]
 		if c != nil && c.localOK {
 			// The shell is ours to look at: read the program from /proc
-			// rather than asking herdr (lever 1 of issue 13), nudged or not.
+			// rather than asking herdr, nudged or not.
 			if prog, ok := d.readLocal(l.pane, c, l.forced, stats); ok {
 				answers[l.pane.ID] = prog
 				continue

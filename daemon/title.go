@@ -6,7 +6,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
 
-// Title changes in shells without hooks (issue 13). A shell that sets the
+// Title changes in shells without hooks. A shell that sets the
 // terminal title does so right before it runs a command and again at the
 // prompt; herdr reports both as pane.updated, which event triage rightly
 // calls no news when the title is not part of the name. For a lead pane
