@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"os"
 	"time"
 
@@ -42,6 +41,7 @@ type pluginWatch struct {
 	stamp     fileStamp
 	listed    time.Time // last plugin.list call
 	noList    bool      // herdr has no plugin.list: only the socket counts
+	failed    bool      // the last plugin.list failed: asked again after pluginListEvery
 	downSince time.Time
 }
 
@@ -78,14 +78,16 @@ func (l *loop) pluginGone() string {
 	if w.noList {
 		return ""
 	}
-	reg := d.opt.Plugin.Registry
-	if reg != "" {
+	// Asked on the first look, when the registry changed, and a minute
+	// after a failed or (registry unknown) any call.
+	due := w.listed.IsZero() || now.Sub(w.listed) >= pluginListEvery && (w.failed || d.opt.Plugin.Registry == "")
+	if reg := d.opt.Plugin.Registry; reg != "" {
 		st := stampOf(reg)
-		if st == w.stamp && !w.listed.IsZero() {
+		if st == w.stamp && !due {
 			return ""
 		}
 		w.stamp = st
-	} else if !w.listed.IsZero() && now.Sub(w.listed) < pluginListEvery {
+	} else if !due {
 		return ""
 	}
 	w.listed = now
@@ -108,13 +110,11 @@ func (l *loop) pluginListed() string {
 		l.plugin.noList = true
 		return ""
 	}
+	l.plugin.failed = err != nil
 	if err != nil {
-		// Asked again at the registry's next change (or the next
-		// minute): a failed call proves nothing either way.
+		// Asked again at the registry's next change or a minute later:
+		// a failed call proves nothing either way.
 		d.log.Debug("plugin.list failed", "err", err)
-		if !errors.Is(err, context.Canceled) {
-			l.plugin.stamp = fileStamp{}
-		}
 		return ""
 	}
 	for _, p := range res.Plugins {

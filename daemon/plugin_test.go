@@ -23,7 +23,7 @@ func TestTiedDaemonFollowsItsPlugin(t *testing.T) {
 		end  func(srv *rawServer, set func(...map[string]any), registry string)
 	}{
 		{"unlinked", func(_ *rawServer, set func(...map[string]any), reg string) {
-			set()
+			set(make([]map[string]any, 0)...)
 			writeRegistry(t, reg, "{}")
 		}},
 		{"disabled", func(_ *rawServer, set func(...map[string]any), reg string) {
@@ -96,4 +96,27 @@ func tiedDaemon(t *testing.T, sock string, p Plugin) *Daemon {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// A plugin.list that fails (herdr cannot read its registry) is asked again
+// at the registry's next change or a minute later, not at every check.
+func TestTiedFailedListWaits(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	srv := startRawServer(t)
+	srv.plugins = func() []map[string]any { return nil }
+	reg := filepath.Join(t.TempDir(), "plugins.json")
+	writeRegistry(t, reg, `{"htr":{"enabled":true}}`)
+	d := tiedDaemon(t, srv.path, Plugin{ID: "htr", Registry: reg})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx, nil) }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, "the first plugin.list", func() bool { return srv.count("plugin.list") == 1 })
+	// Three checks at one a second; the registry is unchanged.
+	time.Sleep(3*pluginCheckEvery + pluginCheckEvery/2)
+	if n := srv.count("plugin.list"); n != 1 {
+		t.Fatalf("plugin.list asked %d times after it failed, registry unchanged, want 1", n)
+	}
+	writeRegistry(t, reg, `{"htr":{"enabled":true},"x":{}}`)
+	waitFor(t, "plugin.list after the registry changed", func() bool { return srv.count("plugin.list") == 2 })
 }

@@ -23,7 +23,7 @@ type rawServer struct {
 	// onSubscribe runs after the ack; the connection closes when it
 	// returns.
 	onSubscribe func(c net.Conn, n int, id string)
-	// plugins, when set, answers plugin.list.
+	// plugins, when set, answers plugin.list; its nil is an error.
 	plugins func() []map[string]any
 }
 
@@ -96,7 +96,13 @@ func (s *rawServer) serve(c net.Conn) {
 			_, _ = c.Write(append(b, '\n'))
 			return
 		}
-		result = map[string]any{"type": "plugin_list", "plugins": plugins()}
+		listed := plugins()
+		if listed == nil { // herdr failing to read its registry
+			b, _ := json.Marshal(map[string]any{"id": req.ID, "error": map[string]string{"code": "plugin_registry_load_failed", "message": "no"}})
+			_, _ = c.Write(append(b, '\n'))
+			return
+		}
+		result = map[string]any{"type": "plugin_list", "plugins": listed}
 	default:
 		b, _ := json.Marshal(map[string]any{"id": req.ID, "error": map[string]string{"code": "unknown_method", "message": "no"}})
 		_, _ = c.Write(append(b, '\n'))
