@@ -90,10 +90,10 @@ type Daemon struct {
 	// gatherBudget bounds the time a pass spends on process_info (0:
 	// defaultGatherBudget); tests shorten it.
 	gatherBudget time.Duration
-	// inflight holds our renames whose echo has not come back yet (Run
-	// only): a person's tab.renamed between them and their echo means we
+	// flights holds our renames whose fate is not known yet (Run only):
+	// a person's rename reported right before the echo of ours means we
 	// overwrote a name someone set inside the last window.
-	inflight map[string]*ourRename
+	flights *flights
 	// stream is the current subscription, written by the watcher.
 	stream struct {
 		gen   atomic.Uint64 // counts subscriptions
@@ -341,18 +341,7 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 			case <-sctx.Done():
 			}
 		}()
-		var endErr error
-		for {
-			ev, err := stream.Next()
-			if err != nil {
-				endErr = err
-				break
-			}
-			select {
-			case out <- streamEvent{Event: ev, gen: gen}:
-			case <-sctx.Done():
-			}
-		}
+		endErr := d.forward(sctx, stream, gen, out)
 		stream.Close()
 		cancel()
 		<-watcherDone

@@ -522,9 +522,7 @@ func TestPreexecAfterSilentExitWaitsForTheNewProgram(t *testing.T) {
 	go func() { done <- f.d.Run(ctx, nil) }()
 	defer func() { cancel(); <-done }()
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "vim" })
-	waitFor(t, "pass after subscribing", func() bool {
-		return f.srv.Calls("events.subscribe") > 0 && f.srv.Calls("session.snapshot") >= 2
-	})
+	waitFor(t, "pass after subscribing", func() bool { return testutil.Subscribed(f.log.String()) })
 
 	// vim exits with no precmd nudge (hooks installed later, say): the
 	// cached group is stale. The next command must still be caught.
@@ -539,40 +537,36 @@ func TestPreexecAfterSilentExitWaitsForTheNewProgram(t *testing.T) {
 }
 
 // The daemon's time-based decisions read the injected clock, so a test
-// can move time instead of sleeping: on a 0.7/0.8 stream (protocol not
-// 22) a rename is watched only after ReplayWindow, and a watched rename
-// whose echo never came is forgotten after inflightTTL.
+// can move time instead of sleeping: a rename whose fate never came is
+// forgotten after inflightTTL on a live stream, and after ReplayWindow
+// more on a 0.7/0.8 stream whose replay has not ended.
 func TestRenameWatchFollowsTheInjectedClock(t *testing.T) {
 	start := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
 	now := start
 	f := newFixture(t, "{dir}", func(o *Options) { o.Now = func() time.Time { return now } })
-	f.d.inflight = map[string]*ourRename{}
-	f.d.stream.first.Store(start.UnixNano()) // the first stream came up at start
 	if p := f.d.client.Protocol(); p >= 22 {
 		t.Fatalf("client already knows protocol %d; this test needs the replaying kind", p)
 	}
-	f.d.noteOurRename("w1:t1", "a", "1")
-	if _, ok := f.d.inflight["w1:t1"]; ok {
-		t.Fatal("a rename made during the replay window is watched; the replay proves nothing")
-	}
-	now = start.Add(ReplayWindow)
-	f.d.noteOurRename("w1:t1", "a", "1")
-	if _, ok := f.d.inflight["w1:t1"]; !ok {
-		t.Fatal("a rename made ReplayWindow after the stream came up is not watched")
-	}
-	watched := now
+	tab := target{tabTarget, "w1:t1"}
 	for _, tt := range []struct {
+		live  bool
 		after time.Duration
 		kept  bool
 	}{
-		{inflightTTL - time.Millisecond, true},
-		{inflightTTL, true}, // at the bound exactly, still waiting
-		{inflightTTL + time.Millisecond, false},
+		{true, inflightTTL, true}, // at the bound exactly, still waiting
+		{true, inflightTTL + time.Millisecond, false},
+		{false, inflightTTL + time.Millisecond, true},
+		{false, ReplayWindow + inflightTTL, true},
+		{false, ReplayWindow + inflightTTL + time.Millisecond, false},
 	} {
-		now = watched.Add(tt.after)
+		now = start
+		f.d.flights = newFlights()
+		f.d.flights.live[liveKey{f.d.stream.gen.Load(), tabTarget}] = tt.live
+		f.d.noteOurRename(tab, "a", "1")
+		now = start.Add(tt.after)
 		f.d.expireInflight()
-		if _, ok := f.d.inflight["w1:t1"]; ok != tt.kept {
-			t.Fatalf("%v after the rename on the injected clock: kept = %v, want %v", tt.after, ok, tt.kept)
+		if _, ok := f.d.flights.by[tab]; ok != tt.kept {
+			t.Fatalf("live %v, %v after the rename on the injected clock: kept = %v, want %v", tt.live, tt.after, ok, tt.kept)
 		}
 	}
 }
@@ -596,11 +590,6 @@ func TestWatchersFollowTheInjectedClock(t *testing.T) {
 	if got := time.Unix(0, f.d.stream.first.Load()).UTC(); !got.Equal(start) {
 		t.Fatalf("the stream came up at %v, want %v on the injected clock", got, start)
 	}
-	if f.d.streamProves(start) || !f.d.streamProves(start.Add(ReplayWindow)) {
-		t.Fatalf("on protocol 20 the stream proves renames from ReplayWindow after it came up on the injected clock: at start %v, at +ReplayWindow %v",
-			f.d.streamProves(start), f.d.streamProves(start.Add(ReplayWindow)))
-	}
-
 	// A reload carries the wall clock; the daemon keeps its own.
 	opt := f.d.opt
 	opt.Now = time.Now

@@ -62,11 +62,24 @@ func (d *Daemon) sshHost(dest string) string {
 // prefixPeople gives people's labels their tab position in front
 // (--index-prefix-all). These renames leave the state file alone: the
 // label stays a person's, so the next pass prefixes it again rather than
-// taking it for ours and naming the tab after its program.
+// taking it for ours and naming the tab after its program. Like every
+// rename of ours, each looks at the tab right before and is watched for a
+// person's rename landing inside it.
 func (d *Daemon) prefixPeople(ctx context.Context, reports []TabReport, which []int, stats *PassStats) error {
 	for _, i := range which {
 		rep := &reports[i]
-		if _, err := d.client.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
+		t := target{tabTarget, rep.TabID}
+		now, err := d.currentLabel(ctx, t)
+		if err == nil && now != rep.Label {
+			// Renamed since the snapshot: the next pass prefixes that.
+			rep.Action, rep.Label = ActionKeep, now
+			d.noteLabel(rep.TabID, now)
+			continue
+		}
+		if err == nil {
+			_, err = d.client.RenameTab(ctx, rep.TabID, rep.Want)
+		}
+		if err != nil {
 			rep.Action, rep.Error = ActionFailed, err.Error()
 			if herdr.IsServerGone(err) {
 				return err
@@ -77,6 +90,7 @@ func (d *Daemon) prefixPeople(ctx context.Context, reports []TabReport, which []
 		stats.Renames++
 		rep.Action = ActionRenamed
 		d.noteLabel(rep.TabID, rep.Want)
+		d.noteOurRename(t, rep.Want, rep.Label)
 		d.log.Info("renamed", "tab", rep.TabID, "old", rep.Label, "new", rep.Want,
 			"why", "position prefix on a person's label (--index-prefix-all)")
 	}

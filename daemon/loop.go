@@ -97,8 +97,8 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 	go l.ln.serve(l.nudges, d.log)
 	defer d.client.Cool()
 
-	d.inflight = map[string]*ourRename{}
-	defer func() { d.inflight = nil }()
+	d.flights = newFlights()
+	defer func() { d.flights = nil }()
 	evCtx, stopEvents := context.WithCancel(ctx)
 	evDone := make(chan struct{})
 	go func() {
@@ -114,7 +114,7 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 		defer tick.Stop()
 		l.pluginTick = tick.C
 	}
-	l.run(passInput{})
+	l.firstPass()
 	for {
 		if l.lost != nil {
 			return fmt.Errorf("another daemon took over this herdr server: %w", l.lost)
@@ -123,6 +123,32 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 			return nil
 		}
 	}
+}
+
+// firstSubscribeWait bounds how long the first pass waits for the event
+// stream. A rename sent before the stream is up cannot have a person's
+// rename inside it told from the stream (0.9 sends only what happens after
+// the subscribe), so the first pass waits for it, unless herdr is too slow
+// or down: then it runs anyway, to name tabs or report the outage.
+const firstSubscribeWait = time.Second
+
+// firstPass runs the daemon's first pass once the stream is up, or after
+// firstSubscribeWait.
+func (l *loop) firstPass() {
+	select {
+	case <-l.subscribed:
+		l.subscribedPass()
+	case <-time.After(firstSubscribeWait):
+		l.run(passInput{})
+	case <-l.ctx.Done():
+	}
+}
+
+// subscribedPass is the full pass after every (re)subscribe.
+func (l *loop) subscribedPass() {
+	l.run(passInput{})
+	// Tests wait for it: by its text, or in the JSON log by full_pass=done.
+	l.d.log.Debug("full pass after subscribing done", "full_pass", "done")
 }
 
 func stoppedTimer() *time.Timer {
@@ -152,9 +178,7 @@ func (l *loop) step(reload <-chan Options) bool {
 	case <-l.poll:
 		l.run(passInput{})
 	case <-l.subscribed:
-		l.run(passInput{})
-		// Tests wait for it: by its text, or in the JSON log by full_pass=done.
-		d.log.Debug("full pass after subscribing done", "full_pass", "done")
+		l.subscribedPass()
 	case sev := <-l.events:
 		l.event(sev)
 	case <-l.debounce.C:

@@ -48,9 +48,7 @@ func TestDebounceIsNotStarvedByAnEventStream(t *testing.T) {
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
 	// Let the pass that follows the subscription go by: the new tab below
 	// must be found through the debounce.
-	waitFor(t, "pass after subscribing", func() bool {
-		return f.srv.Calls("events.subscribe") > 0 && f.srv.Calls("session.snapshot") >= 2
-	})
+	waitFor(t, "pass after subscribing", func() bool { return testutil.Subscribed(f.log.String()) })
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup

@@ -2,125 +2,361 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
 
-// streamEvent is an event and the subscription it came on: a replay is
-// only ever at the start of a subscription (docs/herdr.md §7).
+// Putting back a name a person set inside one of our renames. herdr has no
+// conditional rename: between the last look at a tab (or workspace) and
+// our rename landing, a person's rename can land and be overwritten.
+// herdr applies renames in order and reports each on the event stream in
+// that order, so the label reported right before the echo of ours is the
+// one ours replaced. When that is neither what our look saw nor one of
+// ours, it was a person's, set inside the window: it goes back.
+//
+// Every rename the daemon sends goes through here: a tab's name, a
+// person's label given its position prefix, a workspace's name.
+
+// streamEvent is an event and the subscription it came on, or, when
+// replayDone is set, the word that the subscription's entry for that kind
+// has delivered its history (see watchEvents).
 type streamEvent struct {
 	herdr.Event
 	gen uint64
+	// replayDone: the entry for this event kind ("tab.renamed" or
+	// "workspace.renamed") has been quiet for replayQuiet since quietFrom,
+	// so everything it sends from now on is live.
+	replayDone string
+	quietFrom  time.Time
 }
 
-// ourRename is one of our renames waiting for its echo.
-type ourRename struct {
-	want    string    // the label we set
-	seen    string    // the label our re-read saw just before
-	gen     uint64    // the subscription that will carry the echo
-	at      time.Time // when we sent it
-	foreign string    // someone else's label seen before the echo
+// targetKind is what a rename names.
+type targetKind uint8
+
+const (
+	tabTarget targetKind = iota
+	workspaceTarget
+)
+
+// renamedEvent is the event herdr sends for a rename of each target kind.
+var renamedEvent = [...]string{tabTarget: "tab.renamed", workspaceTarget: "workspace.renamed"}
+
+// target is a tab or a workspace, by id.
+type target struct {
+	kind targetKind
+	id   string
 }
 
-// ReplayWindow bounds the first replay of a 0.7/0.8 subscription: herdr's
-// ring holds 512 events and sends each subscription at least one per
-// 100 ms tick (docs/herdr.md §7). Until it is over, an old tab.renamed of
-// a person could read as one made during our rename; afterwards every
-// replayed label is one the daemon has seen, which checkOverwrite ignores.
-// 0.9 (protocol 22) does not replay. Within it the daemon re-reads each
-// tab right before renaming it, a request more per rename.
+// key names the target's kind in log records: "tab" or "workspace".
+func (t target) key() string {
+	if t.kind == workspaceTarget {
+		return "workspace"
+	}
+	return "tab"
+}
+
+// flight is one rename of ours waiting for its echo.
+type flight struct {
+	want string    // the label we set
+	seen string    // the label our last look saw before sending it
+	gen  uint64    // the subscription whose events tell its fate
+	at   time.Time // when herdr answered it
+	// foreign is the label of the last rename reported since ours was
+	// registered when it was someone else's, else "".
+	foreign string
+	// echoed: the last label reported is ours; backTo is foreign as it
+	// stood right before that echo.
+	echoed bool
+	backTo string
+}
+
+// flights holds the daemon's renames on their way, by target, and which
+// subscriptions' entries are past their replay. The Run goroutine owns it.
+type flights struct {
+	by   map[target][]*flight
+	live map[liveKey]bool
+}
+
+type liveKey struct {
+	gen  uint64
+	kind targetKind
+}
+
+func newFlights() *flights {
+	return &flights{by: map[target][]*flight{}, live: map[liveKey]bool{}}
+}
+
+// ReplayWindow bounds a 0.7/0.8 subscription's replay: herdr's ring holds
+// 512 events and sends each subscription entry at most one per 100 ms tick
+// (docs/herdr.md §7). A rename sent while its entry still replays waits up
+// to this long (plus inflightTTL) for the replay to end and its fate to be
+// known. 0.9 (protocol 22) does not replay.
 const ReplayWindow = 512*100*time.Millisecond + time.Second
 
-// inflightTTL bounds how long a rename waits for its echo.
+// replayQuiet is how long an entry of a 0.7/0.8 subscription must send
+// nothing for its replay to count as over. While history is left, herdr
+// sends one event per 100 ms tick; ten ticks without one mean it had none
+// to send.
+const replayQuiet = time.Second
+
+// inflightTTL bounds how long a rename on a live stream waits for its echo
+// (a lost event, a cut stream).
 const inflightTTL = 10 * time.Second
 
-// noteOurRename records a rename just made (Run only), so its echo can
-// tell whether a person renamed the tab in between.
-func (d *Daemon) noteOurRename(tabID, want, seen string) {
-	if d.inflight == nil {
+// maxFlights bounds the renames of one target watched at once.
+const maxFlights = 8
+
+// noteOurRename records a rename herdr just applied (Run only), so its
+// echo can tell whether someone renamed the target in between.
+func (d *Daemon) noteOurRename(t target, want, seen string) {
+	if d.flights == nil {
 		return
 	}
-	now := d.now()
-	if !d.streamProves(now) {
-		return // the stream may still be replaying: it proves nothing
+	fs := d.flights.by[t]
+	if len(fs) == maxFlights {
+		fs = fs[1:]
 	}
-	d.log.Debug("watching for a rename inside ours", "tab", tabID, "ours", want, "read", seen)
-	d.inflight[tabID] = &ourRename{want: want, seen: seen, gen: d.stream.gen.Load(), at: now}
+	d.log.Debug("watching for a rename inside ours", t.key(), t.id, "ours", want, "read", seen)
+	d.flights.by[t] = append(fs, &flight{want: want, seen: seen, gen: d.stream.gen.Load(), at: d.now()})
+}
+
+// live reports whether the events of kind on subscription gen are live:
+// protocol 22 never replays; on older ones the entry's replay has ended.
+func (d *Daemon) live(gen uint64, kind targetKind) bool {
+	return d.client.Protocol() >= 22 || d.flights != nil && d.flights.live[liveKey{gen, kind}]
 }
 
 // freshSnapshot is the age under which a pass's snapshot stands in for
 // the re-read before a rename, when echoWatched.
 const freshSnapshot = 250 * time.Millisecond
 
-// echoWatched reports whether a rename made now would have its echo
-// watched by checkOverwrite (Run, on a stream past its replay).
+// echoWatched reports whether a rename made now has its echo watched on a
+// live stream (Run, with tab.renamed past any replay).
 func (d *Daemon) echoWatched() bool {
-	return d.inflight != nil && d.streamProves(d.now())
+	return d.flights != nil && d.stream.first.Load() != 0 && d.live(d.stream.gen.Load(), tabTarget)
 }
 
-// streamProves reports whether the event stream's tab.renamed events can
-// prove an overwrite at now: it is up and past any replay.
-func (d *Daemon) streamProves(now time.Time) bool {
-	first := d.stream.first.Load()
-	return first != 0 && (d.client.Protocol() >= 22 || now.Sub(time.Unix(0, first)) >= ReplayWindow)
-}
-
-// expireInflight forgets renames whose echo never came (a lost event, a
-// cut stream); once per pass, not per rename.
+// expireInflight forgets renames whose fate never came: on a live stream
+// after inflightTTL, on a replaying one after ReplayWindow more.
 func (d *Daemon) expireInflight() {
+	if d.flights == nil {
+		return
+	}
 	now := d.now()
-	for id, r := range d.inflight {
-		if now.Sub(r.at) > inflightTTL {
-			delete(d.inflight, id)
+	for t, fs := range d.flights.by {
+		keep := fs[:0]
+		for _, f := range fs {
+			ttl := inflightTTL
+			if !d.live(f.gen, t.kind) {
+				ttl += ReplayWindow
+			}
+			if now.Sub(f.at) <= ttl {
+				keep = append(keep, f)
+			}
 		}
+		d.flights.set(t, keep)
 	}
 }
 
-// checkOverwrite closes the window recheck leaves: herdr applies
-// renames in order and reports each on the event stream in that order. A
-// tab.renamed with a label that is neither ours nor the one our re-read
-// saw, arriving before the echo of our rename, is a person's rename that
-// landed between the re-read and ours and that we overwrote: put it back.
-//
-// Left open: a stream that loses events (0.9 events_lost) or ends between
-// the two, a person who renames the tab back to a label it had before,
-// and, on 0.7/0.8, the first ReplayWindow of the daemon's first stream.
+func (fl *flights) set(t target, fs []*flight) {
+	if len(fs) == 0 {
+		delete(fl.by, t)
+		return
+	}
+	fl.by[t] = fs
+}
+
+// checkOverwrite follows one rename event through the flights of its
+// target, and puts back what a person set inside one of ours once its
+// fate is known: at its echo on a live stream, else when the replay ends.
 func (d *Daemon) checkOverwrite(ctx context.Context, ev streamEvent) {
-	if ev.Kind != "tab.renamed" || d.inflight == nil {
+	if d.flights == nil {
 		return
 	}
-	r := d.inflight[ev.TabID]
-	if r == nil || ev.gen != r.gen {
+	if ev.replayDone != "" {
+		d.replayOver(ctx, ev)
 		return
 	}
-	d.log.Debug("tab renamed while ours was on the way", "tab", ev.TabID, "label", ev.Label, "ours", r.want, "read", r.seen)
-	// tab.renamed events reach us in the order herdr applied them, so
-	// only the last one before our echo tells what our rename replaced:
-	// the label our re-read saw, or someone's rename inside the window.
-	switch {
-	case ev.Label == r.want:
-		delete(d.inflight, ev.TabID)
-		if r.foreign == "" {
-			return
+	t, ok := renameTarget(ev.Event)
+	if !ok {
+		return
+	}
+	fs := d.flights.by[t]
+	if len(fs) == 0 {
+		return
+	}
+	live := d.live(ev.gen, t.kind)
+	var done []*flight
+	keep := fs[:0]
+	for _, f := range fs {
+		if f.gen != ev.gen {
+			if d.client.Protocol() >= 22 || ev.gen < f.gen {
+				keep = append(keep, f)
+				continue
+			}
+			// A new 0.7/0.8 subscription replays the whole ring, our
+			// rename's history with it: follow it there from the start.
+			*f = flight{want: f.want, seen: f.seen, gen: ev.gen, at: f.at}
 		}
-	case ev.Label == r.seen || d.isOurs(ev.TabID, ev.Label) || d.seen.labels[ev.TabID].Has(ev.Label):
-		// Not a new name of a person's: what we read, one of ours (a
-		// killed daemon's late rename), or a replayed old label.
-		r.foreign = ""
+		d.observe(t, f, ev.Label, live)
+		if f.echoed && live {
+			done = append(done, f)
+			continue
+		}
+		keep = append(keep, f)
+	}
+	d.flights.set(t, keep)
+	for _, f := range done {
+		d.putBack(ctx, t, f)
+	}
+}
+
+// renameTarget is what a rename event names.
+func renameTarget(ev herdr.Event) (target, bool) {
+	switch ev.Kind {
+	case "tab.renamed":
+		return target{tabTarget, ev.TabID}, ev.TabID != ""
+	case "workspace.renamed":
+		return target{workspaceTarget, ev.WorkspaceID}, ev.WorkspaceID != ""
+	}
+	return target{}, false
+}
+
+// observe moves a flight along one reported label. Only the last label
+// before the echo tells what our rename replaced. A label that is what our
+// look saw, or one of ours (a killed daemon's late rename, another of ours
+// on its way), is no one else's; while the entry may still be replaying,
+// neither is a label the target is known to have had.
+func (d *Daemon) observe(t target, f *flight, label string, live bool) {
+	if label == f.want {
+		f.echoed, f.backTo = true, f.foreign
 		return
-	default:
-		r.foreign = ev.Label
+	}
+	f.echoed = false
+	if label == f.seen || d.labelIsOurs(t, label) || !live && d.seen.labels[t.id].Has(label) {
+		f.foreign = ""
+		return
+	}
+	f.foreign = label
+}
+
+// labelIsOurs says whether label is one the state remembers setting on
+// the target, or one of our renames of it still on its way.
+func (d *Daemon) labelIsOurs(t target, label string) bool {
+	for _, f := range d.flights.by[t] {
+		if f.want == label {
+			return true
+		}
+	}
+	if t.kind == workspaceTarget {
+		m := d.state.Workspaces[t.id]
+		return label == m.Label || label == m.Pending
+	}
+	return d.isOurs(t.id, label)
+}
+
+// replayOver marks an entry live and settles the flights whose echo came
+// during its replay. A flight answered before the quiet began whose echo
+// never came lost it (evicted from the ring): it is forgotten.
+func (d *Daemon) replayOver(ctx context.Context, ev streamEvent) {
+	kind := tabTarget
+	if ev.replayDone == renamedEvent[workspaceTarget] {
+		kind = workspaceTarget
+	}
+	d.flights.live[liveKey{ev.gen, kind}] = true
+	// Tests of the built binary wait for this record by its replay_over field.
+	d.log.Debug("the subscription's history is delivered; its events are live", "replay_over", ev.replayDone, "gen", ev.gen)
+	var done []target
+	var settled []*flight
+	for t, fs := range d.flights.by {
+		if t.kind != kind {
+			continue
+		}
+		keep := fs[:0]
+		for _, f := range fs {
+			switch {
+			case f.gen != ev.gen:
+				keep = append(keep, f)
+			case f.echoed:
+				done, settled = append(done, t), append(settled, f)
+			case f.at.After(ev.quietFrom):
+				keep = append(keep, f)
+			}
+		}
+		d.flights.set(t, keep)
+	}
+	for i, f := range settled {
+		d.putBack(ctx, done[i], f)
+	}
+}
+
+// putBack gives the target back the label someone set inside our rename,
+// unless it shows a label that is neither ours nor that one: then someone
+// renamed it again since, and that stands.
+func (d *Daemon) putBack(ctx context.Context, t target, f *flight) {
+	if f.backTo == "" {
 		return
 	}
 	rctx, cancel := context.WithTimeout(ctx, d.opt.Timeout)
 	defer cancel()
-	if _, err := d.client.RenameTab(rctx, ev.TabID, r.foreign); err != nil {
-		d.log.Warn("could not put back a name set during our rename", "tab", ev.TabID, "name", r.foreign, "err", err)
+	now, err := d.currentLabel(rctx, t)
+	if err != nil {
+		d.log.Warn("could not read a label to put back", t.key(), t.id, "err", err)
 		return
 	}
-	d.noteLabel(ev.TabID, r.foreign)
-	d.log.Info("a person renamed the tab as we did; put their name back", "tab", ev.TabID, "name", r.foreign, "ours", r.want)
+	if now == f.backTo || now != f.want && !d.labelIsOurs(t, now) {
+		return
+	}
+	if err := d.setLabel(rctx, t, f.backTo); err != nil {
+		d.log.Warn("could not put back a name set during our rename", t.key(), t.id, "name", f.backTo, "err", err)
+		return
+	}
+	d.log.Info("a person renamed it as we did; put their name back", t.key(), t.id, "name", f.backTo, "ours", f.want)
+}
+
+// currentLabel reads a target's label now.
+func (d *Daemon) currentLabel(ctx context.Context, t target) (string, error) {
+	if t.kind == workspaceTarget {
+		wss, err := d.client.Workspaces(ctx)
+		if err != nil {
+			return "", err
+		}
+		for _, w := range wss {
+			if w.ID == t.id {
+				return w.Label, nil
+			}
+		}
+		return "", fmt.Errorf("workspace %s not found", t.id)
+	}
+	var got struct {
+		Tab *herdr.Tab `json:"tab"`
+	}
+	if err := d.client.Call(ctx, "tab.get", map[string]string{"tab_id": t.id}, &got); err != nil {
+		return "", err
+	}
+	if got.Tab == nil {
+		return "", fmt.Errorf("tab.get %s: reply has no tab", t.id)
+	}
+	return got.Tab.Label, nil
+}
+
+// setLabel renames a target and notes the label in the last snapshot, so
+// its echo is old news.
+func (d *Daemon) setLabel(ctx context.Context, t target, label string) error {
+	if t.kind == workspaceTarget {
+		if _, err := d.client.RenameWorkspace(ctx, t.id, label); err != nil {
+			return err
+		}
+		d.noteWorkspaceLabel(t.id, label)
+		return nil
+	}
+	if _, err := d.client.RenameTab(ctx, t.id, label); err != nil {
+		return err
+	}
+	d.noteLabel(t.id, label)
+	return nil
 }
 
 // isOurs says whether label is one the state remembers setting on tab.

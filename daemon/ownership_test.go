@@ -572,38 +572,57 @@ func TestAlreadyRunningMessageCarriesNoEscapes(t *testing.T) {
 	}
 }
 
-// The put-back must never act on a replayed old label: only the last
-// tab.renamed before our echo counts, and only a label the tab never had.
-func TestPutBackIgnoresOldLabels(t *testing.T) {
-	f := newFixture(t, "{dir}", nil)
-	f.srv.NewWorkspace("main", home+"/a")
-	f.once()
-	tab := f.srv.Snapshot().Tabs[0].ID
-	f.d.inflight = map[string]*ourRename{}
-	f.d.seen.label(tab, "old person")
-	ev := func(label string) streamEvent {
-		return streamEvent{Event: herdr.Event{Kind: "tab.renamed", TabID: tab, Label: label}, gen: 1}
-	}
-	for _, seq := range [][]string{
-		{"old person", "b"},      // a label the tab had before
-		{"new person", "a", "b"}, // the person's rename came before our re-read
-		{"new person", "old person", "b"},
+// Only the label reported right before our echo tells what our rename
+// replaced. On a live stream a label neither ours nor what our look saw is
+// a person's, set inside the window, even one the tab had before (they
+// renamed it back). While the entry may still replay, a label the tab is
+// known to have had is old news, and the fate waits for the replay's end.
+func TestPutBackActsOnlyOnTheLabelOursReplaced(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		live bool
+		seq  []string
+		back string // the label put back, "" for none
+	}{
+		{"live, renamed back to an old label", true, []string{"old person", "b"}, "old person"},
+		{"live, before our look", true, []string{"new person", "a", "b"}, ""},
+		{"live, a new label right before the echo", true, []string{"a", "mine now", "b"}, "mine now"},
+		{"live, ours is followed by a person's", true, []string{"mine now", "b", "later"}, "mine now"},
+		{"replay, an old label before the echo", false, []string{"old person", "b"}, ""},
+		{"replay, an old echo then ours", false, []string{"new person", "b", "a", "b"}, ""},
+		{"replay, an old echo, then a window hit", false, []string{"old person", "b", "a", "mine now", "b"}, "mine now"},
+		{"replay, a person's label after ours", false, []string{"mine now", "b", "later"}, ""},
 	} {
-		f.d.inflight[tab] = &ourRename{want: "b", seen: "a", gen: 1, at: time.Now()}
-		for _, l := range seq {
-			f.d.checkOverwrite(context.Background(), ev(l))
-		}
-	}
-	if r := f.srv.Renames(); len(r) != 1 { // the first pass's own
-		t.Fatalf("put back an old label: %+v", r[1:])
-	}
-	// The one case that is a window hit: a new label right before the echo.
-	f.d.inflight[tab] = &ourRename{want: "b", seen: "a", gen: 1, at: time.Now()}
-	f.d.checkOverwrite(context.Background(), ev("a"))
-	f.d.checkOverwrite(context.Background(), ev("mine now"))
-	f.d.checkOverwrite(context.Background(), ev("b"))
-	if r := f.srv.Renames(); len(r) != 2 || r[1].Label != "mine now" {
-		t.Fatalf("renames %+v, want the person's label put back", r)
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, "{dir}", nil)
+			f.srv.NewWorkspace("main", home+"/a")
+			f.once()
+			tab := f.srv.Snapshot().Tabs[0].ID
+			ctx := context.Background()
+			f.d.flights = newFlights()
+			f.d.seen.label(tab, "old person")
+			gen := f.d.stream.gen.Load()
+			f.d.flights.live[liveKey{gen, tabTarget}] = tt.live
+			before := len(f.srv.Renames())
+			// Our rename to "b" after a look that saw "a".
+			if _, err := herdr.New(f.srv.SocketPath()).RenameTab(ctx, tab, "b"); err != nil {
+				t.Fatal(err)
+			}
+			f.d.noteOurRename(target{tabTarget, tab}, "b", "a")
+			for _, l := range tt.seq {
+				f.d.checkOverwrite(ctx, streamEvent{Event: herdr.Event{Kind: "tab.renamed", TabID: tab, Label: l}, gen: gen})
+			}
+			if !tt.live {
+				f.d.checkOverwrite(ctx, streamEvent{gen: gen, replayDone: "tab.renamed", quietFrom: f.d.now()})
+			}
+			got := ""
+			if rs := f.srv.Renames()[before:]; len(rs) > 1 {
+				got = rs[len(rs)-1].Label
+			}
+			if got != tt.back {
+				t.Fatalf("put back %q, want %q (renames %+v)", got, tt.back, f.srv.Renames()[before:])
+			}
+		})
 	}
 }
 
@@ -681,4 +700,59 @@ func TestLockDuringTheRenamesFlightPutsItsLabelBack(t *testing.T) {
 	f.srv.SetCwd(p1, home+"/c")
 	f.once()
 	f.wantLabels("a")
+}
+
+// A person's rename landing between the daemon's re-read and its own
+// rename is put back on every protocol, also in a subscription's first
+// seconds, while 0.7/0.8 still replay their history: the tab's ring holds
+// an old person's label and an old copy of the very label the daemon
+// sets, and neither may pass for the person's rename or for our echo.
+func TestPutBackInReplay(t *testing.T) {
+	for _, proto := range []int{17, 19, 20, 22} {
+		t.Run(fmt.Sprint(proto), func(t *testing.T) {
+			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+			f := newFixture(t, "{dir}", nil, herdrtest.WithProtocol(proto))
+			_, _, p := f.srv.NewWorkspace("main", home+"/a")
+			tab := f.srv.Snapshot().Tabs[0].ID
+			// History in herdr's ring: a person's old name, an old name of
+			// ours, then ours now.
+			c := herdr.New(f.srv.SocketPath())
+			for _, l := range []string{"old notes", "b", "a"} {
+				if _, err := c.RenameTab(context.Background(), tab, l); err != nil {
+					t.Fatal(err)
+				}
+			}
+			writeState(t, f.d.opt.StatePath, map[string]any{tab: map[string]any{"label": "a", "pending": []string{"b"}}})
+			f.d.state, _ = state.Load(f.d.opt.StatePath, f.d.opt.Socket)
+			history := len(f.srv.Renames())
+			runDaemon(t, f, nil)
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Log(f.log.String())
+				}
+			})
+			waitFor(t, "subscribed", func() bool { return f.d.stream.first.Load() != 0 })
+			// The person's rename lands while our tab.rename waits in herdr,
+			// after every read of the pass.
+			renames := f.srv.Calls("tab.rename")
+			f.srv.StallNext("tab.rename", 200*time.Millisecond, 1)
+			go func() {
+				if testutil.Poll(testutil.Timeout, func() bool { return f.srv.Calls("tab.rename") > renames }) {
+					f.srv.HumanRename(tab, "my notes")
+				}
+			}()
+			f.srv.SetCwd(p, home+"/b")
+			sendRaw(t, nudge.SocketPath(f.srv.SocketPath()), mustEncode(t, p))
+			waitFor(t, "the person's name put back", func() bool {
+				rs := f.srv.Renames()
+				return len(rs) >= history+2 && rs[len(rs)-1].Label == "my notes" && f.labels()[0] == "my notes"
+			})
+			for _, r := range f.srv.Renames()[history:] {
+				if r.Label == "old notes" {
+					t.Fatalf("put back a replayed old label: %+v", f.srv.Renames()[history:])
+				}
+			}
+			f.wantLabels("my notes")
+		})
+	}
 }

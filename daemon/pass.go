@@ -327,7 +327,7 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 		case renameDone:
 			stats.Renames++
 			d.noteLabel(rep.TabID, rep.Want)
-			d.noteOurRename(rep.TabID, rep.Want, rep.Label)
+			d.noteOurRename(target{tabTarget, rep.TabID}, rep.Want, rep.Label)
 			id, label := rep.TabID, rep.Want
 			muts = append(muts, func(tabs map[string]state.TabMemory) {
 				m := tabs[id]

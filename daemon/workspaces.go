@@ -79,6 +79,20 @@ func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes
 // first, as tab renames do: a rename that lands without a reply still
 // reads as ours afterwards.
 func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want string, verdict namer.Verdict, stats *PassStats) error {
+	t := target{workspaceTarget, ws.ID}
+	now, err := d.currentLabel(ctx, t)
+	if err != nil {
+		if herdr.IsServerGone(err) {
+			return err
+		}
+		d.log.Warn("could not read a workspace before renaming it", "workspace", ws.ID, "err", err)
+		return nil
+	}
+	if now != ws.Label {
+		// Renamed since the snapshot: the next pass judges the new label.
+		d.noteWorkspaceLabel(ws.ID, now)
+		return nil
+	}
 	d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
 		e := m[ws.ID]
 		e.Pending = want
@@ -100,14 +114,8 @@ func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want s
 	d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
 		m[ws.ID] = state.WorkspaceMemory{Label: want}
 	})
-	if d.last != nil {
-		// herdr's workspace.renamed echo is then old news.
-		for i := range d.last.Workspaces {
-			if d.last.Workspaces[i].ID == ws.ID {
-				d.last.Workspaces[i].Label = want
-			}
-		}
-	}
+	d.noteWorkspaceLabel(ws.ID, want)
+	d.noteOurRename(t, want, ws.Label)
 	d.log.Info("renamed workspace", "workspace", ws.ID, "old", ws.Label, "new", want, "why", "label was "+verdict.String())
 	return nil
 }
@@ -220,4 +228,18 @@ func nonEmpty(labels ...string) []string {
 		}
 	}
 	return out
+}
+
+// noteWorkspaceLabel updates the last snapshot after our own rename, so
+// herdr's workspace.renamed echo reads as old news.
+func (d *Daemon) noteWorkspaceLabel(id, label string) {
+	if d.last == nil {
+		return
+	}
+	for i := range d.last.Workspaces {
+		if d.last.Workspaces[i].ID == id {
+			d.last.Workspaces[i].Label = label
+			d.seen.label(id, label)
+		}
+	}
 }

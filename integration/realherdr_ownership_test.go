@@ -18,44 +18,31 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
-// knownLoss skips a test that measures a loss the daemon still has, unless
-// HERDRTABRENAMER_KNOWN_LOSSES=1 asks for it: it fails until the loss is
-// fixed, and then runs always.
-func knownLoss(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("HERDRTABRENAMER_KNOWN_LOSSES") != "1" {
-		t.Skip("known loss, run with HERDRTABRENAMER_KNOWN_LOSSES=1: " + why)
-	}
-}
-
 // TestRealHerdrPersonRenameRace: a person renames a tab 0-30 ms after a
 // nudge started a pass that renames it (its shell has just changed
 // directory). Whatever moment of the pass the person's rename lands in,
 // their name must be the tab's at the end. The trials run once the
-// daemon's first stream is past its replay window, where the daemon puts
-// back a rename that landed inside its own.
+// daemon's first stream has delivered its history, where the daemon puts
+// back a rename that landed inside its own at its echo.
 func TestRealHerdrPersonRenameRace(t *testing.T) {
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) { personRenameRace(t, w, true) })
 }
 
 // TestRealHerdrPersonRenameRaceDuringReplay is the same race in the first
-// seconds of a daemon, inside its first stream's replay window, where only
-// the re-read right before each rename protects a person's name.
+// seconds of a daemon, while its first stream may still replay herdr's
+// history: the fate of each rename is known when the replay ends.
 func TestRealHerdrPersonRenameRaceDuringReplay(t *testing.T) {
-	knownLoss(t, "inside a 0.7/0.8 subscription's replay window the daemon cannot tell a person's tab.renamed from a replayed one, "+
-		"so it puts none back, and a rename landing between its re-read and its own rename is lost (29-38 of 40 kept on real herdr 0.8.2)")
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) { personRenameRace(t, w, false) })
 }
 
 // personRenameRace runs one trial per tab of a 40-tab session, after the
-// replay window when pastReplay, and fails on every name lost.
+// stream's replay when pastReplay, and fails on every name lost.
 func personRenameRace(t *testing.T, w world, pastReplay bool) {
 	const tabs = 40
 	ws, tabIDs, panes := raceSession(t, w, tabs, "a")
@@ -65,8 +52,12 @@ func personRenameRace(t *testing.T, w world, pastReplay bool) {
 	d := startWorldDaemon(t, w, "--format", "{dir}", "--poll", "3s")
 	waitWorldLabels(t, w, ws, raceNames("a", tabs)...)
 	if pastReplay {
-		// An input: the daemon's age when the trials begin.
-		time.Sleep(daemon.ReplayWindow + 2*time.Second - time.Since(born))
+		// Once the stream's tab.renamed history is delivered, every
+		// rename's fate is known at its echo.
+		poll(waitTimeout, func() bool { return len(jsonLogLines(d.Log(), "replay_over", "tab.renamed")) > 0 })
+		if len(jsonLogLines(d.Log(), "replay_over", "tab.renamed")) == 0 {
+			t.Fatalf("%s: the daemon never saw the end of its stream's replay:\n%s", w.Name(), d.Log())
+		}
 	}
 	from := time.Since(born)
 	sock := w.Sandbox().NudgeSocket(w.Socket())

@@ -106,10 +106,10 @@ func (w *world) realHerdr() ([]row, []string, error) {
 	return append(hooked, rest...), []string{realNote}, nil
 }
 
-// pastReplay waits until a daemon started at started is past the replay
-// window of its herdr 0.8.2 subscription: within it the daemon re-reads
-// each tab before renaming it, which a daemon running for more than a
-// minute, as a person's does, no longer does.
+// pastReplay waits until a daemon started at started is past the longest
+// replay of its herdr 0.8.2 subscription: until the replay has ended the
+// daemon re-reads each tab before renaming it, which a daemon running for
+// more than a minute, as a person's does, no longer does.
 func pastReplay(started time.Time) {
 	wait := time.Until(started.Add(daemon.ReplayWindow + time.Second))
 	if wait > 0 {

@@ -1,0 +1,123 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+)
+
+// Every rename the daemon sends can overwrite a person's: a tab's name, a
+// position prefix on a person's label, a workspace's name. Each goes
+// through the same look right before, and the same put-back when a
+// person's rename (through herdr's API) lands while ours is on its way, on
+// a replaying protocol and on one that does not replay.
+
+// whileStalled holds the next request of method in herdr for a second and
+// runs person once herdr has it, so the person's change lands after every
+// read of the pass and before our change.
+func whileStalled(t *testing.T, f *fixture, method string, person func()) {
+	t.Helper()
+	before := f.srv.Calls(method)
+	f.srv.StallNext(method, time.Second, 1)
+	go func() {
+		if testutil.Poll(testutil.Timeout, func() bool { return f.srv.Calls(method) > before }) {
+			person()
+		}
+	}()
+}
+
+func logOnFailure(t *testing.T, f *fixture) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(f.log.String())
+		}
+	})
+}
+
+// A person's label gets its position in front (--index-prefix-all); the
+// person renames the tab while that rename is on its way. Their new text
+// wins, and gets its prefix at the next pass.
+func TestPrefixRenameKeepsAPersonsRename(t *testing.T) {
+	for _, proto := range []int{20, 22} {
+		t.Run(fmt.Sprint(proto), func(t *testing.T) {
+			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+			f := newFixture(t, "{dir}", func(o *Options) { o.IndexPrefixAll = true }, herdrtest.WithProtocol(proto))
+			logOnFailure(t, f)
+			_, _, p := f.srv.NewWorkspace("main", home+"/a")
+			tab := f.srv.Snapshot().Tabs[0].ID
+			f.srv.HumanRename(tab, "notes")
+			whileStalled(t, f, "tab.rename", func() { f.srv.HumanRename(tab, "todo") })
+			runDaemon(t, f, nil)
+			waitFor(t, "the person's text put back", func() bool {
+				return slices.ContainsFunc(f.srv.Renames(), func(r herdrsim.Rename) bool { return r.Label == "todo" })
+			})
+			sendRaw(t, nudge.SocketPath(f.srv.SocketPath()), mustEncode(t, p))
+			waitFor(t, "the person's text prefixed", func() bool { return f.labels()[0] == "1 todo" })
+		})
+	}
+}
+
+// Our workspace rename (--workspace-format) replaces herdr's automatic
+// label; a person renames the workspace while it is on its way.
+func TestWorkspaceRenameKeepsAPersonsRename(t *testing.T) {
+	for _, proto := range []int{20, 22} {
+		t.Run(fmt.Sprint(proto), func(t *testing.T) {
+			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+			f := newFixture(t, "{dir}", withWorkspaces(t, "{index} {dir}"), herdrtest.WithProtocol(proto))
+			logOnFailure(t, f)
+			f.srv.NewWorkspace("", home+"/src/api")
+			whileStalled(t, f, "workspace.rename", func() {
+				if _, err := herdr.New(f.srv.SocketPath()).RenameWorkspace(context.Background(), "w1", "shop"); err != nil {
+					t.Error(err)
+				}
+			})
+			runDaemon(t, f, nil)
+			waitFor(t, "the person's workspace name put back", func() bool {
+				rs := f.srv.WorkspaceRenames()
+				return len(rs) >= 3 && rs[len(rs)-1].Label == "shop"
+			})
+			f.wantWorkspaces("shop")
+		})
+	}
+}
+
+// Two renames of ours to one tab are on their way when the first one's
+// echo shows it replaced a person's name: the person's name is what the
+// tab shows in the end, whatever the second one saw.
+func TestSeveralRenamesInFlightKeepAPersonsRename(t *testing.T) {
+	f := newFixture(t, "{dir}", nil)
+	f.srv.NewWorkspace("main", home+"/a")
+	f.once()
+	tab := f.srv.Snapshot().Tabs[0].ID
+	ctx := context.Background()
+	f.d.flights = newFlights()
+	c := herdr.New(f.srv.SocketPath())
+	gen := f.d.stream.gen.Load()
+	f.d.flights.live[liveKey{gen, tabTarget}] = true
+	for _, l := range []string{"mine now", "b", "c"} {
+		if _, err := c.RenameTab(ctx, tab, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.d.noteOurRename(target{tabTarget, tab}, "b", "a")
+	f.d.noteOurRename(target{tabTarget, tab}, "c", "b")
+	for _, l := range []string{"mine now", "b", "c"} {
+		f.d.checkOverwrite(ctx, streamEvent{Event: herdr.Event{Kind: "tab.renamed", TabID: tab, Label: l}, gen: gen})
+	}
+	if got := f.labels()[0]; got != "mine now" {
+		var rs []string
+		for _, r := range f.srv.Renames() {
+			rs = append(rs, r.Label)
+		}
+		t.Fatalf("tab shows %q, want the person's %q; renames %s", got, "mine now", strings.Join(rs, ", "))
+	}
+}
