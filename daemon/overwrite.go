@@ -252,7 +252,7 @@ func (d *Daemon) labelIsOurs(t target, label string) bool {
 	}
 	if t.kind == workspaceTarget {
 		m := d.state.Workspaces[t.id]
-		return label == m.Label || label == m.Pending
+		return label == m.Label || m.Pending.Has(label)
 	}
 	return d.isOurs(t.id, label)
 }

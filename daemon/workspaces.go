@@ -48,7 +48,8 @@ func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes
 			delete(d.printed, "workspace "+ws.ID)
 			continue
 		}
-		mem := namer.Memory{Labels: nonEmpty(d.state.Workspaces[ws.ID].Label, d.state.Workspaces[ws.ID].Pending)}
+		wm := d.state.Workspaces[ws.ID]
+		mem := namer.Memory{Labels: append(nonEmpty(wm.Label), wm.Pending...)}
 		verdict := dec.JudgeWorkspace(ws.Label, mem, nil)
 		if verdict == namer.Human && mayBeHerdrs(ws.Label, tabsOf[ws.ID], panes) {
 			// Only now look at the disk for what herdr would call it.
@@ -95,7 +96,7 @@ func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want s
 	}
 	d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
 		e := m[ws.ID]
-		e.Pending = want
+		e.Pending = e.Pending.Add(want)
 		m[ws.ID] = e
 	})
 	if _, err := d.client.RenameWorkspace(ctx, ws.ID, want); err != nil {
@@ -105,14 +106,18 @@ func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want s
 		d.log.Warn("workspace rename failed", "workspace", ws.ID, "want", want, "err", err)
 		d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
 			e := m[ws.ID]
-			e.Pending = ""
+			e.Pending = e.Pending.Remove(want)
 			m[ws.ID] = e
 		})
 		return nil
 	}
 	stats.Renames++
 	d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
-		m[ws.ID] = state.WorkspaceMemory{Label: want}
+		// Pending keeps the label: a killed daemon's renames may still
+		// land after this one.
+		e := m[ws.ID]
+		e.Label, e.MissingSince = want, nil
+		m[ws.ID] = e
 	})
 	d.noteWorkspaceLabel(ws.ID, want)
 	d.noteOurRename(t, want, ws.Label)
@@ -121,37 +126,52 @@ func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want s
 }
 
 // herdrWorkspaceLabels lists what herdr would call a workspace nobody
-// named (docs/herdr.md §6): herdr takes the first tab's root pane, which
-// the API does not name, so every pane of the first tab counts; for each
-// cwd both the git work tree's name and the directory's own name count,
-// since herdr refreshes its cached git part only now and then.
+// named (docs/herdr.md §6): the name of the git work tree holding the
+// first tab's root pane's cwd, else that folder's own name. The API does
+// not name the root pane; it is the pane the tab was created with, the
+// lowest-numbered one. herdr refreshes its cached git part only now and
+// then, so for a moment after a cd it may show the folder's own name:
+// that label is then kept for a pass, never a person's taken for herdr's.
 func (d *Daemon) herdrWorkspaceLabels(tabs []herdr.Tab, panes map[string][]herdr.Pane) []string {
 	if len(tabs) == 0 {
 		return nil
 	}
-	home := d.opt.WorkspaceNamer.Config().Home
-	var out []string
-	for _, p := range panes[tabs[0].ID] {
-		if p.Cwd == "" {
-			out = append(out, "workspace") // herdr's label without any cwd
-			continue
-		}
-		cwd := path.Clean(p.Cwd)
-		if d.opt.Git != nil {
-			if info, ok := d.opt.Git.Lookup(cwd); ok {
-				out = append(out, info.Repo)
-			}
-		}
-		switch {
-		case home != "" && cwd == home:
-			out = append(out, "~")
-		case path.Base(cwd) == "/":
-			out = append(out, cwd)
-		default:
-			out = append(out, path.Base(cwd))
+	p, ok := rootPane(panes[tabs[0].ID])
+	if !ok {
+		return nil
+	}
+	if p.Cwd == "" {
+		return []string{"workspace"} // herdr's label without any cwd
+	}
+	cwd := path.Clean(p.Cwd)
+	if d.opt.Git != nil {
+		if info, ok := d.opt.Git.Lookup(cwd); ok {
+			return []string{info.Repo}
 		}
 	}
-	return out
+	switch home := d.opt.WorkspaceNamer.Config().Home; {
+	case home != "" && cwd == home:
+		return []string{"~"}
+	case path.Base(cwd) == "/":
+		return []string{cwd}
+	}
+	return []string{path.Base(cwd)}
+}
+
+// rootPane is the tab's pane with the lowest number: the one it was
+// created with, while that one is open.
+func rootPane(panes []herdr.Pane) (herdr.Pane, bool) {
+	best, bestN := herdr.Pane{}, 0
+	for _, p := range panes {
+		_, n, err := herdr.ParsePaneID(p.ID)
+		if err != nil {
+			continue
+		}
+		if bestN == 0 || n < bestN {
+			best, bestN = p, n
+		}
+	}
+	return best, bestN != 0
 }
 
 // mayBeHerdrs is a check without disk access that lets a person's label

@@ -1,11 +1,16 @@
 package daemon
 
 import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
@@ -46,7 +51,7 @@ func TestWorkspaceNames(t *testing.T) {
 	f.wantWorkspaces("api", "web", "scratch")
 	f.once()
 	f.wantWorkspaces("1 api", "2 web", "scratch")
-	if m := f.d.State().Workspaces["w1"]; m.Label != "1 api" || m.Pending != "" {
+	if m := f.d.State().Workspaces["w1"]; m.Label != "1 api" {
 		t.Fatalf("state of w1: %+v", m)
 	}
 
@@ -135,4 +140,56 @@ func BenchmarkPass2000Workspaces(b *testing.B) {
 		o.WorkspaceNamer = nm
 		o.Git = gitinfo.New()
 	})
+}
+
+// A person's workspace name that matches a folder is still theirs when
+// herdr would not show that folder: herdr's automatic label is the git work
+// tree's name when there is one (not the folder's own), and comes from the
+// first tab's root pane (not a pane split from it).
+func TestWorkspaceNamedAfterAFolderHerdrDoesNotShowIsKept(t *testing.T) {
+	root := t.TempDir()
+	shop := filepath.Join(root, "shop")
+	for _, dir := range []string{filepath.Join(shop, ".git"), filepath.Join(shop, "api"), filepath.Join(root, "x"), filepath.Join(root, "y")} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(shop, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, "{dir}", func(o *Options) {
+		withWorkspaces(t, "{dir}!")(o)
+		o.Git = gitinfo.New()
+	})
+	f.srv.NewWorkspace("api", filepath.Join(shop, "api")) // herdr would say "shop"
+	_, _, root1 := f.srv.NewWorkspace("y", filepath.Join(root, "x"))
+	f.srv.Split(root1, filepath.Join(root, "y")) // herdr would say "x"
+	f.srv.NewWorkspace("", filepath.Join(root, "x"))
+	f.once()
+	f.wantWorkspaces("api", "y", "x!")
+}
+
+// A killed daemon's workspace rename lands after the next daemon's own:
+// the late label is ours too, and the workspace still follows its folder.
+func TestLateWorkspaceRenameOfAKilledDaemonStaysOurs(t *testing.T) {
+	f := newFixture(t, "{dir}", withWorkspaces(t, "{dir}!"))
+	_, _, p := f.srv.NewWorkspace("", home+"/src/api")
+	b, err := json.Marshal(map[string]any{"version": state.Version, "tabs": map[string]any{},
+		"workspaces": map[string]any{"w1": map[string]any{"pending": "old!"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.d.opt.StatePath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.d.state, _ = state.Load(f.d.opt.StatePath, f.d.opt.Socket)
+	f.once()
+	f.wantWorkspaces("api!")
+	// The killed daemon's rename lands now.
+	if _, err := herdr.New(f.srv.SocketPath()).RenameWorkspace(context.Background(), "w1", "old!"); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.SetCwd(p, home+"/src/cli")
+	f.once()
+	f.wantWorkspaces("cli!")
 }

@@ -54,8 +54,10 @@ type TabMemory struct {
 type WorkspaceMemory struct {
 	// Label is the last label we set.
 	Label string `json:"label,omitempty"`
-	// Pending is a label we asked herdr for and have no answer about yet.
-	Pending string `json:"pending,omitempty"`
+	// Pending holds the labels we recently asked herdr for, newest last:
+	// as for tabs, a killed daemon's rename can land after the next
+	// daemon's own. Older files hold a single string.
+	Pending LabelSet `json:"pending,omitempty"`
 	// MissingSince is when a full pass first did not see the workspace.
 	MissingSince *time.Time `json:"missing_since,omitempty"`
 }
