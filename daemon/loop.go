@@ -99,6 +99,8 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 
 	d.flights = newFlights()
 	defer func() { d.flights = nil }()
+	d.sessions = d.newSessions()
+	defer func() { d.sessions.Close() }()
 	evCtx, stopEvents := context.WithCancel(ctx)
 	evDone := make(chan struct{})
 	go func() {
@@ -177,6 +179,9 @@ func (l *loop) step(reload <-chan Options) bool {
 		l.run(passInput{})
 	case <-l.poll:
 		l.run(passInput{})
+	case <-d.sessions.Changed():
+		// An agent's session got a new title (a /rename).
+		l.run(passInput{urgent: true})
 	case <-l.subscribed:
 		l.subscribedPass()
 	case sev := <-l.events:

@@ -170,6 +170,7 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 			delete(d.fresh, id)
 		}
 	}
+	d.sessions.Prune(livePanes)
 
 	type planned struct {
 		tab    herdr.Tab
@@ -201,12 +202,20 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 		}
 	}
 	answers := d.gather(ctx, leads, gatherScope{refresh: !in.urgent, nudged: len(in.forced) > 0}, &stats)
+	var sessionLeads []herdr.Pane
+	for _, pl := range plans {
+		if pl.plan.NeedsSession {
+			sessionLeads = append(sessionLeads, pl.plan.Lead)
+		}
+	}
+	titles := d.sessions.Titles(sessionLeads)
 
 	var todo []pending
 	now := d.now()
 	for _, pl := range plans {
 		tab, plan := pl.tab, pl.plan
 		facts, prog, known := d.facts(plan, answers)
+		facts.Session = titles[plan.Lead.ID]
 		var wait time.Duration
 		if known && (plan.NeedsProc || plan.NeedsHost) {
 			wait = d.unsettled(plan.Lead.ID, prog, now, first)

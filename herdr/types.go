@@ -70,8 +70,28 @@ type Pane struct {
 	AgentStatus           AgentStatus       `json:"agent_status"`
 	StateLabels           map[string]string `json:"state_labels,omitempty"`
 	Tokens                map[string]string `json:"tokens,omitempty"`
+	AgentSession          *AgentSession     `json:"agent_session,omitempty"`
 	Revision              uint64            `json:"revision"`
 }
+
+// AgentSession is herdr's AgentSessionInfo: the agent session an official
+// integration (Source "herdr:claude", ...) reported for the pane with
+// pane.report_agent or pane.report_agent_session. Kind is "id" (a session
+// id, Claude Code's and Codex's) or "path" (a session file, pi's and
+// omp's). herdr emits no event when it changes and leaves revision alone;
+// it drops the session when the agent's process exits.
+type AgentSession struct {
+	Source string `json:"source"`
+	Agent  string `json:"agent"`
+	Kind   string `json:"kind"`
+	Value  string `json:"value"`
+}
+
+// The kinds of AgentSession.
+const (
+	SessionKindID   = "id"
+	SessionKindPath = "path"
+)
 
 // Snapshot is herdr's SessionSnapshot: workspaces by position, tabs by
 // workspace then position, panes by workspace, tab, then layout order.

@@ -6,9 +6,9 @@
 // # Templates
 //
 // A template mixes literal text and token groups: "{icon} {proc|dir}".
-// Tokens: proc args dir agent task cwd title icon glyph status number index
-// host repo branch ticket workspace match and token.NAME (a pane metadata
-// token). A group with
+// Tokens: proc args dir agent task session cwd title icon glyph status
+// number index host repo branch ticket workspace match and token.NAME (a
+// pane metadata token). A group with
 // alternatives, {a|b|c}, takes the first non-empty value. "{{" and "}}" are
 // literal braces; a lone "}" or a "{" inside a group is an error.
 //
@@ -29,11 +29,12 @@
 // title. {status} is the tab's agent status ("" for unknown) and {icon} its
 // icon. {number} is herdr's stable tab number, {workspace} the workspace
 // label, {token.NAME} the lead pane's metadata token NAME. {proc}, {args},
-// {host}, {repo}, {branch}, {glyph} and {index} come from the caller
-// (Facts); a lead pane with a detected agent has no {proc} or {args}.
-// {task} is read from an agent pane's title (Task), {ticket} from the
-// branch (Ticket); {index} shows positions 1-9 only, and {branch} is empty
-// on the default branch with Config.HideDefaultBranch. {match} is set by the override rule that
+// {host}, {repo}, {branch}, {glyph}, {index} and {session} come from the
+// caller (Facts); a lead pane with a detected agent has no {proc} or
+// {args}, and one without has no {session} (the title of the agent's
+// session). {task} is read from an agent pane's title (Task), {ticket}
+// from the branch (Ticket); {index} shows positions 1-9 only, and
+// {branch} is empty on the default branch with Config.HideDefaultBranch. {match} is set by the override rule that
 // matched. Every value and every final name is sanitised (see Sanitize) and
 // cut to the configured display width (see Truncate).
 //

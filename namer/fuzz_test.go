@@ -14,10 +14,10 @@ import (
 // ./namer/` explores.
 func FuzzParseTemplate(f *testing.F) {
 	for _, s := range append(cloneStrings(templates), "{proc|}", "{", "}", "{{", "}}", "{a{b}}", "{token.x|dir}",
-		"{|}", "é{dir", "{proc|dir", "{{{proc}}}", "\x00{dir}\xff", "{token.}") {
+		"{|}", "é{dir", "{proc|dir", "{{{proc}}}", "\x00{dir}\xff", "{token.}", "{session|task}") {
 		f.Add(s)
 	}
-	vals := map[string]string{"proc": "p\x1b[0m", "dir": "d\u202e", "agent": "", "token.x": "\tx\n"}
+	vals := map[string]string{"proc": "p\x1b[0m", "dir": "d\u202e", "agent": "", "token.x": "\tx\n", "session": "s\x1b]0;t\x07\n2"}
 	f.Fuzz(func(t *testing.T, s string) {
 		tmpl, err := ParseTemplate(s)
 		if err != nil {

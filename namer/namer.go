@@ -106,8 +106,10 @@ type Plan struct {
 	// Which caller-supplied facts the template, or any rule that may still
 	// apply once {proc} is known, refers to. NeedsProc is false when the lead
 	// has an agent: such a pane has no {proc}. NeedsGlyph: the caller looks
-	// up Facts.Glyph (of the program, or of the agent).
-	NeedsProc, NeedsHost, NeedsRepo, NeedsBranch, NeedsGlyph bool
+	// up Facts.Glyph (of the program, or of the agent). NeedsSession: the
+	// lead has an agent and an agent session, and {session} is used; the
+	// caller reads Facts.Session.
+	NeedsProc, NeedsHost, NeedsRepo, NeedsBranch, NeedsGlyph, NeedsSession bool
 }
 
 // Plan picks the lead pane of a tab and the dir-only rule, and says which
@@ -160,6 +162,7 @@ func (n *Namer) Plan(tab herdr.Tab, ws herdr.Workspace, panes []herdr.Pane) Plan
 	p.NeedsRepo = uses&(1<<kRepo) != 0
 	p.NeedsBranch = uses&(1<<kBranch|1<<kTicket) != 0
 	p.NeedsGlyph = uses&(1<<kGlyph) != 0
+	p.NeedsSession = agent && p.Lead.AgentSession != nil && uses&(1<<kSession) != 0
 	return p
 }
 
@@ -187,6 +190,9 @@ type Facts struct {
 	// Index is the tab's 1-based position in its workspace (0: unknown);
 	// {index} shows 1-9, the positions herdr's alt+1..9 jump to.
 	Index int
+	// Session is {session}: the title of the lead pane's agent session
+	// (facts/session), ignored without an agent.
+	Session string
 }
 
 // Decision is what Decide concluded for one tab.
@@ -273,6 +279,7 @@ func (n *Namer) fill(vs *values, p Plan, f Facts) {
 		vs.v[kArgs] = Sanitize(f.Args)
 	} else {
 		vs.v[kTask] = Task(*lead)
+		vs.v[kSession] = Sanitize(f.Session)
 	}
 	vs.v[kGlyph] = Sanitize(f.Glyph)
 	if f.Index >= 1 && f.Index <= 9 {

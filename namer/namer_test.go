@@ -19,6 +19,7 @@ type scene struct {
 	tokens           map[string]string
 	host, repo       string
 	branch, wsLabel  string
+	session          string // the agent session's title, for an agent pane
 }
 
 func (s scene) plan(n *Namer) Plan {
@@ -34,11 +35,14 @@ func (s scene) plan(n *Namer) Plan {
 	ws := herdr.Workspace{ID: "w1", Number: 1, Label: s.wsLabel}
 	pane := herdr.Pane{ID: "w1:p1", TabID: tab.ID, WorkspaceID: "w1", Cwd: s.cwd, Agent: s.agent,
 		Title: s.title, TerminalTitleStripped: s.termTitle, Tokens: s.tokens, AgentStatus: st}
+	if s.agent != "" {
+		pane.AgentSession = &herdr.AgentSession{Source: "herdr:claude", Agent: s.agent, Kind: herdr.SessionKindID, Value: "s1"}
+	}
 	return n.Plan(tab, ws, []herdr.Pane{pane})
 }
 
 func (s scene) decide(n *Namer) Decision {
-	return n.Decide(s.plan(n), Facts{Proc: s.proc, Host: s.host, Repo: s.repo, Branch: s.branch})
+	return n.Decide(s.plan(n), Facts{Proc: s.proc, Host: s.host, Repo: s.repo, Branch: s.branch, Session: s.session})
 }
 
 func mustNew(t testing.TB, cfg Config) *Namer {
@@ -53,7 +57,7 @@ func mustNew(t testing.TB, cfg Config) *Namer {
 	return n
 }
 
-// The examples of issue 3, verbatim.
+// The examples people asked for, verbatim.
 func TestSeedExamples(t *testing.T) {
 	tests := []struct {
 		format string

@@ -28,6 +28,7 @@ func hostile() *rapid.Generator[string] {
 var templates = []string{
 	DefaultFormat, "{proc|agent}:{dir}", "{icon} {proc|dir}", "{number}:{dir}", "[{status}] {title|dir}",
 	"{workspace}/{cwd}", "{agent|proc} {token.k} {host|repo}@{branch}", "{{{match|dir}}}", "x{title}y{proc}z",
+	"{icon} {session|task|proc|dir}",
 }
 
 var agentStatuses = []herdr.AgentStatus{"idle", "working", "blocked", "done", "unknown", "", "weird"}
@@ -72,6 +73,7 @@ func TestPropRenderIsClean(t *testing.T) {
 			status: rapid.SampledFrom(agentStatuses).Draw(t, "status"), number: rapid.IntRange(0, 5000).Draw(t, "number"),
 			title: h.Draw(t, "title"), termTitle: h.Draw(t, "termTitle"), tokens: map[string]string{"k": h.Draw(t, "token")},
 			host: h.Draw(t, "host"), repo: h.Draw(t, "repo"), branch: h.Draw(t, "branch"), wsLabel: h.Draw(t, "ws"),
+			session: h.Draw(t, "session"),
 		}
 		d := s.decide(n)
 		assertClean(t, "Want", d.Want, maxLen)
@@ -134,6 +136,7 @@ func TestPropHumanLabelsSurvive(t *testing.T) {
 				s.agent = rapid.SampledFrom([]string{"", "", "claude"}).Draw(t, "agent")
 				s.status = rapid.SampledFrom(agentStatuses[:5]).Draw(t, "status")
 				s.title = rapid.SampledFrom([]string{"", "t"}).Draw(t, "title")
+				s.session = rapid.SampledFrom([]string{"", "login bug", "auth"}).Draw(t, "session")
 			case 1: // a person renames the tab
 				label, human = humanPool.Draw(t, "human"), true
 			case 2: // a daemon pass

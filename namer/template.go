@@ -24,6 +24,7 @@ const (
 	kWorkspace
 	kIndex
 	kTask
+	kSession
 	kTicket
 	kArgs
 	kGlyph
@@ -36,11 +37,11 @@ var kindNames = [numKinds]string{
 	kProc: "proc", kDir: "dir", kAgent: "agent", kCwd: "cwd", kTitle: "title",
 	kIcon: "icon", kStatus: "status", kNumber: "number", kHost: "host",
 	kRepo: "repo", kBranch: "branch", kWorkspace: "workspace", kIndex: "index",
-	kTask: "task", kTicket: "ticket", kArgs: "args", kGlyph: "glyph", kMatch: "match",
+	kTask: "task", kSession: "session", kTicket: "ticket", kArgs: "args", kGlyph: "glyph", kMatch: "match",
 	kToken: "token.NAME",
 }
 
-const knownTokens = "proc dir agent cwd title icon status number host repo branch workspace index task ticket args glyph match token.NAME"
+const knownTokens = "proc dir agent cwd title icon status number host repo branch workspace index task session ticket args glyph match token.NAME"
 
 // ref is one alternative of a token group.
 type ref struct {

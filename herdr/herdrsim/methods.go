@@ -98,6 +98,8 @@ var implemented = map[string]func(*Server, *params) (any, error){
 	"pane.rename":          (*Server).paneRename,
 	"pane.report_metadata": (*Server).paneReportMetadata,
 	"pane.report_agent":    (*Server).paneReportAgent,
+	// Every played protocol (17 to 22) has it.
+	"pane.report_agent_session": (*Server).paneReportAgentSession,
 }
 
 // dispatch answers one request; accepted is false when the params failed
@@ -546,9 +548,11 @@ func (s *Server) expireTokens(p *pane, reported map[string]string, ttl time.Dura
 }
 
 func (s *Server) paneReportAgent(pr *params) (any, error) {
-	pr.str("source", true)
+	source, _ := pr.str("source", true)
 	agent, _ := pr.str("agent", true)
 	state, _ := pr.str("state", true)
+	pr.str("message", false)
+	r := pr.sessionReport(source, agent)
 	if pr.err == nil {
 		switch herdr.AgentStatus(state) {
 		case herdr.StatusIdle, herdr.StatusWorking, herdr.StatusBlocked, herdr.StatusUnknown:
@@ -562,6 +566,17 @@ func (s *Server) paneReportAgent(pr *params) (any, error) {
 	}
 	if strings.TrimSpace(agent) == "" {
 		return nil, errf("invalid_agent", "agent must not be empty")
+	}
+	switch {
+	case nativeStateSources[r.source] && officialSources[r.source] == r.agent:
+		// herdr reads these agents' status off the screen: the report
+		// only tells the session.
+		p.recordSession(r)
+		return typeOnly{Type: "ok"}, nil
+	case identityOnlySources[r.source] && officialSources[r.source] == r.agent:
+		return typeOnly{Type: "ok"}, nil
+	case !p.recordAuthority(r):
+		return typeOnly{Type: "ok"}, nil
 	}
 	agent, status := strings.TrimSpace(agent), herdr.AgentStatus(state)
 	if status == herdr.StatusIdle && s.unseenCompletion(p, agent) {

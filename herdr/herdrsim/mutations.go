@@ -244,6 +244,7 @@ func (s *Server) setAgent(p *pane, agent string, status herdr.AgentStatus) {
 	before := p.presentation()
 	oldAgent := p.agent
 	oldStatus := p.agentStatus()
+	p.dropSessionOf(oldAgent, agent)
 	p.agent, p.status = agent, status
 	switch {
 	case agent == "":

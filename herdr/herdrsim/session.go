@@ -70,6 +70,9 @@ type pane struct {
 	stateLabels map[string]string
 	seqs        map[string]uint64 // last seq per metadata source
 	stateSeq    uint64            // the session's agent state change count at this pane's last change
+
+	session  *herdr.AgentSession // agent_session; replaced, never changed in place
+	hookSeqs map[string]uint64   // last seq per agent report source
 }
 
 // session is the fake's model of herdr's app state. All access holds Server.mu.
@@ -178,6 +181,10 @@ func (s *session) paneInfo(p *pane, protocol int) herdr.Pane {
 	if len(p.tokens) > 0 {
 		info.Tokens = maps.Clone(p.tokens)
 	}
+	if p.session != nil {
+		as := *p.session
+		info.AgentSession = &as
+	}
 	return info
 }
 
@@ -230,23 +237,24 @@ func (s *session) paneWire(p *pane, plays int) paneWire {
 
 // agentInfo is herdr's AgentInfo, for session.snapshot's agents list.
 type agentInfo struct {
-	TerminalID            string            `json:"terminal_id"`
-	Agent                 string            `json:"agent,omitempty"`
-	Title                 string            `json:"title,omitempty"`
-	TerminalTitle         string            `json:"terminal_title,omitempty"`
-	TerminalTitleStripped string            `json:"terminal_title_stripped,omitempty"`
-	DisplayAgent          string            `json:"display_agent,omitempty"`
-	AgentStatus           herdr.AgentStatus `json:"agent_status"`
-	StateLabels           map[string]string `json:"state_labels,omitempty"`
-	Tokens                map[string]string `json:"tokens,omitempty"`
-	WorkspaceID           string            `json:"workspace_id"`
-	TabID                 string            `json:"tab_id"`
-	PaneID                string            `json:"pane_id"`
-	Focused               bool              `json:"focused"`
-	StateChangeSeq        uint64            `json:"state_change_seq"`
-	Cwd                   string            `json:"cwd,omitempty"`
-	ForegroundCwd         string            `json:"foreground_cwd,omitempty"`
-	Revision              uint64            `json:"revision"`
+	TerminalID            string              `json:"terminal_id"`
+	Agent                 string              `json:"agent,omitempty"`
+	Title                 string              `json:"title,omitempty"`
+	TerminalTitle         string              `json:"terminal_title,omitempty"`
+	TerminalTitleStripped string              `json:"terminal_title_stripped,omitempty"`
+	DisplayAgent          string              `json:"display_agent,omitempty"`
+	AgentStatus           herdr.AgentStatus   `json:"agent_status"`
+	StateLabels           map[string]string   `json:"state_labels,omitempty"`
+	Tokens                map[string]string   `json:"tokens,omitempty"`
+	AgentSession          *herdr.AgentSession `json:"agent_session,omitempty"`
+	WorkspaceID           string              `json:"workspace_id"`
+	TabID                 string              `json:"tab_id"`
+	PaneID                string              `json:"pane_id"`
+	Focused               bool                `json:"focused"`
+	StateChangeSeq        uint64              `json:"state_change_seq"`
+	Cwd                   string              `json:"cwd,omitempty"`
+	ForegroundCwd         string              `json:"foreground_cwd,omitempty"`
+	Revision              uint64              `json:"revision"`
 }
 
 type layoutRect struct {
@@ -347,7 +355,7 @@ func (s *session) snapshot(version string, protocol, plays int) sessionSnapshot 
 					snap.Agents = append(snap.Agents, agentInfo{TerminalID: pi.TerminalID, Agent: pi.Agent,
 						Title: pi.Title, TerminalTitle: pi.TerminalTitle, TerminalTitleStripped: pi.TerminalTitleStripped,
 						DisplayAgent: pi.DisplayAgent, AgentStatus: pi.AgentStatus, StateLabels: pi.StateLabels,
-						Tokens: pi.Tokens, WorkspaceID: pi.WorkspaceID, TabID: pi.TabID, PaneID: pi.ID,
+						Tokens: pi.Tokens, AgentSession: pi.AgentSession, WorkspaceID: pi.WorkspaceID, TabID: pi.TabID, PaneID: pi.ID,
 						Focused: pi.Focused, StateChangeSeq: p.stateSeq, Cwd: pi.Cwd, ForegroundCwd: pi.ForegroundCwd, Revision: pi.Revision})
 				}
 			}

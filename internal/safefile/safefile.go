@@ -1,9 +1,10 @@
 // Package safefile opens the files the daemon reads from places other
 // users or programs can shape (the state file, the config file, git
-// metadata in any folder a pane visits) without ever blocking: a FIFO or a
-// device at such a path would otherwise hang the reader forever, as
-// anyone can make /tmp/.git a FIFO. Only regular files are read, and only
-// up to a bound.
+// metadata in any folder a pane visits, agent transcripts a herdr pane
+// points to) without ever blocking: a FIFO or a device at such a path
+// would otherwise hang the reader forever, as anyone can make /tmp/.git a
+// FIFO. Only regular files are read, and only up to a bound. OpenOwned
+// also refuses a symlink and a file another user owns.
 package safefile
 
 import (
@@ -13,9 +14,16 @@ import (
 	"os"
 )
 
-// ErrNotRegular is returned for a path that names a FIFO, a device, a
-// socket or a folder.
-var ErrNotRegular = errors.New("not a regular file")
+// Errors the opening functions wrap.
+var (
+	// ErrNotRegular is returned for a path that names a FIFO, a device, a
+	// socket or a folder.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrSymlink is returned by OpenOwned for a path that is a symlink.
+	ErrSymlink = errors.New("a symlink")
+	// ErrNotOwned is returned by OpenOwned for a file another user owns.
+	ErrNotOwned = errors.New("owned by another user")
+)
 
 // Open opens path for reading if it is a regular file, without blocking
 // on anything else; the error for another kind of file wraps
@@ -25,16 +33,43 @@ func Open(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
+	if _, err := regular(f, path); err != nil {
 		f.Close()
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
+	return f, nil
+}
+
+// OpenOwned is Open for a file that must also be no symlink (as its last
+// component: the caller resolves the folders) and be owned by uid. It
+// returns what the open file's stat said, so the caller sees the very
+// file it reads.
+func OpenOwned(path string, uid int) (*os.File, os.FileInfo, error) {
+	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := regular(f, path)
+	if err == nil {
+		err = checkOwner(path, fi, uid)
+	}
+	if err != nil {
 		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// regular stats the open file f and errs unless it is a regular file.
+func regular(f *os.File, path string) (os.FileInfo, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
 		return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
 	}
-	return f, nil
+	return fi, nil
 }
 
 // ReadFile reads a regular file of at most max bytes; a longer one is an

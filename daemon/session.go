@@ -1,0 +1,303 @@
+package daemon
+
+import (
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/session"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+)
+
+// maxSessionWatches bounds the folders watched for session files: each is
+// an inotify watch, a per-user resource. A pane past the bound gets its
+// title at each pass only.
+const maxSessionWatches = 64
+
+// sessionCoalesce is how long writes to a watched session file gather
+// before it is read: an agent appends lines in bursts, and one read per
+// burst is enough to see a new title well within a second.
+const sessionCoalesce = 100 * time.Millisecond
+
+// Sessions gives lead panes the title of their agent's session, for
+// {session}, and tells when a watched session file got a new title. herdr
+// says which session a pane's agent runs (agent_session, no event when it
+// changes); the file is read through facts/session, bounded and only when
+// it changed. Sessions is safe for concurrent use.
+type Sessions struct {
+	reader  *session.Reader
+	log     *slog.Logger
+	changed chan struct{}
+
+	mu      sync.Mutex
+	panes   map[string]*sessionPane // by pane id
+	dirs    map[string]int          // watched folder -> panes watching it
+	watcher *fsnotify.Watcher       // nil until a file is to be watched
+	failed  bool                    // fsnotify could not start: no watching
+	full    bool                    // the watch bound was hit (logged once)
+	dirty   map[string]bool         // watched files written since their last read
+	timer   *time.Timer             // the coalescing delay under way; nil: none
+	closed  bool
+	done    chan struct{} // closed when the watching goroutine ends
+}
+
+// sessionPane is one pane's session as last read.
+type sessionPane struct {
+	ref      session.Ref
+	path     string // the resolved session file; "" when there is none
+	title    string
+	watching bool // path's folder is watched on the pane's behalf
+}
+
+// NewSessions returns a Sessions reading with a facts/session Reader made
+// from opt (its Log defaults to log).
+func NewSessions(opt session.Options, log *slog.Logger) *Sessions {
+	if log == nil {
+		log = slog.Default()
+	}
+	if opt.Log == nil {
+		opt.Log = log
+	}
+	return &Sessions{reader: session.New(opt), log: log, changed: make(chan struct{}, 1),
+		panes: map[string]*sessionPane{}, dirs: map[string]int{}, dirty: map[string]bool{}}
+}
+
+// Changed receives after a watched session file was written and its title
+// is no longer the one Titles returned: a pass then shows the new title.
+// One receive stands for any number of changes.
+func (s *Sessions) Changed() <-chan struct{} { return s.changed }
+
+// BytesRead is how many bytes of session files have been read.
+func (s *Sessions) BytesRead() int64 { return s.reader.BytesRead() }
+
+// Titles returns the session title of each of panes that has one, by pane
+// id, and watches their session files from then on. A pane without an
+// agent session stops being watched.
+func (s *Sessions) Titles(panes []herdr.Pane) map[string]string {
+	out := make(map[string]string, len(panes))
+	for _, p := range panes {
+		ref, ok := sessionRef(p)
+		if !ok {
+			s.forget(p.ID)
+			continue
+		}
+		title, path := s.reader.Lookup(ref)
+		if title != "" {
+			out[p.ID] = title
+		}
+		s.track(p.ID, ref, path, title)
+	}
+	return out
+}
+
+// Prune stops watching for panes that are gone.
+func (s *Sessions) Prune(live map[string]bool) {
+	s.mu.Lock()
+	ids := make([]string, 0, len(s.panes))
+	for id := range s.panes {
+		if !live[id] {
+			ids = append(ids, id)
+		}
+	}
+	s.mu.Unlock()
+	for _, id := range ids {
+		s.forget(id)
+	}
+}
+
+// Close stops watching. Titles still reads afterwards, unwatched.
+func (s *Sessions) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	w, done := s.watcher, s.done
+	s.watcher = nil
+	s.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	err := w.Close()
+	<-done
+	return err
+}
+
+// sessionRef is what facts/session needs of p's agent session; false when
+// p has none it can read.
+func sessionRef(p herdr.Pane) (session.Ref, bool) {
+	as := p.AgentSession
+	if p.Agent == "" || as == nil || !session.Supported(as.Agent) {
+		return session.Ref{}, false
+	}
+	// Claude Code names the transcript's folder after the directory it
+	// started in: its own process's directory, which foreground_cwd is.
+	dir := p.ForegroundCwd
+	if dir == "" {
+		dir = p.Cwd
+	}
+	return session.Ref{Agent: as.Agent, Kind: as.Kind, Value: as.Value, Dir: dir}, true
+}
+
+// track records what was read for pane id and moves its watch to the
+// folder of path.
+func (s *Sessions) track(id string, ref session.Ref, path, title string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.panes[id]
+	if old != nil && old.path == path && old.watching {
+		old.ref, old.title = ref, title
+		return
+	}
+	if old != nil && old.watching {
+		s.release(filepath.Dir(old.path))
+	}
+	p := &sessionPane{ref: ref, path: path, title: title}
+	if path != "" {
+		p.watching = s.acquire(filepath.Dir(path))
+	}
+	s.panes[id] = p
+}
+
+// forget drops pane id and its watch.
+func (s *Sessions) forget(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.panes[id]; p != nil && p.watching {
+		s.release(filepath.Dir(p.path))
+	}
+	delete(s.panes, id)
+}
+
+// acquire watches dir for one more pane; false when it cannot. s.mu held.
+func (s *Sessions) acquire(dir string) bool {
+	if s.dirs[dir] > 0 {
+		s.dirs[dir]++
+		return true
+	}
+	if s.closed || !s.startWatcher() {
+		return false
+	}
+	if len(s.dirs) >= maxSessionWatches {
+		if !s.full {
+			s.full = true
+			s.log.Debug("session files: watch bound reached; the rest get their titles at each pass", "bound", maxSessionWatches)
+		}
+		return false
+	}
+	if err := s.watcher.Add(dir); err != nil {
+		s.log.Debug("session files: cannot watch folder", "dir", dir, "err", err)
+		return false
+	}
+	s.dirs[dir] = 1
+	return true
+}
+
+// release drops one pane's watch of dir. s.mu held.
+func (s *Sessions) release(dir string) {
+	if s.dirs[dir]--; s.dirs[dir] > 0 {
+		return
+	}
+	delete(s.dirs, dir)
+	if s.watcher != nil {
+		if err := s.watcher.Remove(dir); err != nil {
+			s.log.Debug("session files: unwatching folder", "dir", dir, "err", err)
+		}
+	}
+}
+
+// startWatcher makes the watcher on first need. s.mu held.
+func (s *Sessions) startWatcher() bool {
+	if s.watcher != nil {
+		return true
+	}
+	if s.failed {
+		return false
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		s.failed = true
+		s.log.Debug("session files: cannot watch; titles follow at each pass", "err", err)
+		return false
+	}
+	s.watcher, s.done = w, make(chan struct{})
+	go s.watch(w, s.done)
+	return true
+}
+
+// watch receives w's events until it is closed.
+func (s *Sessions) watch(w *fsnotify.Watcher, done chan struct{}) {
+	defer close(done)
+	for {
+		select {
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
+				s.written(ev.Name)
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+			s.log.Debug("session files: watch error", "err", err)
+		}
+	}
+}
+
+// written notes a write to file name and starts the coalescing delay.
+func (s *Sessions) written(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || !s.watched(name) {
+		return
+	}
+	s.dirty[name] = true
+	if s.timer == nil {
+		s.timer = time.AfterFunc(sessionCoalesce, s.reread)
+	}
+}
+
+// watched reports whether a pane's session file is name. s.mu held.
+func (s *Sessions) watched(name string) bool {
+	for _, p := range s.panes {
+		if p.watching && p.path == name {
+			return true
+		}
+	}
+	return false
+}
+
+// reread reads the titles of the panes whose files were written, and
+// signals Changed when one differs from what was last read.
+func (s *Sessions) reread() {
+	s.mu.Lock()
+	dirty := s.dirty
+	s.dirty, s.timer = map[string]bool{}, nil
+	todo := map[string]session.Ref{}
+	for id, p := range s.panes {
+		if dirty[p.path] {
+			todo[id] = p.ref
+		}
+	}
+	s.mu.Unlock()
+	changed := false
+	for id, ref := range todo {
+		title, _ := s.reader.Lookup(ref)
+		s.mu.Lock()
+		if p := s.panes[id]; p != nil && p.ref == ref && p.title != title {
+			p.title, changed = title, true
+		}
+		s.mu.Unlock()
+	}
+	if changed {
+		select {
+		case s.changed <- struct{}{}:
+		default:
+		}
+	}
+}

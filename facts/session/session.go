@@ -1,0 +1,191 @@
+// Package session reads the title an agent's session carries, for the
+// {session} template token: the name a person gave the session (Claude
+// Code's /rename, Codex's thread name, pi's /name, a user title in omp),
+// else the title the agent wrote itself (Claude Code's AI title or
+// summary, omp's automatic title). herdr says which session a pane's agent
+// runs (PaneInfo.agent_session): a session id, or the path of the session
+// file. docs/sessions.md describes each agent's format and its sources.
+//
+// A transcript can be hundreds of megabytes and grows while the agent
+// works, and the path herdr hands over is untrusted. So a file is read
+// only from its end, at most MaxRead bytes per call, and only when its
+// size or modification time moved since the last call (then only what was
+// appended); only a regular file the daemon's user owns is read, never a
+// FIFO or a device, and never through a symlink that leads out of the
+// agent's own folder. Whatever goes wrong leaves the title empty and is
+// logged once, at debug level.
+package session
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+)
+
+// MaxRead is the most bytes one call reads from a session file. A title
+// entry is a line of a few hundred bytes and the agents append it at the
+// end, so the last 256 KiB hold it unless a tool wrote more than that
+// since; a read this size costs well under a millisecond.
+const MaxRead = 256 << 10
+
+// maxTitle caps a title's length in bytes; namer cuts it to the tab's
+// width anyway.
+const maxTitle = 1024
+
+// maxFiles caps how many files' state a Reader keeps; the least recently
+// asked for goes first.
+const maxFiles = 256
+
+// Kinds of Ref, as herdr's agent_session names them.
+const (
+	KindID   = "id"
+	KindPath = "path"
+)
+
+// Ref names an agent session as herdr reports it.
+type Ref struct {
+	Agent string // herdr's agent label: "claude", "codex", "pi", "omp"
+	Kind  string // KindID or KindPath
+	Value string // the session id or the session file's path
+	// Dir is the pane's directory; it tells where Claude Code keeps the
+	// transcript of a session herdr knows by id.
+	Dir string
+}
+
+func (r Ref) String() string { return r.Agent + " " + r.Kind + " " + r.Value }
+
+// Options configure a Reader. The zero value reads the daemon user's
+// files under their home directory.
+type Options struct {
+	Home   string              // the daemon user's home; "" = os.UserHomeDir()
+	Getenv func(string) string // nil = os.Getenv: CLAUDE_CONFIG_DIR, CODEX_HOME, PI_CODING_AGENT_DIR
+	Log    *slog.Logger        // nil = slog.Default()
+	Now    func() time.Time    // nil = time.Now
+}
+
+// Reader reads session titles and remembers, per file, what it read. It
+// is safe for concurrent use.
+type Reader struct {
+	home   string
+	getenv func(string) string
+	log    *slog.Logger
+	now    func() time.Time
+	uid    int // the owner a session file must have
+
+	read atomic.Int64 // bytes read from session files, ever
+
+	mu     sync.Mutex
+	files  map[string]*fileState // by resolved path
+	found  map[string]located    // Claude Code transcripts found by id
+	logged map[string]string     // the failure last logged per Ref
+	tick   uint64                // use counter, for eviction
+	buf    []byte                // read buffer, up to MaxRead
+}
+
+// New returns a Reader.
+func New(o Options) *Reader {
+	r := &Reader{home: o.Home, getenv: o.Getenv, log: o.Log, now: o.Now, uid: os.Getuid(),
+		files: map[string]*fileState{}, found: map[string]located{}, logged: map[string]string{}}
+	if r.home == "" {
+		r.home, _ = os.UserHomeDir()
+	}
+	if r.getenv == nil {
+		r.getenv = os.Getenv
+	}
+	if r.log == nil {
+		r.log = slog.Default()
+	}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	return r
+}
+
+// BytesRead is how many bytes the Reader has read from session files so
+// far (stat calls and folder listings not counted).
+func (r *Reader) BytesRead() int64 { return r.read.Load() }
+
+// Supported reports whether the Reader knows where agent keeps its
+// sessions and how they name themselves.
+func Supported(agent string) bool {
+	_, ok := agents[agent]
+	return ok
+}
+
+// Title returns the title of ref's session, one line, or "" when there is
+// none or it cannot be read.
+func (r *Reader) Title(ref Ref) string {
+	title, _ := r.Lookup(ref)
+	return title
+}
+
+// Lookup is Title that also returns the file it read, resolved: a caller
+// watches it to learn of a new title. The path is "" when there is no
+// file (yet) or it may not be read.
+func (r *Reader) Lookup(ref Ref) (title, path string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	title, path, err := r.title(ref)
+	r.note(ref, err)
+	return title, path
+}
+
+func (r *Reader) title(ref Ref) (title, path string, err error) {
+	a, ok := agents[ref.Agent]
+	if !ok {
+		return "", "", fmt.Errorf("no session format known for agent %q", ref.Agent)
+	}
+	p, err := r.locate(a, ref)
+	if err != nil {
+		return "", "", err
+	}
+	f, err := r.refresh(a, p)
+	if err != nil {
+		return "", "", err
+	}
+	title = oneLine(a.pick(f, ref))
+	if title == "" && f.bad != nil {
+		return "", p, fmt.Errorf("%s: %w", p, f.bad)
+	}
+	return title, p, nil
+}
+
+// note logs err once per Ref and failure; a success forgets it, so the
+// next failure is logged again.
+func (r *Reader) note(ref Ref, err error) {
+	key := ref.String()
+	if err == nil {
+		delete(r.logged, key)
+		return
+	}
+	msg := err.Error()
+	if r.logged[key] == msg {
+		return
+	}
+	if len(r.logged) >= maxFiles {
+		clear(r.logged)
+	}
+	r.logged[key] = msg
+	r.log.Debug("session title: none", "agent", ref.Agent, "kind", ref.Kind, "session", ref.Value, "err", err)
+}
+
+// oneLine is the first line of s, trimmed, at most maxTitle bytes.
+func oneLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSpace(s)
+	if len(s) > maxTitle {
+		cut := maxTitle
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
+	return s
+}
