@@ -68,6 +68,9 @@ func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(m *s
 		return withExit(1, fmt.Errorf("%s not %s: %w", tabID, what, err))
 	}
 	st, warn := state.Load(path, sock)
+	if other := (*state.OtherServerError)(nil); errors.As(warn, &other) {
+		return withExit(1, fmt.Errorf("%s not %s: %w", tabID, what, other))
+	}
 	if warn != nil {
 		fmt.Fprintf(env.stderr, "herdrtabrenamer: warning: %v\n", warn)
 	}

@@ -88,11 +88,11 @@ func hookNudge(args []string) (*NudgeCmd, *Globals, bool) {
 	if !socketFlag {
 		g.Socket = os.Getenv("HERDRTABRENAMER_SOCKET")
 		if g.Socket == "" {
-			cf, err := loadConfigFile(configPathFromArgs(nil))
+			sock, err := configSocket(configPathFromArgs(nil))
 			if err != nil {
 				return nil, nil, false // let kong report it (or stay quiet)
 			}
-			g.Socket = cf.socket()
+			g.Socket = sock
 		}
 	}
 	if _, err := nudge.ParseWhen(c.When); err != nil {

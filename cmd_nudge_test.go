@@ -133,3 +133,62 @@ func TestHookNudgeFindsTheDaemonTheConfigNames(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkHookNudgeConfig is what the hooks' nudge spends on the config
+// file before it sends: a file with a socket key and 10,000 [glyphs].
+func BenchmarkHookNudgeConfig(b *testing.B) {
+	dir := b.TempDir()
+	b.Setenv("XDG_CONFIG_HOME", dir)
+	b.Setenv("HERDRTABRENAMER_SOCKET", "")
+	cfg := filepath.Join(dir, "herdrtabrenamer", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(manyGlyphs(10000)), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, g, ok := hookNudge([]string{"nudge", "--quiet", "w1:p1"}); !ok || g.Socket != "/run/herdr.sock" {
+			b.Fatal("the fast path did not find the socket")
+		}
+	}
+}
+
+// TestHookNudgeReadsOnlyTheSocket: the hooks' nudge reads the config file
+// up to its socket key and no further, so nothing later in the file, not
+// even a broken table, costs it time or stops it. A socket key it cannot
+// use sends it to the kong path, which says what is wrong.
+func TestHookNudgeReadsOnlyTheSocket(t *testing.T) {
+	tests := []struct {
+		name, body string
+		fast       bool
+		socket     string
+	}{
+		{"socket only", "socket = \"/a.sock\"\n", true, "/a.sock"},
+		{"a bad glyph after", "socket = \"/a.sock\"\n[glyphs]\nvim = 1\n", true, "/a.sock"},
+		{"broken TOML after", "socket = \"/a.sock\"\n[[rules]]\ndir = \n", true, "/a.sock"},
+		{"many keys after", manyGlyphs(50), true, "/run/herdr.sock"},
+		{"a socket key in a table is no socket", "[glyphs]\nsocket = \"x\"\n", true, ""},
+		{"no socket key", "format = \"{dir}\"\n", true, ""},
+		{"socket not a string", "socket = 1\n", false, ""},
+		{"broken TOML before", "format = \"{dir}\nsocket = \"/a.sock\"\n", false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Setenv("XDG_CONFIG_HOME", dir)
+			t.Setenv("HERDRTABRENAMER_SOCKET", "")
+			cfg := filepath.Join(dir, "herdrtabrenamer", "config.toml")
+			if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(cfg, []byte(tt.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, g, ok := hookNudge([]string{"nudge", "--quiet", "w1:p1"})
+			if ok != tt.fast || ok && g.Socket != tt.socket {
+				t.Fatalf("fast path %v socket %+v, want %v %q", ok, g, tt.fast, tt.socket)
+			}
+		})
+	}
+}

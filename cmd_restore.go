@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/contrib"
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -40,20 +42,13 @@ func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
 	}
 	// --force makes a person's label look ours: never for an undo.
 	opt.Force, opt.Apply = false, false
-	inst, pid, err := daemon.TakeOver(opt.Socket, c.Apply, stopWait)
-	switch {
-	case c.Apply && err != nil:
-		return withExit(1, fmt.Errorf("restore: %w; stop it, then run restore --apply again", err))
-	case c.Apply && pid != 0:
-		fmt.Fprintf(env.stdout, "stopped the daemon (pid %d): it would name the tabs again\n", pid)
-	case !c.Apply && errors.Is(err, daemon.ErrAlreadyRunning):
-		fmt.Fprintf(env.stdout, "would stop the daemon (pid %d) first: it would name the tabs again\n", pid)
-	case err != nil:
-		return withExit(1, fmt.Errorf("restore: %w", err))
+	release, err := c.takeOver(env, opt.Socket)
+	if err != nil {
+		return err
 	}
 	// Held until the end: a startup hook firing meanwhile exits quietly
 	// (--if-not-running) instead of renaming behind our back.
-	defer inst.Release()
+	defer release()
 
 	d, err := daemon.New(opt)
 	if err != nil {
@@ -76,32 +71,25 @@ func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
 	var forget []string
 	failed := 0
 	for _, r := range reps {
-		mem := d.State().Tabs[r.TabID]
-		number := strconv.Itoa(pos[r.TabID])
+		back, keep := giveBack(r, d.State().Tabs[r.TabID], pos[r.TabID])
 		switch {
-		case r.Judged == namer.Locked:
+		case back == "" && keep == "locked":
 			fmt.Fprintf(env.stdout, "left     %s %q: locked, a person chose to keep it\n", r.TabID, r.Label)
 			continue
-		case r.Judged != namer.Ours && (mem.Label == "" || r.Label != mem.Label):
-			who := "a person's name"
-			if r.Judged == namer.Herdrs {
-				who = "herdr's own label"
-			}
-			fmt.Fprintf(env.stdout, "left     %s %q: %s\n", r.TabID, r.Label, who)
+		case back == "":
+			fmt.Fprintf(env.stdout, "left     %s %q: %s\n", r.TabID, r.Label, keep)
 			// What we remember of it (our old label) is moot now.
-			forget = append(forget, r.TabID)
-			continue
-		case r.Label == number:
+		case r.Label == back:
 			fmt.Fprintf(env.stdout, "%s %s %q: already its number\n", forgot, r.TabID, r.Label)
 		case !c.Apply:
-			fmt.Fprintf(env.stdout, "would restore %s %q -> %q\n", r.TabID, r.Label, number)
+			fmt.Fprintf(env.stdout, "would restore %s %q -> %q\n", r.TabID, r.Label, back)
 		default:
-			if _, err := d.Client().RenameTab(ctx, r.TabID, number); err != nil {
+			if _, err := d.Client().RenameTab(ctx, r.TabID, back); err != nil {
 				failed++
-				fmt.Fprintf(env.stderr, "herdrtabrenamer: restore %s to %q: %v\n", r.TabID, number, err)
+				fmt.Fprintf(env.stderr, "herdrtabrenamer: restore %s to %q: %v\n", r.TabID, back, err)
 				continue
 			}
-			fmt.Fprintf(env.stdout, "restored %s %q -> %q\n", r.TabID, r.Label, number)
+			fmt.Fprintf(env.stdout, "restored %s %q -> %q\n", r.TabID, r.Label, back)
 		}
 		forget = append(forget, r.TabID)
 	}
@@ -125,6 +113,71 @@ func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
 		return withExit(1, fmt.Errorf("%d rename(s) failed", failed))
 	}
 	return nil
+}
+
+// giveBack is the label restore gives a tab: its position number when the
+// label is ours, the person's own text when the label is that text with
+// our position prefix (--index-prefix-all). Else back is "" and keep says
+// why the label stays: "locked", or whose it is.
+func giveBack(r daemon.TabReport, mem state.TabMemory, position int) (back, keep string) {
+	switch {
+	case r.Judged == namer.Locked:
+		return "", "locked"
+	case mem.PrefixedAs != "" && r.Label == mem.PrefixedAs:
+		return mem.PersonText, ""
+	case r.Judged == namer.Ours || mem.Label != "" && r.Label == mem.Label:
+		return strconv.Itoa(position), ""
+	case r.Judged == namer.Herdrs:
+		return "", "herdr's own label"
+	}
+	return "", "a person's name"
+}
+
+// takeOver claims the herdr server for the restore: its own claim first
+// (claimRestore), then the daemon's, stopping a running daemon with
+// --apply. release gives both back.
+func (c *RestoreCmd) takeOver(env *runEnv, sock string) (release func(), err error) {
+	mine, err := claimRestore(sock)
+	if err != nil {
+		return nil, withExit(1, err)
+	}
+	inst, pid, err := daemon.TakeOver(sock, c.Apply, stopWait)
+	switch {
+	case c.Apply && err != nil:
+		err = withExit(1, fmt.Errorf("restore: %w; stop it, then run restore --apply again", err))
+	case c.Apply && pid != 0:
+		fmt.Fprintf(env.stdout, "stopped the daemon (pid %d): it would name the tabs again\n", pid)
+	case !c.Apply && errors.Is(err, daemon.ErrAlreadyRunning):
+		fmt.Fprintf(env.stdout, "would stop the daemon (pid %d) first: it would name the tabs again\n", pid)
+		err = nil
+	case err != nil:
+		err = withExit(1, fmt.Errorf("restore: %w", err))
+	}
+	if err != nil {
+		mine.Release()
+		return nil, err
+	}
+	return func() { inst.Release(); mine.Release() }, nil
+}
+
+// claimRestore takes the restore claim of a herdr server, a lock beside
+// the daemon's, for the whole restore. A restore also holds the daemon's
+// claim, with its own pid in it, so a second restore would take it for
+// the daemon and stop it with SIGTERM halfway; with this claim taken
+// first, the second one stops here and signals no one.
+func claimRestore(sock string) (*daemon.Instance, error) {
+	if _, err := rundir.Dir(); err != nil {
+		return nil, fmt.Errorf("restore: %w", err)
+	}
+	path := strings.TrimSuffix(daemon.InstanceLockPath(sock), ".lock") + ".restore.lock"
+	inst, err := daemon.AcquireInstance(path)
+	if errors.Is(err, daemon.ErrAlreadyRunning) {
+		return nil, fmt.Errorf("restore: another restore (pid %d) is running for this herdr; let it finish, then run this one again", daemon.HolderPID(path))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("restore: %w", err)
+	}
+	return inst, nil
 }
 
 // positions maps each tab to its 1-based position in its workspace.

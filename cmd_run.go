@@ -223,11 +223,14 @@ func (c *RunCmd) Run(g *Globals, env *runEnv) error {
 // reloads turns each SIGHUP into a new configuration for the daemon,
 // built as at start from the re-read config file; log, whose level
 // follows --log-level, stays the daemon's logger. A configuration that
-// does not build is logged and skipped.
+// does not build is logged and skipped. Each outcome is recorded for
+// status (recordReload).
 func (c *RunCmd) reloads(ctx context.Context, g *Globals, env *runEnv, log *slog.Logger, level *slog.LevelVar) <-chan daemon.Options {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	reload := make(chan daemon.Options, 1)
+	// The herdr socket the daemon serves, resolved as at start.
+	sock, _ := herdr.ResolveSocketPath(g.Socket, os.LookupEnv)
 	go func() {
 		defer signal.Stop(hup)
 		for {
@@ -240,12 +243,14 @@ func (c *RunCmd) reloads(ctx context.Context, g *Globals, env *runEnv, log *slog
 			}
 			cli, cf, err := env.reparse()
 			if err != nil {
+				recordReload(log, sock, err)
 				log.Error("reload failed; keeping the old configuration", "err", err)
 				continue
 			}
 			renv := *env
 			renv.config = cf
 			no, err := cli.Run.build(&cli.Globals, &renv)
+			recordReload(log, sock, err)
 			if err != nil {
 				log.Error("reload failed; keeping the old configuration", "err", err)
 				continue
@@ -264,6 +269,19 @@ func (c *RunCmd) reloads(ctx context.Context, g *Globals, env *runEnv, log *slog
 		}
 	}()
 	return reload
+}
+
+// recordReload keeps the outcome of a reload where status reads it: a
+// refused reload is otherwise only in the log, while the daemon runs on
+// with its old configuration.
+func recordReload(log *slog.Logger, sock string, err error) {
+	r := rundir.Reload{PID: os.Getpid(), At: time.Now()}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	if werr := rundir.WriteReload(sock, r); werr != nil {
+		log.Warn("could not record the reload's outcome for status", "err", werr)
+	}
 }
 
 func (c *RunCmd) build(g *Globals, env *runEnv) (daemon.Options, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,9 +17,9 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/quote"
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -63,9 +64,10 @@ func (c *StatusCmd) checks(g *Globals, env *runEnv) []check {
 	if err != nil {
 		out = append(out, check{name: "herdr", found: err.Error(), fix: "start herdr, or pass --socket PATH"})
 	} else {
-		out = append(out, herdrCheck(sock), daemonCheck(sock), nudgeCheck(sock))
+		out = append(out, herdrCheck(sock))
+		out = append(out, daemonChecks(sock)...)
 	}
-	out = append(out, configCheck(env.config))
+	out = append(out, configCheck(g, env.config))
 	if sock != "" {
 		out = append(out, stateCheck(c.State, sock))
 	}
@@ -87,28 +89,84 @@ func herdrCheck(sock string) check {
 	return check{name: "herdr", ok: true, found: fmt.Sprintf("%s, protocol %d, socket %s", pong.Version, pong.Protocol, sock)}
 }
 
+// daemonChecks are the runtime folder, checked as run checks it, and what
+// a running daemon keeps there: its lock, its nudge socket and the record
+// of its last reload. A folder run would refuse ends the list: nothing in
+// it is the daemon's, and no daemon can start until it is fixed.
+func daemonChecks(sock string) []check {
+	rt, usable := runtimeCheck()
+	if !usable {
+		return []check{rt}
+	}
+	d, pid, since := daemonCheck(sock)
+	out := []check{rt, d, nudgeCheck(sock)}
+	if pid != 0 {
+		out = append(out, reloadCheck(sock, pid, since))
+	}
+	return out
+}
+
+// runtimeCheck looks at the runtime folder with run's own check
+// (rundir.Verify), without making or repairing it: status never writes.
+func runtimeCheck() (c check, usable bool) {
+	dir, err := rundir.Path()
+	if err != nil {
+		return check{name: "runtime", found: err.Error(), fix: "set XDG_RUNTIME_DIR (or HOME) to a folder of your own, then start the daemon"}, false
+	}
+	loose, err := rundir.Verify(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return check{name: "runtime", ok: true, found: dir + " (not made yet: run makes it)"}, true
+	case err != nil:
+		return check{name: "runtime", found: err.Error(), fix: "remove " + quote.POSIX(dir) + " if you did not make it, or set XDG_RUNTIME_DIR to a folder of your own"}, false
+	case loose:
+		return check{name: "runtime", ok: true, found: dir + " (others may enter: run makes it private)"}, true
+	}
+	return check{name: "runtime", ok: true, found: dir}, true
+}
+
 // daemonCheck reads the single-instance lock file, which the running
-// daemon fills with "pid N since TIME" and empties when it stops.
-func daemonCheck(sock string) check {
+// daemon fills with "pid N since TIME" and empties when it stops. pid is
+// the running daemon's, 0 when none runs.
+func daemonCheck(sock string) (c check, pid int, since time.Time) {
 	lock := daemon.InstanceLockPath(sock)
 	notRunning := check{name: "daemon", found: "not running for this herdr",
 		fix: "herdrtabrenamer run --apply (or install the plugin or a service: herdrtabrenamer init --help)"}
 	b, err := os.ReadFile(lock)
 	if err != nil {
-		return notRunning
+		return notRunning, 0, since
 	}
 	info := strings.TrimSpace(string(b))
-	pidText, since, _ := strings.Cut(strings.TrimPrefix(info, "pid "), " since ")
-	pid, err := strconv.Atoi(pidText)
+	pidText, sinceText, _ := strings.Cut(strings.TrimPrefix(info, "pid "), " since ")
+	pid, err = strconv.Atoi(pidText)
 	if err != nil || pid <= 0 {
-		return notRunning
+		return notRunning, 0, since
 	}
 	// A daemon killed with SIGKILL leaves its line behind: believe it only
 	// while that process exists.
 	if !processAlive(pid) {
-		return notRunning
+		return notRunning, 0, since
 	}
-	return check{name: "daemon", ok: true, found: fmt.Sprintf("running, pid %d since %s (lock %s)", pid, since, lock)}
+	since, _ = time.Parse(time.RFC3339, sinceText)
+	return check{name: "daemon", ok: true, found: fmt.Sprintf("running, pid %d since %s (lock %s)", pid, sinceText, lock)}, pid, since
+}
+
+// reloadCheck reads what the running daemon recorded of its last reload
+// (SIGHUP): one it refused leaves it on its old configuration. A record
+// of another process, or from before the daemon started, is an earlier
+// daemon's.
+func reloadCheck(sock string, pid int, since time.Time) check {
+	r, err := rundir.ReadReload(sock)
+	switch {
+	case errors.Is(err, os.ErrNotExist) || err == nil && (r.PID != pid || r.At.Before(since)):
+		return check{name: "reload", ok: true, found: "none since the daemon started"}
+	case err != nil:
+		return check{name: "reload", found: err.Error(), fix: fmt.Sprintf("kill -HUP %d (the daemon records its next reload)", pid)}
+	case r.Error != "":
+		return check{name: "reload", found: fmt.Sprintf("at %s the daemon refused the config and runs on the one before: %s", r.At.Format(time.RFC3339), r.Error),
+			fix: fmt.Sprintf("fix the config (the config line shows what run says), then: kill -HUP %d", pid)}
+	}
+	return check{name: "reload", ok: true, found: "config reloaded at " + r.At.Format(time.RFC3339)}
 }
 
 // processAlive asks the kernel with signal 0, which checks without
@@ -125,38 +183,89 @@ func processAlive(pid int) bool {
 	return err == nil || errors.Is(err, os.ErrPermission)
 }
 
+// nudgeCheck looks at the nudge socket as nudge reaches it (nudge.Probe,
+// which sends nothing): a file or a folder at its path fails every nudge.
 func nudgeCheck(sock string) check {
-	p := nudge.SocketPath(sock)
-	if _, err := os.Stat(p); err != nil {
-		return check{name: "nudge", found: "no socket at " + p + " (the daemon makes it)",
-			fix: "herdrtabrenamer run --apply"}
+	p, err := rundir.NudgeSocket(sock)
+	if err != nil {
+		return check{name: "nudge", found: err.Error(), fix: "set XDG_RUNTIME_DIR"}
+	}
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return check{name: "nudge", found: "no socket at " + p + " (the daemon makes it)", fix: "herdrtabrenamer run --apply"}
+	case err != nil:
+		return check{name: "nudge", found: err.Error(), fix: "check the runtime folder"}
+	case fi.Mode().Type() != os.ModeSocket:
+		return check{name: "nudge", found: fmt.Sprintf("%s is %s, not the daemon's socket: every nudge fails", p, fileKind(fi.Mode())),
+			fix: "remove it, then restart the daemon: it makes its socket when it starts"}
+	}
+	if err := nudge.Probe(p); err != nil {
+		return check{name: "nudge", found: err.Error(), fix: "herdrtabrenamer run --apply (a daemon that runs makes its socket again when restarted)"}
 	}
 	return check{name: "nudge", ok: true, found: "socket " + p}
 }
 
-// configCheck reports the file Main loaded, and compiles its rules as run
-// would, so a bad glob shows here and not first in the daemon's log.
-func configCheck(cf *configFile) check {
-	if cf == nil || cf.Path == "" {
-		return check{name: "config", ok: true, found: "none (defaults)"}
+// fileKind names the type of a file for a person.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeSymlink != 0:
+		return "a symlink"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeDevice != 0:
+		return "a device"
 	}
-	if errors.Is(cf.broken, os.ErrNotExist) {
+	return "not a socket"
+}
+
+// configCheck reports the file Main loaded, then compiles the whole
+// configuration as run does (buildAsRun): what run refuses, status shows,
+// with run's own error.
+func configCheck(g *Globals, cf *configFile) check {
+	if cf != nil && errors.Is(cf.broken, os.ErrNotExist) {
 		return check{name: "config", found: cf.broken.Error(), fix: "create the file, or stop naming it (--config, HERDRTABRENAMER_CONFIG)"}
 	}
-	if cf.broken != nil {
+	if cf != nil && cf.broken != nil {
 		return check{name: "config", found: cf.broken.Error(), fix: "fix that line, or start over from README's config example"}
+	}
+	if err := buildAsRun(g); err != nil {
+		return check{name: "config", found: err.Error(), fix: "fix it: run stops with this error"}
+	}
+	if cf == nil || cf.Path == "" {
+		return check{name: "config", ok: true, found: "none (defaults)"}
 	}
 	if _, err := os.Stat(cf.Path); err != nil {
 		return check{name: "config", ok: true, found: "none at " + cf.Path + " (defaults)"}
 	}
-	home, _ := os.UserHomeDir()
-	if _, err := namer.New(namer.Config{Format: "{dir}", Rules: cf.Rules, Home: home}); err != nil {
-		return check{name: "config", found: cf.atTable(err).Error(), fix: "fix that rule"}
-	}
-	if _, err := procinfo.New(procinfo.Options{Rewrites: cf.Rewrites}, nil); err != nil {
-		return check{name: "config", found: cf.atTable(err).Error(), fix: "fix that rewrite"}
-	}
 	return check{name: "config", ok: true, found: fmt.Sprintf("%s parses (%d rules, %d rewrites)", cf.Path, len(cf.Rules), len(cf.Rewrites))}
+}
+
+// buildAsRun compiles the configuration with run's own parse and build,
+// from the same file, environment and global flags, and returns the error
+// run would stop with. It reads the config file as run does and writes
+// nothing.
+func buildAsRun(g *Globals) error {
+	args := []string{"run"}
+	if g.Config != "" {
+		args = append(args, "--config="+g.Config)
+	}
+	if g.Socket != "" {
+		args = append(args, "--socket="+g.Socket)
+	}
+	cli, _, cf, err := parse(args, io.Discard, io.Discard, func(int) {})
+	if err != nil {
+		return err
+	}
+	if cf.broken != nil {
+		return cf.broken
+	}
+	_, err = cli.Run.build(&cli.Globals, &runEnv{stdout: io.Discard, stderr: io.Discard, config: cf})
+	return err
 }
 
 func stateCheck(flag, sock string) check {

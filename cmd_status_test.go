@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -242,5 +243,269 @@ func TestStateCheckDoesNotWrite(t *testing.T) {
 	}
 	if !os.SameFile(before, after) || !before.ModTime().Equal(after.ModTime()) {
 		t.Fatalf("status rewrote the state file (inode or mtime changed)")
+	}
+}
+
+// runRefuses runs `run` as a person would and returns its exit code and
+// the error it stops with.
+func runRefuses(t *testing.T) (int, string) {
+	t.Helper()
+	var errb bytes.Buffer
+	code := Main([]string{"run"}, &bytes.Buffer{}, &errb)
+	msg := strings.TrimPrefix(strings.TrimSpace(errb.String()), "herdrtabrenamer: ")
+	return code, msg
+}
+
+// statusSetup gives a test its own folders and a herdr socket path; herdr
+// need not run for these checks.
+func statusSetup(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, v := range []string{"XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME"} {
+		t.Setenv(v, filepath.Join(dir, v))
+		if err := os.Mkdir(filepath.Join(dir, v), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HERDR_SOCKET_PATH", filepath.Join(dir, "herdr.sock"))
+	return dir
+}
+
+// TestStatusAgreesWithRunOnConfig: each configuration `run` refuses is a
+// FIX in status, with run's own error.
+func TestStatusAgreesWithRunOnConfig(t *testing.T) {
+	tests := []struct {
+		name, body string
+		env        []string
+	}{
+		{"format", "format = \"{nope}\"\n", nil},
+		{"workspace-format", "workspace-format = \"{nope}\"\n", nil},
+		{"max-len", "max-len = -1\n", nil},
+		{"icons", "icons = \"bogus\"\n", nil},
+		{"alias", "alias = \"bogus\"\n", nil},
+		{"workspace", "workspace = \"bogus\"\n", nil},
+		{"poll", "poll = \"1ns\"\n", nil},
+		{"settle", "settle = \"-1s\"\n", nil},
+		{"format with rules", "format = \"{nope}\"\n[[rules]]\ndir = \"/a\"\nskip = true\n", nil},
+		{"no file, a bad environment variable", "", []string{"HERDRTABRENAMER_MAX_LEN", "-2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := statusSetup(t)
+			// A runtime folder run cannot use: should it accept the
+			// config, it stops there instead of running on.
+			blocker := filepath.Join(dir, "not-a-folder")
+			if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("XDG_RUNTIME_DIR", blocker)
+			if tt.body != "" {
+				cfg := filepath.Join(dir, "XDG_CONFIG_HOME", "herdrtabrenamer", "config.toml")
+				if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(cfg, []byte(tt.body), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.env != nil {
+				t.Setenv(tt.env[0], tt.env[1])
+			}
+			code, refusal := runRefuses(t)
+			if code != 2 || refusal == "" {
+				t.Fatalf("run: exit %d %q, want 2 and an error", code, refusal)
+			}
+			code, l := statusLines(t)
+			if code != 1 || !strings.HasPrefix(l["config"], "FIX") || !strings.Contains(l["config"], refusal) {
+				t.Fatalf("status: exit %d, config line %q; run said %q", code, l["config"], refusal)
+			}
+		})
+	}
+}
+
+// TestStatusAgreesWithRunOnRuntimeFolder: a runtime folder run refuses is
+// a FIX in status with run's own error, and nothing in status suggests
+// starting the daemon there. status looks without writing: a loose mode
+// that run would tighten stays as it was.
+func TestStatusAgreesWithRunOnRuntimeFolder(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, parent string) // makes parent/herdrtabrenamer
+	}{
+		{"a symlink", func(t *testing.T, parent string) {
+			if err := os.Symlink(t.TempDir(), filepath.Join(parent, rundir.Name)); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"another user's", func(t *testing.T, parent string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to give a folder away")
+			}
+			dir := filepath.Join(parent, rundir.Name)
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chown(dir, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a file", func(t *testing.T, parent string) {
+			if err := os.WriteFile(filepath.Join(parent, rundir.Name), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"no HOME and no XDG_RUNTIME_DIR", func(t *testing.T, _ string) {
+			t.Setenv("XDG_RUNTIME_DIR", "")
+			t.Setenv("XDG_CACHE_HOME", "")
+			t.Setenv("HOME", "")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := statusSetup(t)
+			tt.setup(t, filepath.Join(dir, "XDG_RUNTIME_DIR"))
+			code, refusal := runRefuses(t)
+			if code == 0 || refusal == "" {
+				t.Fatalf("run: exit %d %q, want a refusal", code, refusal)
+			}
+			var out bytes.Buffer
+			Main([]string{"status"}, &out, &bytes.Buffer{})
+			_, l := statusLines(t)
+			if !strings.HasPrefix(l["runtime"], "FIX") || !strings.Contains(l["runtime"], refusal) {
+				t.Errorf("runtime line %q; run said %q", l["runtime"], refusal)
+			}
+			if strings.Contains(out.String(), "run --apply") || strings.Contains(out.String(), " at  (") {
+				t.Errorf("status suggests a run that cannot start, or shows an empty path:\n%s", out.String())
+			}
+		})
+	}
+	t.Run("a loose mode run tightens", func(t *testing.T) {
+		dir := statusSetup(t)
+		rt := filepath.Join(dir, "XDG_RUNTIME_DIR", rundir.Name)
+		if err := os.Mkdir(rt, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(rt, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, l := statusLines(t)
+		if !strings.HasPrefix(l["runtime"], "ok") {
+			t.Errorf("runtime line %q, want ok: run makes it private and goes on", l["runtime"])
+		}
+		if fi, err := os.Stat(rt); err != nil || fi.Mode().Perm() != 0o755 {
+			t.Errorf("status changed the folder's mode: %v %v", fi.Mode(), err)
+		}
+	})
+}
+
+// TestStatusAgreesWithNudgeOnItsSocket: a file or a folder where the
+// nudge socket belongs fails every nudge (exit 3), and status says so
+// while the daemon's lock is held.
+func TestStatusAgreesWithNudgeOnItsSocket(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make func(path string) error
+	}{
+		{"a file", func(p string) error { return os.WriteFile(p, nil, 0o600) }},
+		{"a folder", func(p string) error { return os.Mkdir(p, 0o700) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			statusSetup(t)
+			t.Setenv("XDG_RUNTIME_DIR", shortTempDir(t)) // a socket path fits in 108 bytes
+			sock := os.Getenv("HERDR_SOCKET_PATH")
+			if _, err := rundir.Dir(); err != nil {
+				t.Fatal(err)
+			}
+			inst, err := daemon.AcquireInstance(daemon.InstanceLockPath(sock))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer inst.Release()
+			if err := tc.make(nudge.SocketPath(sock)); err != nil {
+				t.Fatal(err)
+			}
+			var errb bytes.Buffer
+			if code := Main([]string{"nudge", "w1:p1"}, &bytes.Buffer{}, &errb); code != 3 {
+				t.Fatalf("nudge: exit %d %s, want 3", code, errb.String())
+			}
+			_, l := statusLines(t)
+			if !strings.HasPrefix(l["daemon"], "ok") || !strings.HasPrefix(l["nudge"], "FIX") {
+				t.Fatalf("daemon line %q, nudge line %q; want the daemon ok and the nudge a FIX", l["daemon"], l["nudge"])
+			}
+		})
+	}
+}
+
+// shortTempDir is a temporary folder with a short path.
+func shortTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "htr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// TestStatusShowsTheDaemonsLastReload: a daemon that refuses the config
+// on SIGHUP keeps running on the old one, and status says so until a
+// reload succeeds.
+func TestStatusShowsTheDaemonsLastReload(t *testing.T) {
+	dir := statusSetup(t)
+	t.Setenv("XDG_RUNTIME_DIR", shortTempDir(t))
+	srv := herdrtest.Start(t)
+	t.Setenv("HERDR_SOCKET_PATH", srv.SocketPath())
+	cfg := filepath.Join(dir, "XDG_CONFIG_HOME", "herdrtabrenamer", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeCfg := func(body string) {
+		if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeCfg("format = \"{dir}\"\n")
+	daemonProc := exec.Command("herdrtabrenamer", "run")
+	if err := daemonProc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = daemonProc.Process.Signal(syscall.SIGTERM)
+		_ = daemonProc.Wait()
+	}()
+	line := func(name string) string { _, l := statusLines(t); return l[name] }
+	waitFor(t, "the daemon to start", func() bool {
+		return strings.Contains(line("daemon"), fmt.Sprintf("pid %d ", daemonProc.Process.Pid))
+	})
+
+	writeCfg("format = \"{nope}\"\n")
+	if err := daemonProc.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "status to show the refused reload", func() bool {
+		l := line("reload")
+		return strings.HasPrefix(l, "FIX") && strings.Contains(l, `unknown token "nope"`)
+	})
+	if l := line("daemon"); !strings.HasPrefix(l, "ok") {
+		t.Errorf("daemon line %q: it runs on, with its old configuration", l)
+	}
+
+	writeCfg("format = \"{proc}\"\n")
+	if err := daemonProc.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "status to show the reload that worked", func() bool {
+		return strings.HasPrefix(line("reload"), "ok")
+	})
+}
+
+// waitFor polls cond until it holds; a test that never sees it fails
+// after a while, however slow the machine.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
 	}
 }

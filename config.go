@@ -110,7 +110,8 @@ func loadConfigFile(path string, named bool) (*configFile, error) {
 func (cf *configFile) decode(b []byte) error {
 	var p unstable.Parser
 	p.Reset(b)
-	line := func(n *unstable.Node) int { return p.Shape(n.Raw).Start.Line }
+	lines := newLineIndex(b)
+	line := func(n *unstable.Node) int { return lines.line(int(n.Raw.Offset)) }
 	bad := func(l int, format string, args ...any) error {
 		return &ConfigError{Path: cf.Path, Line: l, Err: fmt.Errorf(format, args...)}
 	}
@@ -169,11 +170,33 @@ func (cf *configFile) decode(b []byte) error {
 	if err := p.Error(); err != nil {
 		var pe *unstable.ParserError
 		if errors.As(err, &pe) {
-			return bad(p.Shape(p.Range(pe.Highlight)).Start.Line, "%s", pe.Message)
+			return bad(lines.line(int(p.Range(pe.Highlight).Offset)), "%s", pe.Message)
 		}
 		return &ConfigError{Path: cf.Path, Err: err}
 	}
 	return nil
+}
+
+// lineIndex holds the offsets of a file's newlines, found in one scan, so
+// that a key's line is a binary search: the parser's own Shape counts
+// lines from the top of the file on every call, quadratic in a file of
+// many keys.
+type lineIndex []int
+
+func newLineIndex(b []byte) lineIndex {
+	var li lineIndex
+	for i, c := range b {
+		if c == '\n' {
+			li = append(li, i)
+		}
+	}
+	return li
+}
+
+// line is the 1-based line of the byte at offset.
+func (li lineIndex) line(offset int) int {
+	n, _ := slices.BinarySearch(li, offset)
+	return n + 1
 }
 
 // keyPath joins a dotted key and returns the line of its first part.
@@ -407,10 +430,43 @@ func (cf *configFile) Resolve(_ *kong.Context, _ *kong.Path, f *kong.Flag) (any,
 	return v.v, nil
 }
 
-// socket is the file's socket key, for the hooks' fast nudge path.
-func (cf *configFile) socket() string {
-	s, _ := cf.values["socket"].v.(string)
-	return s
+// configSocket reads the file's socket key and nothing after it, for the
+// hooks' nudge, which runs twice per shell command: top-level keys come
+// before the first table, so it stops at the key or at the first table.
+// A file that cannot be read that far, or a socket that is no string, is
+// an error, which the full load then states with its line.
+func configSocket(path string, named bool) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := safefile.ReadFile(path, maxConfigSize)
+	if errors.Is(err, os.ErrNotExist) && !named {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("config %s: %w", path, err)
+	}
+	var p unstable.Parser
+	p.Reset(b)
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			return "", nil
+		case unstable.KeyValue:
+			if key, _ := keyPath(e, func(*unstable.Node) int { return 0 }); key != "socket" {
+				continue
+			}
+			if v := e.Value(); v.Kind == unstable.String {
+				return string(v.Data), nil
+			}
+			return "", fmt.Errorf("config %s: socket: want a string", path)
+		}
+	}
+	if err := p.Error(); err != nil {
+		return "", fmt.Errorf("config %s: %w", path, err)
+	}
+	return "", nil
 }
 
 // atKey puts file and line on an error about a top-level key's value when

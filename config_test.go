@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,14 +97,37 @@ func TestConfigRuleErrorsPointAtTheirTable(t *testing.T) {
 	}
 }
 
-// The hooks' nudge reads the config file on every prompt to find the
-// socket: this is that cost for a typical file.
+// Every command but the hooks' nudge reads the whole file: this is that
+// cost for a typical one.
 func BenchmarkLoadConfigFile(b *testing.B) {
 	path := writeConfig(b, "format = \"{icon} {proc|dir}\"\nmax-len = 20\nsocket = \"/run/herdr.sock\"\n\n[[rules]]\ndir = \"~/projects/*\"\nformat = \"{proc|match}\"\n\n[[rules]]\ndir = \"/tmp/**\"\nskip = true\n\n[[rewrites]]\nmatch = '^python3?$'\nreplace = \"python\"\n")
 	b.ReportAllocs()
 	for b.Loop() {
 		cf, err := loadConfigFile(path, true)
-		if err != nil || cf.socket() == "" {
+		if err != nil || cf.values["socket"].v != "/run/herdr.sock" {
+			b.Fatal(err)
+		}
+	}
+}
+
+// manyGlyphs is a config file with n [glyphs] keys after a socket key.
+func manyGlyphs(n int) string {
+	var b strings.Builder
+	b.WriteString("socket = \"/run/herdr.sock\"\n\n[glyphs]\n")
+	for i := range n {
+		fmt.Fprintf(&b, "prog%d = \"x\"\n", i)
+	}
+	return b.String()
+}
+
+// BenchmarkLoadConfigFile10000Keys: parsing is linear in the file; each
+// key's line must not cost a scan from the top.
+func BenchmarkLoadConfigFile10000Keys(b *testing.B) {
+	path := writeConfig(b, manyGlyphs(10000))
+	b.ReportAllocs()
+	for b.Loop() {
+		cf, err := loadConfigFile(path, true)
+		if err != nil || len(cf.Glyphs) != 10000 {
 			b.Fatal(err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/glyphs"
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/session"
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
@@ -94,6 +95,9 @@ type Daemon struct {
 	// a person's rename reported right before the echo of ours means we
 	// overwrote a name someone set inside the last window.
 	flights *flights
+	// sessions reads agent session titles for {session}; in Run it also
+	// watches their files and wakes a pass when a title changes.
+	sessions *Sessions
 	// stream is the current subscription, written by the watcher.
 	stream struct {
 		gen   atomic.Uint64 // counts subscriptions
@@ -130,7 +134,11 @@ func New(opt Options) (*Daemon, error) {
 		fresh:   map[string]newProg{},
 		printed: map[string]string{},
 	}
+	d.sessions = d.newSessions()
 	st, warn := state.Load(opt.StatePath, opt.Socket)
+	if other := (*state.OtherServerError)(nil); errors.As(warn, &other) {
+		return nil, other
+	}
 	if warn != nil {
 		d.log.Warn("state file", "err", warn)
 	}
@@ -140,14 +148,21 @@ func New(opt Options) (*Daemon, error) {
 
 func (d *Daemon) now() time.Time { return d.clock() }
 
-// Once runs one pass and returns its reports.
+func (d *Daemon) newSessions() *Sessions {
+	return NewSessions(session.Options{Log: d.log, Now: d.clock}, d.log)
+}
+
+// Once runs one pass and returns its reports. Only Run watches session
+// files: a one-shot pass reads them and stops.
 func (d *Daemon) Once(ctx context.Context) ([]TabReport, error) {
+	defer d.sessions.Close()
 	reps, _, err := d.pass(ctx, passInput{})
 	return reps, err
 }
 
 // Explain decides every tab (or one) without renaming anything.
 func (d *Daemon) Explain(ctx context.Context, tabID string) ([]TabReport, error) {
+	defer d.sessions.Close()
 	reps, _, err := d.pass(ctx, passInput{onlyTab: tabID, plan: true})
 	if err == nil && tabID != "" && len(reps) == 0 {
 		return nil, fmt.Errorf("tab %s not found in the session at %s", tabID, d.client.SocketPath())
@@ -157,6 +172,7 @@ func (d *Daemon) Explain(ctx context.Context, tabID string) ([]TabReport, error)
 
 // PassStats runs one pass and returns its counters (benchmarks).
 func (d *Daemon) PassStats(ctx context.Context) (PassStats, error) {
+	defer d.sessions.Close()
 	_, st, err := d.pass(ctx, passInput{})
 	return st, err
 }
@@ -470,5 +486,7 @@ func (d *Daemon) reconfigure(opt Options) {
 	d.printed = map[string]string{}
 	// Cached programs were named with the old aliases and rewrites.
 	d.procs = map[string]*paneProc{}
+	// The next pass watches the session files the new format still needs.
+	d.sessions.Prune(nil)
 	d.log.Info("configuration reloaded")
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/glyphs"
@@ -9,6 +10,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // SameDir is namer.Config.SameDir on this machine: whether fgCwd is cwd
@@ -77,6 +79,12 @@ func (d *Daemon) prefixPeople(ctx context.Context, reports []TabReport, which []
 			continue
 		}
 		if err == nil {
+			// The person's text goes on disk before the rename: a label
+			// of ours whose text is lost would take a person's leading
+			// digit for our prefix, or the prefix for their text.
+			err = d.rememberPersonText(rep.TabID, d.personText(rep.TabID, rep.Label), rep.Want)
+		}
+		if err == nil {
 			_, err = d.client.RenameTab(ctx, rep.TabID, rep.Want)
 		}
 		if err != nil {
@@ -103,6 +111,29 @@ func (d *Daemon) personPrefix(tab herdr.Tab, verdict namer.Verdict, pos map[stri
 	if !d.opt.IndexPrefixAll || verdict != namer.Human {
 		return "", false
 	}
-	want := namer.IndexPrefix(tab.Label, pos[tab.ID])
+	want := namer.IndexPrefix(d.personText(tab.ID, tab.Label), pos[tab.ID])
 	return want, want != tab.Label
+}
+
+// personText is the text a person gave a tab showing label: the label
+// itself, unless it is the one we made of their text with a prefix.
+func (d *Daemon) personText(tabID, label string) string {
+	if m := d.state.Tabs[tabID]; m.PrefixedAs != "" && label == m.PrefixedAs {
+		return m.PersonText
+	}
+	return label
+}
+
+// rememberPersonText records, before the rename, that prefixed is the
+// person's text with our prefix.
+func (d *Daemon) rememberPersonText(tabID, text, prefixed string) error {
+	err := d.state.Update(func(tabs map[string]state.TabMemory) {
+		m := tabs[tabID]
+		m.PersonText, m.PrefixedAs = text, prefixed
+		tabs[tabID] = m
+	})
+	if err != nil {
+		return fmt.Errorf("not renamed: state not saved: %w", err)
+	}
+	return nil
 }

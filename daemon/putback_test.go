@@ -121,3 +121,36 @@ func TestSeveralRenamesInFlightKeepAPersonsRename(t *testing.T) {
 		t.Fatalf("tab shows %q, want the person's %q; renames %s", got, "mine now", strings.Join(rs, ", "))
 	}
 }
+
+// People's labels that begin with a digit and a space are their text, not
+// a prefix of ours: --index-prefix-all puts the position in front of the
+// whole label, and after a move replaces only the prefix it put there
+// itself, which the state file remembers with the text it went in front
+// of.
+func TestPrefixKeepsLabelsThatBeginWithADigit(t *testing.T) {
+	f := newFixture(t, "{dir}", func(o *Options) { o.IndexPrefixAll = true })
+	ws, first, _ := f.srv.NewWorkspace("main", home+"/a")
+	// Through the API: herdr's UI would trim "7 ".
+	c := herdr.New(f.srv.SocketPath())
+	var tabs []string
+	for _, l := range []string{"3 amigos", "1 on 1 notes", "7 ", "5 whys"} {
+		tab, _ := f.srv.NewTab(ws, home+"/b")
+		if _, err := c.RenameTab(context.Background(), tab, l); err != nil {
+			t.Fatal(err)
+		}
+		tabs = append(tabs, tab)
+	}
+	if _, err := c.RenameTab(context.Background(), first, "0 day"); err != nil {
+		t.Fatal(err)
+	}
+	f.once()
+	f.wantLabels("1 0 day", "2 3 amigos", "3 1 on 1 notes", "4 7 ", "5 5 whys")
+	f.srv.CloseTab(first)
+	f.once()
+	f.wantLabels("1 3 amigos", "2 1 on 1 notes", "3 7 ", "4 5 whys")
+	for i, want := range []string{"3 amigos", "1 on 1 notes", "7 ", "5 whys"} {
+		if m := f.d.State().Tabs[tabs[i]]; m.PersonText != want {
+			t.Errorf("tab %s remembers the person's text %q, want %q", tabs[i], m.PersonText, want)
+		}
+	}
+}

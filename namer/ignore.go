@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gobwas/glob"
-
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
 
@@ -49,16 +47,16 @@ func DefaultIgnore() []string {
 // quickList is a compiled ignore list.
 type quickList struct {
 	exact map[string]bool // plain names, the whole default list: one lookup
-	names []*glob.Pattern // other patterns on the program name
+	names []*linearGlob   // other patterns on the program name
 	// Patterns with a blank, on the command line, by their first word
 	// when it is plain ("git status*" under "git"), else under "".
-	lines map[string][]*glob.Pattern
+	lines map[string][]*linearGlob
 }
 
 const globMeta = `*?[]{}\!`
 
-// CheckIgnore checks one ignore pattern: a glob (gobwas/glob, no
-// separators) on the program name after launchers are looked through, so
+// CheckIgnore checks one ignore pattern: a glob (gobwas/glob syntax, no
+// separators, matched in time linear in the name) on the program name after launchers are looked through, so
 // "*sum" covers md5sum and sha256sum and "ls" covers `sudo ls`. A pattern
 // with a blank is matched against the whole command line ({args}) instead:
 // "git status*".
@@ -67,11 +65,11 @@ func CheckIgnore(pattern string) error {
 	return err
 }
 
-func compileIgnore(pattern string) (*glob.Pattern, error) {
+func compileIgnore(pattern string) (*linearGlob, error) {
 	if strings.TrimSpace(pattern) == "" {
 		return nil, fmt.Errorf("empty pattern (a program name or a glob like \"*sum\")")
 	}
-	g, err := glob.Compile(pattern)
+	g, err := compileLinear(pattern, false)
 	if err != nil {
 		return nil, fmt.Errorf("bad glob %q: %w", pattern, globReason(err, pattern, 0))
 	}
@@ -91,7 +89,7 @@ func (e *IgnoreError) Unwrap() error { return e.Err }
 // compileQuick builds the list from Config.Ignore (nil: DefaultIgnore) and
 // Config.ExtendIgnore.
 func compileQuick(ignore, extend []string) (quickList, error) {
-	q := quickList{exact: map[string]bool{}, lines: map[string][]*glob.Pattern{}}
+	q := quickList{exact: map[string]bool{}, lines: map[string][]*linearGlob{}}
 	for _, set := range []struct {
 		key  string
 		pats []string
@@ -135,12 +133,12 @@ func (q *quickList) line(s string) bool {
 }
 
 // anyMatch reports whether s is non-empty and some glob matches it.
-func anyMatch(globs []*glob.Pattern, s string) bool {
+func anyMatch(globs []*linearGlob, s string) bool {
 	if s == "" {
 		return false
 	}
 	for _, g := range globs {
-		if g.Match(s) {
+		if g.match(s) {
 			return true
 		}
 	}

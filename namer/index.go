@@ -10,20 +10,16 @@ import (
 // reach the first nine tabs of a workspace.
 const MaxIndex = 9
 
-// IndexPrefix is a person's label with its tab position in front, for
-// --index-prefix-all: "notes" at position 2 is "2 notes". A prefix of ours
-// already there ("3 notes" after a move) is replaced, and from position 10
-// on the bare label is given back. A label a person starts with a digit 1-9
-// and a space reads as carrying our prefix.
-func IndexPrefix(label string, index int) string {
-	base := label
-	if len(base) >= 2 && base[0] >= '1' && base[0] <= '9' && base[1] == ' ' {
-		base = base[2:]
+// IndexPrefix is a person's text with its tab position in front, for
+// --index-prefix-all: "notes" at position 2 is "2 notes", "3 amigos" at 1
+// is "1 3 amigos". From position 10 on (no jump key) and for "" the text
+// is given back as it is. The caller keeps the text: a label cannot tell
+// a prefix of ours from a person's own leading digit.
+func IndexPrefix(text string, index int) string {
+	if text == "" || index < 1 || index > MaxIndex {
+		return text
 	}
-	if base == "" || index < 1 || index > MaxIndex {
-		return base
-	}
-	return strconv.Itoa(index) + " " + base
+	return strconv.Itoa(index) + " " + text
 }
 
 // Positions gives each tab its 1-based position in its workspace from the

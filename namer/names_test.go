@@ -1,6 +1,7 @@
 package namer
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -99,6 +100,51 @@ func TestTask(t *testing.T) {
 		herdr.Pane{Agent: "claude", AgentStatus: herdr.StatusIdle, Cwd: "/x/api", TerminalTitle: "✳ Claude Code"}, Facts{})
 	if d.Want != "⚪ api" {
 		t.Errorf("no task: %q", d.Want)
+	}
+}
+
+func TestSessionToken(t *testing.T) {
+	session := &herdr.AgentSession{Source: "herdr:claude", Agent: "claude", Kind: herdr.SessionKindID, Value: "s1"}
+	claude := herdr.Pane{Agent: "claude", AgentSession: session, AgentStatus: herdr.StatusWorking, Cwd: "/x/api",
+		TerminalTitle: "⠂ Fix login redirect"}
+	const format = "{icon} {session|task|proc|dir}"
+	tests := []struct {
+		name        string
+		format      string
+		pane        herdr.Pane
+		f           Facts
+		want        string
+		needSession bool
+	}{
+		{"the session's title first", format, claude, Facts{Session: "auth redirect"}, "🟡 auth redirect", true},
+		{"no title: the task", format, claude, Facts{}, "🟡 Fix login redirect", true},
+		{"sanitised, one line", "{session}", claude, Facts{Session: " auth\x1b]0;evil\x07 \u202eredirect\nmore"}, "auth redirect more", true},
+		{"cut to max-len", "{session}", claude, Facts{Session: strings.Repeat("long ", 10)}, "long long long long lon…", true},
+		{"no agent: no session", format, herdr.Pane{Cwd: "/x/api"}, Facts{Proc: "vim", Session: "stale"}, "vim", false},
+		{"an agent without a session is not asked", format, herdr.Pane{Agent: "pi", AgentStatus: herdr.StatusIdle, Cwd: "/x/pi"}, Facts{}, "⚪ pi", false},
+		{"not in the template: not asked", "{task|dir}", claude, Facts{Session: "auth redirect"}, "Fix login redirect", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := mustNew(t, Config{Format: tt.format, MaxLen: DefaultMaxLen})
+			pane := tt.pane
+			pane.ID, pane.TabID, pane.WorkspaceID = "w1:p1", "w1:t1", "w1"
+			tab := herdr.Tab{ID: "w1:t1", WorkspaceID: "w1", Number: 1, Label: "1", AgentStatus: pane.AgentStatus}
+			if tab.AgentStatus == "" {
+				tab.AgentStatus = herdr.StatusUnknown
+			}
+			p := n.Plan(tab, herdr.Workspace{ID: "w1"}, []herdr.Pane{pane})
+			if p.NeedsSession != tt.needSession {
+				t.Errorf("NeedsSession = %v, want %v", p.NeedsSession, tt.needSession)
+			}
+			d := n.Decide(p, tt.f)
+			if d.Want != tt.want {
+				t.Errorf("Want = %q, want %q", d.Want, tt.want)
+			}
+			if v := d.Values["session"]; strings.ContainsAny(v, "\n\x1b") {
+				t.Errorf("Values[session] = %q", v)
+			}
+		})
 	}
 }
 
@@ -208,11 +254,11 @@ func TestIndexPrefix(t *testing.T) {
 		want  string
 	}{
 		{"notes", 2, "2 notes"},
-		{"2 notes", 3, "3 notes"}, // our old prefix replaced after a move
-		{"2 notes", 2, "2 notes"},
-		{"2 notes", 10, "notes"}, // no jump key from 10 on
+		{"3 amigos", 1, "1 3 amigos"}, // a person's leading digit is their text
+		{"notes", 10, "notes"},        // no jump key from 10 on
 		{"notes", 0, "notes"},
-		{"10 things", 1, "1 10 things"}, // not a prefix of ours
+		{"10 things", 1, "1 10 things"},
+		{"7 ", 2, "2 7 "},
 		{"2", 3, "3 2"},
 		{"", 1, ""},
 	}

@@ -133,21 +133,9 @@ func Send(socketPath, paneID string, when When) error {
 	if err != nil {
 		return err
 	}
-	if socketPath == "" {
-		_, err := rundir.Path()
-		return fmt.Errorf("nudge: %w", err)
-	}
-	// Each nudge tells when a command starts and ends: never hand that to
-	// a socket in a directory someone else controls.
-	if err := senderCheck(filepath.Dir(socketPath)); err != nil {
-		return err
-	}
-	conn, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: socketPath, Net: "unixgram"})
+	conn, err := dial(socketPath)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || isRefused(err) {
-			return fmt.Errorf("%w (no socket at %s)", ErrNoDaemon, socketPath)
-		}
-		return fmt.Errorf("nudge %s: %w", socketPath, err)
+		return err
 	}
 	defer conn.Close()
 	if err := write(conn, b); err != nil {
@@ -157,4 +145,39 @@ func Send(socketPath, paneID string, when When) error {
 		return fmt.Errorf("nudge %s: %w", socketPath, err)
 	}
 	return nil
+}
+
+// Probe reports whether Send would reach a daemon at socketPath, with
+// Send's own checks and errors, and sends nothing: connecting a datagram
+// socket only names the peer. status checks the nudge path with it.
+func Probe(socketPath string) error {
+	if err := Available(); err != nil {
+		return err
+	}
+	conn, err := dial(socketPath)
+	if err != nil {
+		return err
+	}
+	return conn.Close()
+}
+
+// dial connects to the daemon's nudge socket.
+func dial(socketPath string) (*net.UnixConn, error) {
+	if socketPath == "" {
+		_, err := rundir.Path()
+		return nil, fmt.Errorf("nudge: %w", err)
+	}
+	// Each nudge tells when a command starts and ends: never hand that to
+	// a socket in a directory someone else controls.
+	if err := senderCheck(filepath.Dir(socketPath)); err != nil {
+		return nil, err
+	}
+	conn, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: socketPath, Net: "unixgram"})
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || isRefused(err) {
+			return nil, fmt.Errorf("%w (no socket at %s)", ErrNoDaemon, socketPath)
+		}
+		return nil, fmt.Errorf("nudge %s: %w", socketPath, err)
+	}
+	return conn, nil
 }

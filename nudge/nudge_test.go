@@ -2,6 +2,7 @@ package nudge
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -159,4 +160,48 @@ func listen(t *testing.T) (string, *net.UnixConn) {
 	}
 	t.Cleanup(func() { c.Close() })
 	return path, c
+}
+
+// TestProbeAnswersAsSend: Probe fails where Send fails, with the same
+// error, and sends nothing where Send gets through.
+func TestProbeAnswersAsSend(t *testing.T) {
+	dir, err := os.MkdirTemp("", "nudge") // a short path: sun_path has 108 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	for _, tc := range []struct {
+		name string
+		make func(path string) error
+	}{
+		{"missing", func(string) error { return nil }},
+		{"a file", func(p string) error { return os.WriteFile(p, nil, 0o600) }},
+		{"a folder", func(p string) error { return os.Mkdir(p, 0o700) }},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-"))
+		if err := tc.make(path); err != nil {
+			t.Fatal(err)
+		}
+		perr, serr := Probe(path), Send(path, "w1:p1", WhenNow)
+		if !errors.Is(perr, ErrNoDaemon) || fmt.Sprint(perr) != fmt.Sprint(serr) {
+			t.Errorf("%s: Probe %v, Send %v; want the same ErrNoDaemon", tc.name, perr, serr)
+		}
+	}
+	path := filepath.Join(dir, "live")
+	c, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := Probe(path); err != nil {
+		t.Fatalf("Probe of a listening socket: %v", err)
+	}
+	if err := Send(path, "w1:p7", WhenNow); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, MaxDatagram)
+	n, err := c.Read(buf)
+	if m, derr := Decode(buf[:n]); err != nil || derr != nil || m.PaneID != "w1:p7" {
+		t.Fatalf("first datagram %q (%v, %v), want the nudge for w1:p7: Probe sent something", buf[:n], err, derr)
+	}
 }

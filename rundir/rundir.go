@@ -58,26 +58,35 @@ func Dir() (string, error) {
 // Check refuses a directory that is a symlink, not a directory, or owned
 // by another user, and tightens a loose mode of one we own to 0700.
 func Check(dir string) error {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return fmt.Errorf("runtime dir %s: %w", dir, err)
+	loose, err := Verify(dir)
+	if err != nil || !loose {
+		return err
 	}
-	if fi.Mode()&os.ModeSymlink != 0 {
-		return fmt.Errorf("runtime dir %s is a symlink; refusing to use it (remove it if you did not make it)", dir)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("runtime dir %s is not a directory; refusing to use it", dir)
-	}
-	if uid, ok := owner(fi); ok && uid != os.Geteuid() {
-		return fmt.Errorf("runtime dir %s is owned by uid %d, not by you (uid %d); refusing to use it", dir, uid, os.Geteuid())
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		// Ours and not a symlink: tightening cannot touch anyone else's.
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("runtime dir %s: make it private: %w", dir, err)
-		}
+	// Ours and not a symlink: tightening cannot touch anyone else's.
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("runtime dir %s: make it private: %w", dir, err)
 	}
 	return nil
+}
+
+// Verify is Check without the repair, for a look that must not write
+// (status): loose says that others may enter the directory, which Check
+// would then forbid.
+func Verify(dir string) (loose bool, err error) {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return false, fmt.Errorf("runtime dir %s: %w", dir, err)
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return false, fmt.Errorf("runtime dir %s is a symlink; refusing to use it (remove it if you did not make it)", dir)
+	}
+	if !fi.IsDir() {
+		return false, fmt.Errorf("runtime dir %s is not a directory; refusing to use it", dir)
+	}
+	if uid, ok := owner(fi); ok && uid != os.Geteuid() {
+		return false, fmt.Errorf("runtime dir %s is owned by uid %d, not by you (uid %d); refusing to use it", dir, uid, os.Geteuid())
+	}
+	return fi.Mode().Perm()&0o077 != 0, nil
 }
 
 // Key names one herdr server by its socket path in file names (the state

@@ -1,10 +1,13 @@
 package rundir
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPathWithoutXDGIsUnderTheUsersOwnCache(t *testing.T) {
@@ -145,5 +148,78 @@ func TestKeyIsShortAndPerServer(t *testing.T) {
 	a, b := Key("/run/user/1000/herdr.sock"), Key("/run/user/1000/herdr-work.sock")
 	if a == b || len(a) != 16 {
 		t.Fatalf("keys %q %q", a, b)
+	}
+}
+
+// TestVerifyIsCheckWithoutTheRepair: Verify refuses what Check refuses,
+// with the same error, and reports a loose mode without changing it.
+func TestVerifyIsCheckWithoutTheRepair(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, dir string)
+		loose bool
+	}{
+		{"private", mustMkdir, false},
+		{"loose", func(t *testing.T, dir string) {
+			mustMkdir(t, dir)
+			if err := os.Chmod(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"symlink", func(t *testing.T, dir string) {
+			if err := os.Symlink(t.TempDir(), dir); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"file", func(t *testing.T, dir string) {
+			if err := os.WriteFile(dir, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"missing", func(*testing.T, string) {}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), Name)
+			tc.plant(t, dir)
+			before, _ := os.Lstat(dir)
+			loose, verr := Verify(dir)
+			after, _ := os.Lstat(dir)
+			if before != nil && before.Mode() != after.Mode() {
+				t.Fatalf("Verify changed the mode: %v -> %v", before.Mode(), after.Mode())
+			}
+			if loose != tc.loose {
+				t.Errorf("loose = %v, want %v", loose, tc.loose)
+			}
+			if cerr := Check(dir); fmt.Sprint(cerr) != fmt.Sprint(verr) {
+				t.Errorf("Verify: %v; Check: %v; want the same refusal", verr, cerr)
+			}
+		})
+	}
+}
+
+// TestReloadRecord: a record reads back as written, and replaces the one
+// before; with none the error says so.
+func TestReloadRecord(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	if _, err := Dir(); err != nil {
+		t.Fatal(err)
+	}
+	const sock = "/run/herdr.sock"
+	if _, err := ReadReload(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("no record: %v, want os.ErrNotExist", err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, want := range []Reload{{PID: 7, At: at, Error: "format: bad"}, {PID: 7, At: at.Add(time.Second)}} {
+		if err := WriteReload(sock, want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadReload(sock)
+		if err != nil || got.PID != want.PID || !got.At.Equal(want.At) || got.Error != want.Error {
+			t.Fatalf("read %+v %v, want %+v", got, err, want)
+		}
+	}
+	path, _ := ReloadPath(sock)
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("record %v %v, want a private file", fi, err)
 	}
 }

@@ -42,6 +42,13 @@ type TabMemory struct {
 	// of ours that was on its way then and lands after the lock is put
 	// back to it.
 	LockedLabel string `json:"locked_label,omitempty"`
+	// PersonText and PrefixedAs: under --index-prefix-all, the label a
+	// person gave the tab and the label we made of it by putting its
+	// position in front. While the tab shows PrefixedAs, its person's text
+	// is PersonText: a later prefix replaces only ours, and restore gives
+	// the text back exactly.
+	PersonText string `json:"person_text,omitempty"`
+	PrefixedAs string `json:"prefixed_as,omitempty"`
 	// Released: the user handed a name back to us, even a person's.
 	Released bool `json:"released,omitempty"`
 	// MissingSince is when a full pass first did not see the tab.
@@ -143,6 +150,9 @@ func (s *State) reload() error {
 	if f.Version != Version {
 		return fmt.Errorf("state %s has version %d, want %d (starting with empty state)", s.Path, f.Version, Version)
 	}
+	if f.Server != "" && s.Server != "" && !sameServer(f.Server, s.Server) {
+		return &OtherServerError{Path: s.Path, Server: f.Server, Want: s.Server}
+	}
 	for id, m := range f.Tabs {
 		s.Tabs[id] = m
 	}
@@ -150,6 +160,28 @@ func (s *State) reload() error {
 		s.Workspaces[id] = m
 	}
 	return nil
+}
+
+// OtherServerError says the state file was written for another herdr
+// server: its labels say nothing about this server's tabs, and a person's
+// label here that matches one of ours there must not read as ours.
+type OtherServerError struct {
+	Path, Server, Want string
+}
+
+func (e *OtherServerError) Error() string {
+	return fmt.Sprintf("state %s belongs to the herdr server at %s, not %s: use --state auto, or another file per server", e.Path, e.Server, e.Want)
+}
+
+// sameServer says whether two socket paths name one server: the same
+// spelling, or the same socket file.
+func sameServer(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // ChangedOnDisk reports whether someone else wrote the file since we last
