@@ -27,7 +27,7 @@ func (f *fixture) caughtUp() []string {
 	return testutil.CaughtUp(f.t, f.srv, f.log.String)
 }
 
-// Issue 10.3: on 0.7/0.8 every (re)subscribe replays old events. Measured
+// On 0.7/0.8 every (re)subscribe replays old events. Measured
 // against the last snapshot they are old news: only the one full pass
 // after the subscribe runs.
 func TestReplayedEventsCostNoPass(t *testing.T) {
@@ -71,7 +71,7 @@ func TestReplayedEventsCostNoPass(t *testing.T) {
 	}
 }
 
-// Issue 10.3: a pane.updated that changed nothing a name is made of (a
+// A pane.updated that changed nothing a name is made of (a
 // plugin's metadata-token spinner the templates do not read) costs no
 // pass; a change a template reads still does.
 func TestTokenSpinnerCostsNoPass(t *testing.T) {
@@ -102,7 +102,7 @@ func TestTokenSpinnerCostsNoPass(t *testing.T) {
 	waitFor(t, "rename after a title change", func() bool { return f.labels()[0] == "build" })
 }
 
-// Issue 10.2: on 0.9 a lagging stream ends with an events_lost error
+// On 0.9 a lagging stream ends with an events_lost error
 // line. The daemon resubscribes at once and runs one full pass.
 func TestEventsLostResubscribesWithOneFullPass(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())

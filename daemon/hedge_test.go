@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Lever 2 of issue 13 inside a pass: a pass someone waits for sends a late
+// Inside a pass: a pass someone waits for sends a late
 // snapshot again and counts it; a poll pass never does, however late.
 func TestPassHedgesOnlyWhenSomeoneWaits(t *testing.T) {
 	for _, tc := range []struct {

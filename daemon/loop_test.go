@@ -191,8 +191,8 @@ func TestInstanceLockFollowsNoSymlink(t *testing.T) {
 	}
 }
 
-// A failed pane.process_info is no fact (DESIGN.md: "never cache an empty
-// or failed answer as a fact"), and it must not be acted on either: one
+// A failed pane.process_info is no fact (an empty or failed answer is
+// never cached as one), and it must not be acted on either: one
 // dropped reply should not rename a tab running vim to its directory and
 // back again on the next pass.
 func TestFailedProcessInfoCausesNoFlicker(t *testing.T) {

@@ -39,7 +39,7 @@ func releaseTab(t *testing.T, f *fixture, tab string, lock bool) {
 	}
 }
 
-// Issue 11.1: a release on a tab that already carries our name ends at
+// A release on a tab that already carries our name ends at
 // once; it must not hand a person's later name to us.
 func TestReleaseEndsWhenTheTabAlreadyHasOurName(t *testing.T) {
 	f := newFixture(t, "{dir}", nil)
@@ -57,7 +57,7 @@ func TestReleaseEndsWhenTheTabAlreadyHasOurName(t *testing.T) {
 	f.wantLabels("my notes")
 }
 
-// Issue 11.2: a person's rename, or a lock, that lands after the pass read
+// A person's rename, or a lock, that lands after the pass read
 // the session and before it renames must win.
 func TestMidPassRenameOrLockSurvives(t *testing.T) {
 	for _, tc := range []struct {
@@ -90,7 +90,7 @@ func TestMidPassRenameOrLockSurvives(t *testing.T) {
 	}
 }
 
-// Issue 11.3: a rename whose pending label cannot be saved must not go
+// A rename whose pending label cannot be saved must not go
 // out; after a restart it would read as a person's name forever.
 func TestNoRenameWithoutASavedPendingLabel(t *testing.T) {
 	blocker := filepath.Join(t.TempDir(), "file")
@@ -108,7 +108,7 @@ func TestNoRenameWithoutASavedPendingLabel(t *testing.T) {
 	}
 }
 
-// Issue 11.3, and why a pass writes the state file twice (daemon/pass.go):
+// Why a pass writes the state file twice (daemon/pass.go):
 // when herdr applies a rename, the label it sets is already on disk as
 // pending, so a daemon killed before the reply comes back still reads the
 // label as its own after a restart.
@@ -143,7 +143,7 @@ func TestPendingLabelIsOnDiskBeforeTheRename(t *testing.T) {
 	}
 }
 
-// Issue 11.4: a killed daemon's tab.rename may land after the next
+// A killed daemon's tab.rename may land after the next
 // daemon's own rename. Every label that may still land reads as ours.
 func TestLateRenameOfAKilledDaemonStaysOurs(t *testing.T) {
 	f := newFixture(t, "{dir}", nil)
@@ -198,7 +198,7 @@ func writeState(t *testing.T, path string, tabs map[string]any) {
 	}
 }
 
-// Issue 11.6: a server that acks every subscription and closes it at once
+// A server that acks every subscription and closes it at once
 // must not be hammered: resubscribes back off like reconnects, and each
 // costs at most one pass. The daemon logs each pause it takes; the pauses
 // must double from backoffMin (each is half its step plus jitter), and no
@@ -240,7 +240,7 @@ type remoteInspector struct{ fakeInspector }
 
 func (remoteInspector) ForegroundPGID(int) (int, error) { return 0, os.ErrNotExist }
 
-// Issue 11.7: when process_info is slow and pids are not local, a pass
+// When process_info is slow and pids are not local, a pass
 // that cannot ask about every pane in time still renames what it decided,
 // later passes finish the rest, and answers are reused while the pane's
 // revision stays put.
@@ -310,7 +310,7 @@ func startRun(t *testing.T, d *Daemon) <-chan error {
 	return res
 }
 
-// Issue 11.5: the runtime dir must be private; one another user made, or a
+// The runtime dir must be private; one another user made, or a
 // symlink planted there, is refused with an error naming it.
 func TestRuntimeDirIsPrivateOrRefused(t *testing.T) {
 	for _, tc := range []struct {
@@ -376,7 +376,7 @@ func TestRuntimeDirLooseModeIsTightened(t *testing.T) {
 	}
 }
 
-// Issue 11.9: one herdr reached through two spellings of its socket path
+// One herdr reached through two spellings of its socket path
 // gets one daemon.
 func TestOneDaemonPerServerWhateverThePathSpelling(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
@@ -404,7 +404,7 @@ func TestOneDaemonPerServerWhateverThePathSpelling(t *testing.T) {
 	}
 }
 
-// Issue 11.9: wiping the runtime dir under a running daemon (a logout
+// Wiping the runtime dir under a running daemon (a logout
 // cleaning /run/user) must not let a second one start.
 func TestWipedRuntimeDirLetsNoSecondDaemonStart(t *testing.T) {
 	rt := t.TempDir()
@@ -443,7 +443,7 @@ func TestWipedRuntimeDirLetsNoSecondDaemonStart(t *testing.T) {
 	})
 }
 
-// Issue 11.8: names come from programs and folders; what `run` (dry run)
+// Names come from programs and folders; what `run` (dry run)
 // and `explain` print must carry no escape sequence to the terminal.
 func TestReportsAndDryRunCarryNoControlCharacters(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Apply = false })
@@ -474,7 +474,7 @@ func TestReportsAndDryRunCarryNoControlCharacters(t *testing.T) {
 	_ = b
 }
 
-// Issue 11.10: a reload cannot switch state files under a running daemon
+// A reload cannot switch state files under a running daemon
 // (the labels it set are in the old one and would read as a person's):
 // it says so and keeps the old file, rather than claiming success.
 func TestReloadThatChangesTheStateFileIsRefusedClearly(t *testing.T) {
@@ -498,7 +498,7 @@ func TestReloadThatChangesTheStateFileIsRefusedClearly(t *testing.T) {
 	}
 }
 
-// Issue 11.2, the last window: herdr has no conditional rename, so a
+// The last window: herdr has no conditional rename, so a
 // person's rename landing between our re-read and our tab.rename is
 // overwritten. The event stream shows it (their tab.renamed before our
 // echo), and the daemon puts their name back.
@@ -551,7 +551,7 @@ func mustEncode(t *testing.T, pane string) []byte {
 	return b
 }
 
-// Issue 11.5: the holder named in "already running" comes from a file
+// The holder named in "already running" comes from a file
 // another process wrote; no escape sequence from it reaches a terminal.
 func TestAlreadyRunningMessageCarriesNoEscapes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")

@@ -72,7 +72,7 @@ func realisticSnapshotLine(tb testing.TB, n int) []byte {
 	return line
 }
 
-// BenchmarkSnapshotDecodeLibraries answers issue 12's question: does
+// BenchmarkSnapshotDecodeLibraries answers the question: does
 // goccy/go-json earn its place at the sessions people have (<= 200 panes)?
 // Same reply, same target type, both libraries.
 //

@@ -121,7 +121,7 @@ func (c *Client) Warm(d time.Duration) {
 	defer p.mu.Unlock()
 	if d <= 0 {
 		p.until = time.Time{}
-		p.nudge()
+		p.wake()
 		return
 	}
 	if u := p.now().Add(d); u.After(p.until) {
@@ -145,7 +145,7 @@ func (c *Client) Cool() {
 	p.mu.Lock()
 	p.until = time.Time{}
 	done := p.done
-	p.nudge()
+	p.wake()
 	p.mu.Unlock()
 	if done != nil {
 		<-done
@@ -159,7 +159,9 @@ func (c *Client) WarmStats() WarmStats {
 	return c.warm.stats
 }
 
-func (p *warmPool) nudge() {
+// wake tells keep to look at the pool again (a spell began or was
+// renewed, a connection was taken).
+func (p *warmPool) wake() {
 	select {
 	case p.kick <- struct{}{}:
 	default:
@@ -305,7 +307,7 @@ func (p *warmPool) take() (net.Conn, time.Time, bool) {
 	s.conn = nil
 	s.due = p.gapLocked(now, best)
 	p.stats.Used++
-	p.nudge()
+	p.wake()
 	return conn, phase, true
 }
 

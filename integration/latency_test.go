@@ -17,7 +17,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
 
-// Issue 13: what makes a name follow a program within a frame. These tests
+// What makes a name follow a program within a frame. These tests
 // count requests and passes, never time them: the machine is shared, and
 // the figures live in integration/bench.
 
@@ -99,7 +99,7 @@ func cd(srv *herdrtest.Server, pane, dir string) {
 }
 
 // hedged counts the reads of method the daemon sent a second time since
-// its log had mark bytes: event passes may hedge (issue 13, lever 2), and a
+// its log had mark bytes: event passes may hedge (hedged reads), and a
 // hedge is one more call of the method without being one more pass. The
 // daemon must run with --log-level debug.
 func hedged(d *daemonProc, mark int, method string) int {

@@ -1,6 +1,6 @@
 package integration
 
-// Ownership guarantees of the built daemon (issue 11): a person's name is
+// Ownership guarantees of the built daemon: a person's name is
 // never overwritten, labels a killed daemon leaves in flight stay ours,
 // hostile servers and big sessions do not turn the daemon into a busy
 // loop. Each test logs the figure the issue asks for.
@@ -225,7 +225,7 @@ func lastLog(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// Issue 11.10: a poll so short it would be a busy loop is refused with a
+// A poll so short it would be a busy loop is refused with a
 // clear error.
 func TestOwnershipPollLowerBound(t *testing.T) {
 	sb := newSandbox(t)
@@ -298,7 +298,7 @@ func (s *ackCloseServer) serve(c net.Conn) {
 	_, _ = c.Write(append(b, '\n'))
 }
 
-// Issue 10.3 on the protocols that replay (19, 20): after a resubscribe
+// On the protocols that replay (19, 20): after a resubscribe
 // the replayed backlog costs no pass beyond the one full pass, and a
 // metadata-token spinner no template reads costs none at all.
 func TestOwnershipReplayAndSpinnerCostNoPass(t *testing.T) {

@@ -24,6 +24,11 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
+// everyProtocol runs an ownership case on herdrsim playing every protocol
+// the daemon supports, beside real herdr 0.8.2: 0.7 (19) and earlier
+// replay history on every subscribe like 0.8, 0.9 (22) does not.
+var everyProtocol = worldOptions{Protocols: []int{17, 19, 22}}
+
 // TestRealHerdrPersonRenameRace: a person renames a tab 0-30 ms after a
 // nudge started a pass that renames it (its shell has just changed
 // directory). Whatever moment of the pass the person's rename lands in,
@@ -31,14 +36,14 @@ import (
 // daemon's first stream has delivered its history, where the daemon puts
 // back a rename that landed inside its own at its echo.
 func TestRealHerdrPersonRenameRace(t *testing.T) {
-	onWorlds(t, worldOptions{}, func(t *testing.T, w world) { personRenameRace(t, w, true) })
+	onWorlds(t, everyProtocol, func(t *testing.T, w world) { personRenameRace(t, w, true) })
 }
 
 // TestRealHerdrPersonRenameRaceDuringReplay is the same race in the first
 // seconds of a daemon, while its first stream may still replay herdr's
 // history: the fate of each rename is known when the replay ends.
 func TestRealHerdrPersonRenameRaceDuringReplay(t *testing.T) {
-	onWorlds(t, worldOptions{}, func(t *testing.T, w world) { personRenameRace(t, w, false) })
+	onWorlds(t, everyProtocol, func(t *testing.T, w world) { personRenameRace(t, w, false) })
 }
 
 // personRenameRace runs one trial per tab of a 40-tab session, after the
@@ -96,7 +101,7 @@ func personRenameRace(t *testing.T, w world, pastReplay bool) {
 // when the pass's rename lands after lock read it.
 func TestRealHerdrLockRace(t *testing.T) {
 	const tabs = 20
-	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
+	onWorlds(t, everyProtocol, func(t *testing.T, w world) {
 		sb := w.Sandbox()
 		ws, tabIDs, panes := raceSession(t, w, tabs, "a")
 		d := startWorldDaemon(t, w, "--format", "{dir}", "--poll", "3s")
@@ -216,7 +221,7 @@ func labelLook(t *testing.T, w world) func(tab string) string {
 // label the last daemon wants, none is left frozen as a person's.
 func TestRealHerdrSIGKILLWithImmediateRestartLosesNoLabel(t *testing.T) {
 	const tabs, rounds = 4, 30
-	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
+	onWorlds(t, everyProtocol, func(t *testing.T, w world) {
 		sb := w.Sandbox()
 		ws, tabIDs, panes := raceSession(t, w, tabs, "k0-")
 		k := &killTrial{t: t, w: w, tabIDs: tabIDs, panes: panes,

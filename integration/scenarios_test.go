@@ -133,7 +133,7 @@ func TestLifecycleRenamesInOrder(t *testing.T) {
 	step("cd (shell cwd)", "api", func() { srv.SetCwd(pane, sb.HomePath("src", "api")) })
 	step("cd (OSC 7)", "nixos", func() {
 		// A shell that reports OSC 7 has moved too; foreground_cwd wins
-		// over a report alone (issue 15).
+		// over a report alone.
 		srv.SetCwd(pane, sb.HomePath("opt", "nixos"))
 		srv.ReportOSC7(pane, sb.HomePath("opt", "nixos"))
 	})

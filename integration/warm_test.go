@@ -10,7 +10,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
-// Issue 13: after a shell hook's nudge the daemon keeps connections open
+// After a shell hook's nudge the daemon keeps connections open
 // so that the renames that follow skip herdr's 100 ms read poll; with no
 // nudge it holds none, and it never lets herdr time one out.
 

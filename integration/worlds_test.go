@@ -54,7 +54,10 @@ type world interface {
 // skips, with the build command, when no real herdr is built.
 func onWorlds(t *testing.T, opts worldOptions, c func(t *testing.T, w world)) {
 	t.Helper()
-	t.Run("herdrsim", func(t *testing.T) { c(t, newSimWorld(t, opts)) })
+	t.Run("herdrsim", func(t *testing.T) { c(t, newSimWorld(t, opts, 20)) })
+	for _, p := range opts.Protocols {
+		t.Run(fmt.Sprintf("herdrsim%d", p), func(t *testing.T) { c(t, newSimWorld(t, opts, p)) })
+	}
 	t.Run("RealHerdr", func(t *testing.T) { c(t, newRealWorld(t, opts)) })
 }
 
@@ -65,6 +68,9 @@ type worldOptions struct {
 	// HerdrConfig is more of real herdr's config.toml (herdrsim has no
 	// config).
 	HerdrConfig string
+	// Protocols adds worlds of herdrsim playing these protocols besides
+	// 20 (herdr 0.8.2's, the real herdr's).
+	Protocols []int
 }
 
 // realHerdrBinary is the real herdr to test against, or a skip naming the
@@ -242,10 +248,12 @@ func (w *realWorld) Snapshot(t *testing.T) herdr.Snapshot {
 	return *snap
 }
 
-// simWorld is herdrsim playing herdr 0.8.2 (protocol 20), with a real
-// shell under a pty behind each pane, so that programs, directories and
-// hooks are real and only herdr is played.
+// simWorld is herdrsim playing a herdr release (herdr 0.8.2's protocol 20
+// unless asked for another), with a real shell under a pty behind each
+// pane, so that programs, directories and hooks are real and only herdr
+// is played.
 type simWorld struct {
+	proto int
 	srv   *herdrtest.Server
 	sb    *sandbox
 	opts  worldOptions
@@ -254,14 +262,19 @@ type simWorld struct {
 	kills map[string]func()   // pane id -> ends its shell
 }
 
-func newSimWorld(t *testing.T, opts worldOptions) *simWorld {
+func newSimWorld(t *testing.T, opts worldOptions, proto int) *simWorld {
 	t.Helper()
-	srv := startServer(t, herdrtest.WithProtocol(20), herdrtest.WithTick(100*time.Millisecond))
-	return &simWorld{srv: srv, sb: newSandbox(t), opts: opts,
+	srv := startServer(t, herdrtest.WithProtocol(proto), herdrtest.WithTick(100*time.Millisecond))
+	return &simWorld{proto: proto, srv: srv, sb: newSandbox(t), opts: opts,
 		ttys: map[string]*os.File{}, kills: map[string]func(){}}
 }
 
-func (w *simWorld) Name() string      { return "herdrsim" }
+func (w *simWorld) Name() string {
+	if w.proto == 20 {
+		return "herdrsim"
+	}
+	return fmt.Sprintf("herdrsim (protocol %d)", w.proto)
+}
 func (w *simWorld) Socket() string    { return w.srv.SocketPath() }
 func (w *simWorld) Sandbox() *sandbox { return w.sb }
 

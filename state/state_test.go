@@ -83,7 +83,7 @@ func TestConcurrentLockReleaseLoseNothing(t *testing.T) {
 	}
 }
 
-// Issue 11.10: the state's temporary files go beside it (where a killed
+// The state's temporary files go beside it (where a killed
 // writer's litter is cleaned), never into $TMPDIR.
 func TestStateTempFilesStayBesideTheState(t *testing.T) {
 	tmp := t.TempDir()

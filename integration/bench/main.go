@@ -2,8 +2,8 @@
 
 // Only Unix: it runs shells in ptys and reads getrusage.
 
-// Command bench measures herdrtabrenamer's figures (DESIGN.md, "What fast
-// means here") in one run against the herdrsim simulator and prints them as
+// Command bench measures herdrtabrenamer's figures (the README's Figures
+// section) in one run against the herdrsim simulator and prints them as
 // one markdown table for the README:
 //
 //	go run ./integration/bench
