@@ -154,3 +154,47 @@ func TestPrefixKeepsLabelsThatBeginWithADigit(t *testing.T) {
 		}
 	}
 }
+
+// A person renames a tab while every snapshot of the pass that would
+// rename it is held 600 ms in herdr: the look right before our rename sees
+// their name, on every protocol, in each of ten trials.
+func TestPersonRenameDuringAHeldSnapshotIsKept(t *testing.T) {
+	const trials = 10
+	for _, proto := range []int{17, 19, 20, 22} {
+		t.Run(fmt.Sprint(proto), func(t *testing.T) {
+			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+			f := newFixture(t, "{dir}", nil, herdrtest.WithProtocol(proto))
+			logOnFailure(t, f)
+			ws, first, p0 := f.srv.NewWorkspace("main", home+"/a0")
+			tabs, panes := []string{first}, []string{p0}
+			for i := 1; i < trials; i++ {
+				tab, p := f.srv.NewTab(ws, fmt.Sprintf("%s/a%d", home, i))
+				tabs, panes = append(tabs, tab), append(panes, p)
+			}
+			runDaemon(t, f, nil)
+			waitFor(t, "first names", func() bool { return f.labels()[trials-1] == fmt.Sprintf("a%d", trials-1) })
+			f.srv.SetLatency("session.snapshot", 600*time.Millisecond)
+			sock := nudge.SocketPath(f.srv.SocketPath())
+			for i := range trials {
+				snaps := f.srv.Calls("session.snapshot")
+				f.srv.SetCwd(panes[i], fmt.Sprintf("%s/b%d", home, i))
+				sendRaw(t, sock, mustEncode(t, panes[i]))
+				waitFor(t, "the pass's snapshot", func() bool { return f.srv.Calls("session.snapshot") > snaps })
+				f.srv.HumanRename(tabs[i], fmt.Sprintf("person %d", i))
+			}
+			f.srv.SetLatency("session.snapshot", 0)
+			// Passes run one after another: two more read the session
+			// only once every trial's pass is done.
+			for range 2 {
+				snaps := f.srv.Calls("session.snapshot")
+				sendRaw(t, sock, mustEncode(t, panes[0]))
+				waitFor(t, "a later pass", func() bool { return f.srv.Calls("session.snapshot") > snaps })
+			}
+			for i, l := range f.labels() {
+				if l != fmt.Sprintf("person %d", i) {
+					t.Errorf("tab %d shows %q", i, l)
+				}
+			}
+		})
+	}
+}
