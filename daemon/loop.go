@@ -225,6 +225,11 @@ func (l *loop) step(reload <-chan Options) bool {
 // the daemon has handled every event it was sent.
 func (l *loop) event(sev streamEvent) {
 	d, ev := l.d, sev.Event
+	if sev.replayDone != "" {
+		// No event of herdr's: the word that an entry's replay ended.
+		d.checkOverwrite(l.ctx, sev)
+		return
+	}
 	then := "nothing: old news"
 	defer func() {
 		d.log.Debug("event triaged", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "label", ev.Label, "then", then)
