@@ -6,6 +6,12 @@ import (
 	"strings"
 )
 
+// channel names what built the binary when the builder says so with
+// -ldflags "-X main.channel=...": "release" for the release archives (and
+// the Homebrew formula and .deb made from them), "nix" for the flake. Left
+// empty, the build info tells `go install` from `go build`.
+var channel = ""
+
 // VerCmd prints the version.
 type VerCmd struct{}
 
@@ -15,23 +21,42 @@ func (VerCmd) Run(env *runEnv) error {
 	return err
 }
 
-// versionString is -X main.version when a packager set it, else what Go
-// recorded in the binary: the module version (`go install ...@v1.2.3`, or
-// a pseudo-version from the checkout's commit) and the VCS revision.
+// versionString is the version and the channel that built the binary, with
+// what Go recorded of the source when no packager stamped a version.
 func versionString() string {
-	if version != "dev" {
-		return version
-	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version
-	}
-	return formatBuildInfo(bi)
+	bi, _ := debug.ReadBuildInfo()
+	return formatVersion(version, channel, bi)
 }
 
-// formatBuildInfo renders "v1.2.3 (rev 0123456789ab, 2026-12-03T06:00:00Z,
-// modified)", leaving out what the build did not record.
-func formatBuildInfo(bi *debug.BuildInfo) string {
+// formatVersion renders "v1.2.3 (go install)", "v0.1.0 (release)" or
+// "v0.0.0-20261203065208-77501eedf6dd (go build, rev 77501eedf6dd,
+// 2026-12-03T06:52:08Z, modified)". stamped is -X main.version ("dev" when
+// unset), ch is -X main.channel, bi may be nil.
+func formatVersion(stamped, ch string, bi *debug.BuildInfo) string {
+	if ch == "" {
+		ch = buildChannel(bi)
+	}
+	if stamped != "dev" || bi == nil {
+		return stamped + " (" + ch + ")"
+	}
+	v, extra := buildInfoDetails(bi)
+	return v + " (" + strings.Join(append([]string{ch}, extra...), ", ") + ")"
+}
+
+// buildChannel tells `go install module@version`, which builds the module
+// from the module cache and so records its go.sum hash, from `go build` or
+// `go run` in a checkout, which records none.
+func buildChannel(bi *debug.BuildInfo) string {
+	if bi != nil && bi.Main.Sum != "" {
+		return "go install"
+	}
+	return "go build"
+}
+
+// buildInfoDetails is the module version Go recorded ("dev" for none) and
+// the VCS revision, commit time and modified flag, leaving out what the
+// build did not record.
+func buildInfoDetails(bi *debug.BuildInfo) (string, []string) {
 	v := bi.Main.Version
 	if v == "" || v == "(devel)" {
 		v = "dev"
@@ -61,8 +86,5 @@ func formatBuildInfo(bi *debug.BuildInfo) string {
 	if modified {
 		extra = append(extra, "modified")
 	}
-	if len(extra) == 0 {
-		return v
-	}
-	return v + " (" + strings.Join(extra, ", ") + ")"
+	return v, extra
 }

@@ -28,12 +28,14 @@
           # NAR hash of `go mod vendor`. It changes with go.mod, go.sum and the
           # set of imported packages: recompute with contrib/vendorhash.sh.
           # flakecheck/flake_test.go fails while this value is stale.
-          vendorHash = "sha256-sUtAybtO6BC+4/kCzoPLPCfBca58sGtOPP1AsDhOdXQ=";
+          vendorHash = "sha256-0AmpMkXkoEwnPZVHcYIc1nPTPVXBTlxLnz0bO5W9TBQ=";
           subPackages = [ "." ];
           ldflags = [
             "-s"
             "-w"
             "-X main.version=${version}"
+            # `herdrtabrenamer version` names the channel that built it.
+            "-X main.channel=nix"
           ];
           # Completions come from the built binary (`completion SHELL`), so
           # they always match its flags.

@@ -251,9 +251,14 @@ func TestRepoManifest(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
-	want := []string{"go", "build", "-o", RepoBinary, "."}
+	// herdr runs the build without a shell: sh runs the script, which the
+	// repository must hold (integration/install_test.go runs it).
+	want := []string{"sh", "release/plugin-build.sh"}
 	if len(m.Build) != 1 || !slices.Equal(m.Build[0].Command, want) {
 		t.Errorf("build = %+v, want one command %q", m.Build, want)
+	}
+	if _, err := os.Stat("../" + want[1]); err != nil {
+		t.Errorf("the build script: %v", err)
 	}
 	checkCommands(t, m, RepoBinary)
 }

@@ -45,6 +45,11 @@ func TestPluginInstall(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the build left no binary at %s: %v", bin, err)
 	}
+	// Go is on PATH here, so the build compiled the checkout rather than
+	// download a release (install_test.go hides Go).
+	if out, err := exec.Command(bin, "version").Output(); err != nil || !strings.Contains(string(out), "(go build") {
+		t.Errorf("%s version: %q, %v; want the go build channel", bin, out, err)
+	}
 
 	// Every command resolves to the built binary and its arguments parse.
 	for where, argv := range m.Commands() {
