@@ -67,9 +67,9 @@ func (d *Daemon) sshHost(dest string) string {
 // taking it for ours and naming the tab after its program. Like every
 // rename of ours, each looks at the tab right before and is watched for a
 // person's rename landing inside it.
-func (d *Daemon) prefixPeople(ctx context.Context, reports []TabReport, which []int, stats *PassStats) error {
-	for _, i := range which {
-		rep := &reports[i]
+func (d *Daemon) prefixPeople(ctx context.Context, rows []*row, stats *PassStats) error {
+	for _, r := range rows {
+		rep := &r.report
 		t := target{tabTarget, rep.TabID}
 		now, err := d.currentLabel(ctx, t)
 		if err == nil && now != rep.Label {

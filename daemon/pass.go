@@ -84,14 +84,6 @@ type paneProc struct {
 	asked time.Time
 }
 
-// pending is one tab's decision, before ownership is judged.
-type pending struct {
-	tab      herdr.Tab
-	plan     namer.Plan
-	decision namer.Decision
-	report   TabReport
-}
-
 // passInput narrows what a pass must re-check.
 type passInput struct {
 	// forced panes were nudged: ask herdr for their program whatever the
@@ -131,258 +123,6 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 // hedged is how many reads the client sent twice so far.
 func (d *Daemon) hedged() uint64 {
 	return d.client.HedgeStats().Hedged
-}
-
-func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, PassStats, error) {
-	var stats PassStats
-	d.expireInflight()
-	if err := d.state.Refresh(); err != nil {
-		d.log.Warn("state file", "err", err)
-	}
-	snap, snapAt, err := in.snap, in.snapAt, error(nil)
-	if snap == nil {
-		snapAt = d.now()
-		if snap, err = d.client.Snapshot(ctx); err != nil {
-			return nil, stats, err
-		}
-	}
-	first := d.last == nil
-	d.passes.Add(1)
-	d.setLast(snap)
-
-	workspaces := make(map[string]herdr.Workspace, len(snap.Workspaces))
-	for _, w := range snap.Workspaces {
-		workspaces[w.ID] = w
-	}
-	panesByTab := make(map[string][]herdr.Pane, len(snap.Tabs))
-	livePanes := make(map[string]bool, len(snap.Panes))
-	for _, p := range snap.Panes {
-		panesByTab[p.TabID] = append(panesByTab[p.TabID], p)
-		livePanes[p.ID] = true
-	}
-	for id := range d.procs {
-		if !livePanes[id] {
-			delete(d.procs, id)
-		}
-	}
-	for id := range d.fresh {
-		if !livePanes[id] {
-			delete(d.fresh, id)
-		}
-	}
-	d.sessions.Prune(livePanes)
-
-	type planned struct {
-		tab    herdr.Tab
-		plan   namer.Plan
-		forced bool
-	}
-	var plans []planned
-	positions := namer.Positions(snap.Tabs)
-	present := make(map[string]bool, len(snap.Tabs))
-	for _, tab := range snap.Tabs {
-		present[tab.ID] = true
-		if d.opt.Workspace != "" && tab.WorkspaceID != d.opt.Workspace {
-			continue
-		}
-		if in.onlyTab != "" && tab.ID != in.onlyTab {
-			continue
-		}
-		panes := panesByTab[tab.ID]
-		if len(panes) == 0 {
-			continue
-		}
-		plan := d.opt.Namer.Plan(tab, workspaces[tab.WorkspaceID], panes)
-		plans = append(plans, planned{tab: tab, plan: plan, forced: anyForced(in.forced, panes)})
-	}
-	var leads []leadPane
-	for _, pl := range plans {
-		if pl.plan.NeedsProc || pl.plan.NeedsHost {
-			leads = append(leads, leadPane{pane: pl.plan.Lead, forced: pl.forced})
-		}
-	}
-	answers := d.gather(ctx, leads, gatherScope{refresh: !in.urgent, nudged: len(in.forced) > 0}, &stats)
-	var sessionLeads []herdr.Pane
-	for _, pl := range plans {
-		if pl.plan.NeedsSession {
-			sessionLeads = append(sessionLeads, pl.plan.Lead)
-		}
-	}
-	titles := d.sessions.Titles(sessionLeads)
-
-	var todo []pending
-	now := d.now()
-	for _, pl := range plans {
-		tab, plan := pl.tab, pl.plan
-		facts, prog, known := d.facts(plan, answers)
-		facts.Session = titles[plan.Lead.ID]
-		var wait time.Duration
-		if known && (plan.NeedsProc || plan.NeedsHost) {
-			wait = d.unsettled(plan.Lead.ID, prog, now, first)
-		}
-		facts.Index = positions[tab.ID]
-		dec := d.opt.Namer.Decide(plan, facts)
-		rep := TabReport{
-			TabID: tab.ID, Workspace: tab.WorkspaceID, Label: tab.Label, Want: dec.Want,
-			Lead: plan.Lead.ID, LeadWhy: plan.LeadWhy, Program: prog.Name, ProgramWhy: prog.Why,
-			Tokens: dec.Values,
-		}
-		if dec.Rule != nil {
-			rep.Rule = dec.Rule.String()
-		}
-		if !known {
-			// One lost process_info reply must not flip a tab running vim
-			// to its directory and back: decide again next pass.
-			rep.ProgramWhy = "unknown: herdr did not answer pane.process_info"
-			dec.Want, rep.Want = "", ""
-		} else if wait > 0 {
-			rep.ProgramWhy += fmt.Sprintf("; new, named after --settle (in %v)", wait.Round(time.Millisecond))
-			dec.Want, rep.Want = "", ""
-		}
-		todo = append(todo, pending{tab: tab, plan: plan, decision: dec, report: rep})
-	}
-
-	if d.opt.Unique {
-		items := make([]namer.UniqueItem, len(todo))
-		for i, t := range todo {
-			items[i] = namer.UniqueItem{TabID: t.tab.ID, Workspace: t.tab.WorkspaceID, Name: t.decision.Want, Dir: t.plan.Dir}
-		}
-		names := d.opt.Namer.Unique(items)
-		for i := range todo {
-			todo[i].decision.Want = names[i]
-			todo[i].report.Want = names[i]
-		}
-	}
-
-	var muts []func(map[string]state.TabMemory)
-	reports := make([]TabReport, 0, len(todo))
-	var renames []int  // indexes into reports and todo
-	var prefixes []int // indexes into reports
-	for _, t := range todo {
-		mem := d.state.Tabs[t.tab.ID]
-		id := t.tab.ID
-		if t.tab.Label != mem.Label && slices.Contains(mem.Pending, t.tab.Label) {
-			// A rename whose reply was lost (or a killed daemon's late
-			// one) did land: the label is ours.
-			label := t.tab.Label
-			muts = append(muts, func(tabs map[string]state.TabMemory) {
-				m := tabs[id]
-				m.Label, m.Released = label, false
-				tabs[id] = m
-			})
-		}
-		verdict := t.decision.Judge(t.tab.Label, memoryOf(mem), d.opt.Force)
-		rep := t.report
-		rep.judge(verdict)
-		rep.Action = ActionKeep
-		want := t.decision.Want
-		if verdict == namer.Released && want != "" && want == t.tab.Label && !in.plan {
-			// A release ends as soon as the tab carries our name, even
-			// when no rename was needed: left set, it would hand the
-			// next name a person types to us.
-			muts = append(muts, func(tabs map[string]state.TabMemory) {
-				m := tabs[id]
-				m.Label, m.Released = want, false
-				tabs[id] = m
-			})
-		}
-		if verdict.MayRename() && want != "" && want != t.tab.Label {
-			rep.Action = ActionWouldRename
-			if d.opt.Apply && !in.plan {
-				renames = append(renames, len(reports))
-			}
-		} else if want, ok := d.personPrefix(t.tab, verdict, positions); ok {
-			rep.Want, rep.Action = want, ActionWouldRename
-			if d.opt.Apply && !in.plan {
-				prefixes = append(prefixes, len(reports))
-			}
-		}
-		reports = append(reports, rep)
-	}
-	if len(renames) > 0 {
-		// The first of the pass's two state writes; the second, after the
-		// renames, records what they did. Remember what we are about to set
-		// before setting it: a rename herdr applies but whose reply is lost
-		// (herdr stopped, we were killed, the reply came late) must still
-		// read as ours later, or our own name would look like a person's
-		// forever. No rename goes out unless that memory is on disk
-		// (TestPendingLabelIsOnDiskBeforeTheRename).
-		muts = append(muts, func(tabs map[string]state.TabMemory) {
-			for _, i := range renames {
-				m := tabs[reports[i].TabID]
-				m.Pending = m.Pending.Add(reports[i].Want)
-				tabs[reports[i].TabID] = m
-			}
-		})
-		if err := d.state.Update(applyAll(muts)); err != nil {
-			d.log.Warn("not renaming: could not save the labels about to be set", "err", err)
-			for _, i := range renames {
-				reports[i].Action = ActionFailed
-				reports[i].Error = "not renamed: state not saved: " + err.Error()
-			}
-			return reports, stats, nil
-		}
-		muts = nil
-	}
-	// A snapshot this young, with the event stream watching for the
-	// echo, needs no re-read before each rename: a
-	// person's rename since shows on the stream before our echo, and
-	// checkOverwrite puts it back.
-	fresh := d.now().Sub(snapAt) < freshSnapshot && d.echoWatched()
-	outcomes, gone := d.renameAll(ctx, reports, renames, todo, fresh)
-	for k, i := range renames {
-		rep := &reports[i]
-		switch outcomes[k] {
-		case renameDone:
-			stats.Renames++
-			d.noteLabel(rep.TabID, rep.Want)
-			d.noteOurRename(target{tabTarget, rep.TabID}, rep.Want, rep.Label)
-			id, label := rep.TabID, rep.Want
-			muts = append(muts, func(tabs map[string]state.TabMemory) {
-				m := tabs[id]
-				// Pending keeps the label: other requests (a killed
-				// daemon's) may still land after this one.
-				m.Label, m.Released, m.MissingSince = label, false, nil
-				tabs[id] = m
-			})
-			d.log.Info("renamed", "tab", rep.TabID, "old", rep.Label, "new", rep.Want,
-				"lead", rep.Lead, "why", whyLine(*rep))
-		case renameLanded:
-			id, label := rep.TabID, rep.Want
-			muts = append(muts, func(tabs map[string]state.TabMemory) {
-				m := tabs[id]
-				m.Label, m.Released, m.MissingSince = label, false, nil
-				tabs[id] = m
-			})
-		case renameInFlight, renameLockedBack:
-			// Sent but unanswered: herdr may still apply it, so the
-			// pending label stays. Or put back for a lock: the pending
-			// label stays too, for the echo of the rename.
-		default:
-			// Not sent, or herdr answered no: the label is not ours.
-			muts = append(muts, dropPending(rep.TabID, rep.Want))
-		}
-	}
-	if gone != nil {
-		// The loop logs the outage once; a pass cut short says nothing
-		// more.
-		d.saveState(muts, nil)
-		return reports, stats, gone
-	}
-	err = d.prefixPeople(ctx, reports, prefixes, &stats)
-	if err == nil {
-		err = d.nameWorkspaces(ctx, snap, panesByTab, in, answers, &stats)
-	}
-	if !in.plan {
-		// The second write: what the renames did (labels now ours,
-		// pending labels herdr refused) and pruning. A pass with no
-		// rename writes only this one, and only when something changed.
-		d.saveState(muts, present)
-	}
-	for i := range reports {
-		reports[i].escapeText()
-	}
-	return reports, stats, err
 }
 
 // escapeText makes the free-text fields safe to print: they quote argv,
@@ -453,15 +193,14 @@ const renameWorkers = 8
 // rename starts: one re-read and rename, herdr's read poll included.
 const renameMargin = 300 * time.Millisecond
 
-// renameAll re-checks and renames the tabs at reports[renames[k]],
-// concurrently, and reports each outcome. When the pass's deadline comes
-// near, tabs not started yet are left for the next pass rather than cut
-// off mid-request (which would read as herdr being gone). gone is the
-// first error after which nothing more can be sent.
-func (d *Daemon) renameAll(ctx context.Context, reports []TabReport, renames []int, todo []pending, fresh bool) ([]renameOutcome, error) {
-	outcomes := make([]renameOutcome, len(renames))
-	if len(renames) == 0 {
-		return outcomes, nil
+// renameAll re-checks and renames the rows' tabs, concurrently, and sets
+// each row's outcome. When the pass's deadline comes near, tabs not
+// started yet are left for the next pass rather than cut off mid-request
+// (which would read as herdr being gone). It returns the first error after
+// which nothing more can be sent.
+func (d *Daemon) renameAll(ctx context.Context, rows []*row, fresh bool) error {
+	if len(rows) == 0 {
+		return nil
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -471,31 +210,30 @@ func (d *Daemon) renameAll(ctx context.Context, reports []TabReport, renames []i
 		next int
 		wg   sync.WaitGroup
 	)
-	take := func() (int, bool) {
+	take := func() (*row, bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		if gone != nil || next == len(renames) {
-			return 0, false
+		if gone != nil || next == len(rows) {
+			return nil, false
 		}
 		next++
-		return next - 1, true
+		return rows[next-1], true
 	}
-	for range min(renameWorkers, len(renames)) {
+	for range min(renameWorkers, len(rows)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				k, ok := take()
+				r, ok := take()
 				if !ok {
 					return
 				}
-				rep := &reports[renames[k]]
 				if dl, ok := rctx.Deadline(); rctx.Err() != nil || ok && time.Until(dl) < renameMargin {
-					rep.Action, rep.Error = ActionKeep, "deferred to the next pass: this one ran out of time"
+					r.report.Action, r.report.Error = ActionKeep, "deferred to the next pass: this one ran out of time"
 					continue
 				}
-				out, err := d.renameOne(rctx, &mu, rep, todo[renames[k]].decision, fresh)
-				outcomes[k] = out
+				out, err := d.renameOne(rctx, &mu, &r.report, r.decision, fresh)
+				r.outcome = out
 				// The pass's own deadline cutting a request is no outage.
 				if err != nil && herdr.IsServerGone(err) && ctx.Err() == nil {
 					mu.Lock()
@@ -509,7 +247,7 @@ func (d *Daemon) renameAll(ctx context.Context, reports []TabReport, renames []i
 		}()
 	}
 	wg.Wait()
-	return outcomes, gone
+	return gone
 }
 
 // renameOne re-checks one tab and renames it. mu guards the daemon's
