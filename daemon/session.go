@@ -3,6 +3,7 @@ package daemon
 import (
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,10 +23,13 @@ const maxSessionWatches = 64
 const sessionCoalesce = 100 * time.Millisecond
 
 // Sessions gives lead panes the title of their agent's session, for
-// {session}, and tells when a watched session file got a new title. herdr
-// says which session a pane's agent runs (agent_session, no event when it
-// changes); the file is read through facts/session, bounded and only when
-// it changed. Sessions is safe for concurrent use.
+// {session}, and tells when a watched session file got a new title or a
+// new session file appeared. herdr says which session a pane's agent runs
+// (agent_session) but sends no event when that changes, so a new session
+// (Claude Code's /clear, /resume, or a first message) is learnt from its
+// file appearing: the pass that wakes reads the new agent_session. The
+// file is read through facts/session, bounded and only when it changed.
+// Sessions is safe for concurrent use.
 type Sessions struct {
 	reader  *session.Reader
 	log     *slog.Logger
@@ -38,6 +42,8 @@ type Sessions struct {
 	failed  bool                    // fsnotify could not start: no watching
 	full    bool                    // the watch bound was hit (logged once)
 	dirty   map[string]bool         // watched files written since their last read
+	check   map[string]bool         // panes to read again once their watch is in place
+	fresh   bool                    // a session file appeared since the last signal
 	timer   *time.Timer             // the coalescing delay under way; nil: none
 	closed  bool
 	done    chan struct{} // closed when the watching goroutine ends
@@ -45,10 +51,16 @@ type Sessions struct {
 
 // sessionPane is one pane's session as last read.
 type sessionPane struct {
-	ref      session.Ref
-	path     string // the resolved session file; "" when there is none
-	title    string
-	watching bool // path's folder is watched on the pane's behalf
+	ref   session.Ref
+	path  string // the resolved session file; "" when there is none
+	title string
+	// dir is the folder to watch: path's, or while there is no file the
+	// one it will appear in; "" for none.
+	dir string
+	// parent: dir is where the folder of a file not yet written will be
+	// made, so any new entry in it may be that folder.
+	parent   bool
+	watching bool // dir is watched on the pane's behalf
 }
 
 // NewSessions returns a Sessions reading with a facts/session Reader made
@@ -61,20 +73,22 @@ func NewSessions(opt session.Options, log *slog.Logger) *Sessions {
 		opt.Log = log
 	}
 	return &Sessions{reader: session.New(opt), log: log, changed: make(chan struct{}, 1),
-		panes: map[string]*sessionPane{}, dirs: map[string]int{}, dirty: map[string]bool{}}
+		panes: map[string]*sessionPane{}, dirs: map[string]int{}, dirty: map[string]bool{}, check: map[string]bool{}}
 }
 
 // Changed receives after a watched session file was written and its title
-// is no longer the one Titles returned: a pass then shows the new title.
-// One receive stands for any number of changes.
+// is no longer the one Titles returned, or a session file appeared in a
+// watched folder: a pass then shows the new title or reads which session
+// the pane now runs. One receive stands for any number of changes.
 func (s *Sessions) Changed() <-chan struct{} { return s.changed }
 
 // BytesRead is how many bytes of session files have been read.
 func (s *Sessions) BytesRead() int64 { return s.reader.BytesRead() }
 
 // Titles returns the session title of each of panes that has one, by pane
-// id, and watches their session files from then on. A pane without an
-// agent session stops being watched.
+// id, and watches their session files from then on, or the folder a file
+// not written yet will appear in. A pane without an agent session stops
+// being watched.
 func (s *Sessions) Titles(panes []herdr.Pane) map[string]string {
 	out := make(map[string]string, len(panes))
 	for _, p := range panes {
@@ -87,7 +101,11 @@ func (s *Sessions) Titles(panes []herdr.Pane) map[string]string {
 		if title != "" {
 			out[p.ID] = title
 		}
-		s.track(p.ID, ref, path, title)
+		next := sessionPane{ref: ref, path: path, title: title, dir: filepath.Dir(path)}
+		if path == "" {
+			next.dir, next.parent = s.reader.Awaited(ref)
+		}
+		s.track(p.ID, next)
 	}
 	return out
 }
@@ -142,24 +160,24 @@ func sessionRef(p herdr.Pane) (session.Ref, bool) {
 	return session.Ref{Agent: as.Agent, Kind: as.Kind, Value: as.Value, Dir: dir}, true
 }
 
-// track records what was read for pane id and moves its watch to the
-// folder of path.
-func (s *Sessions) track(id string, ref session.Ref, path, title string) {
+// track records what was read for pane id and moves its watch to
+// next.dir. A pane whose watch or file is new is read again once the watch
+// is in place: what was written between the read and the watch raises no
+// event the pane is known to wait for.
+func (s *Sessions) track(id string, next sessionPane) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.panes[id]
-	if old != nil && old.path == path && old.watching {
-		old.ref, old.title = ref, title
-		return
+	keep := old != nil && old.watching && old.dir == next.dir
+	if old != nil && old.watching && !keep {
+		s.release(old.dir)
 	}
-	if old != nil && old.watching {
-		s.release(filepath.Dir(old.path))
+	next.watching = keep || next.dir != "" && s.acquire(next.dir)
+	if next.watching && (!keep || old.path != next.path) {
+		s.check[id] = true
+		s.arm()
 	}
-	p := &sessionPane{ref: ref, path: path, title: title}
-	if path != "" {
-		p.watching = s.acquire(filepath.Dir(path))
-	}
-	s.panes[id] = p
+	s.panes[id] = &next
 }
 
 // forget drops pane id and its watch.
@@ -167,9 +185,10 @@ func (s *Sessions) forget(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p := s.panes[id]; p != nil && p.watching {
-		s.release(filepath.Dir(p.path))
+		s.release(p.dir)
 	}
 	delete(s.panes, id)
+	delete(s.check, id)
 }
 
 // acquire watches dir for one more pane; false when it cannot. s.mu held.
@@ -238,7 +257,7 @@ func (s *Sessions) watch(w *fsnotify.Watcher, done chan struct{}) {
 				return
 			}
 			if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
-				s.written(ev.Name)
+				s.written(ev.Name, ev.Has(fsnotify.Create))
 			}
 		case err, ok := <-w.Errors:
 			if !ok {
@@ -249,15 +268,28 @@ func (s *Sessions) watch(w *fsnotify.Watcher, done chan struct{}) {
 	}
 }
 
-// written notes a write to file name and starts the coalescing delay.
-func (s *Sessions) written(name string) {
+// written notes a write to file name, or its creation, and starts the
+// coalescing delay: a pane's own file is read again, and a new one that
+// may be a session no pane is known to run yet is signalled.
+func (s *Sessions) written(name string, created bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed || !s.watched(name) {
+	switch {
+	case s.closed:
+		return
+	case s.watched(name):
+		s.dirty[name] = true
+	case created && s.awaits(name):
+		s.fresh = true
+	default:
 		return
 	}
-	s.dirty[name] = true
-	if s.timer == nil {
+	s.arm()
+}
+
+// arm starts the coalescing delay unless one is under way. s.mu held.
+func (s *Sessions) arm() {
+	if s.timer == nil && !s.closed {
 		s.timer = time.AfterFunc(sessionCoalesce, s.reread)
 	}
 }
@@ -272,27 +304,45 @@ func (s *Sessions) watched(name string) bool {
 	return false
 }
 
-// reread reads the titles of the panes whose files were written, and
-// signals Changed when one differs from what was last read.
+// awaits reports whether name, just made in a watched folder, may hold a
+// session: a session file (*.jsonl; other files the agents keep beside
+// them wake nothing), or any entry of a folder watched as the parent of a
+// transcript's folder yet to be made. s.mu held.
+func (s *Sessions) awaits(name string) bool {
+	dir := filepath.Dir(name)
+	if s.dirs[dir] == 0 {
+		return false
+	}
+	if strings.HasSuffix(name, ".jsonl") {
+		return true
+	}
+	for _, p := range s.panes {
+		if p.watching && p.parent && p.dir == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// reread reads the titles of the panes whose files were written or whose
+// watch is new, and signals Changed when one differs from what was last
+// read, a pane's file appeared or moved, or a new session file appeared.
 func (s *Sessions) reread() {
 	s.mu.Lock()
-	dirty := s.dirty
-	s.dirty, s.timer = map[string]bool{}, nil
-	todo := map[string]session.Ref{}
+	dirty, check, changed := s.dirty, s.check, s.fresh
+	s.dirty, s.check, s.fresh, s.timer = map[string]bool{}, map[string]bool{}, false, nil
+	todo := map[string]sessionPane{}
 	for id, p := range s.panes {
-		if dirty[p.path] {
-			todo[id] = p.ref
+		if p.path != "" && dirty[p.path] || check[id] {
+			todo[id] = *p
 		}
 	}
 	s.mu.Unlock()
-	changed := false
-	for id, ref := range todo {
-		title, _ := s.reader.Lookup(ref)
-		s.mu.Lock()
-		if p := s.panes[id]; p != nil && p.ref == ref && p.title != title {
-			p.title, changed = title, true
+	for id, was := range todo {
+		title, path := s.reader.Lookup(was.ref)
+		if s.update(id, was.ref, title, path) {
+			changed = true
 		}
-		s.mu.Unlock()
 	}
 	if changed {
 		select {
@@ -300,4 +350,23 @@ func (s *Sessions) reread() {
 		default:
 		}
 	}
+}
+
+// update records title for pane id if it still runs ref; true when a pass
+// would show something new: another title, or another file than the one
+// tracked (a pass then watches it).
+func (s *Sessions) update(id string, ref session.Ref, title, path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.panes[id]
+	switch {
+	case p == nil || p.ref != ref:
+		return false
+	case p.path != path:
+		return true
+	case p.title != title:
+		p.title = title
+		return true
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -151,5 +152,192 @@ func TestSessionWatchesBounded(t *testing.T) {
 	s.Prune(map[string]bool{"w1:p1": true})
 	if n, p := len(s.dirs), len(s.panes); n != 1 || p != 1 {
 		t.Errorf("after Prune: %d folders watched, %d panes kept", n, p)
+	}
+}
+
+// wakeBound is how long a test waits for a wake that should come; only a
+// machine stalled that long fails it.
+const wakeBound = 10 * time.Second
+
+// project creates rel below ~/.claude/projects: a folder when rel is ""
+// or ends in "/", else a transcript whose custom title is its name
+// without ".jsonl".
+func (h sessionHome) project(rel string) {
+	h.t.Helper()
+	rel = ".claude/projects/" + rel
+	if strings.HasSuffix(rel, "/") {
+		if err := os.MkdirAll(filepath.Join(h.home, rel), 0o700); err != nil {
+			h.t.Fatal(err)
+		}
+		return
+	}
+	h.write(rel, customTitle(strings.TrimSuffix(filepath.Base(rel), ".jsonl")))
+}
+
+// wakeStep is files made in a folder of projects/ and what follows.
+type wakeStep struct {
+	make  []string // made below ~/.claude/projects, in order
+	wake  bool
+	id    string // the session the pane runs at the next pass
+	title string // and its title then
+}
+
+// TestSessionNewFilesWake: herdr sends no event when a pane's session
+// changes, so a new transcript in a watched folder wakes a pass (once per
+// burst), which reads the pane's new session; a pane whose transcript is
+// not written yet watches the folder it will be in, or projects/ until
+// that folder is made. Other files wake nothing.
+func TestSessionNewFilesWake(t *testing.T) {
+	cases := []struct {
+		name   string
+		before []string // made below ~/.claude/projects before the first pass
+		id     string   // the session the pane runs at the first pass
+		steps  []wakeStep
+	}{
+		{"a new session beside the pane's", []string{"-src-api/c1.jsonl"}, "c1",
+			[]wakeStep{{[]string{"-src-api/c2.jsonl"}, true, "c2", "c2"}}},
+		{"a burst of new sessions", []string{"-src-api/c1.jsonl"}, "c1",
+			[]wakeStep{{[]string{"-src-api/c2.jsonl", "-src-api/c3.jsonl", "-src-api/c4.jsonl"}, true, "c4", "c4"}}},
+		{"files other than transcripts", []string{"-src-api/c1.jsonl"}, "c1",
+			[]wakeStep{{[]string{"-src-api/c1/", "-src-api/notes.txt", "-src-api/c1/subagents/agent-a1.jsonl"}, false, "c1", "c1"}}},
+		{"a transcript in an unwatched folder", []string{"-src-api/c1.jsonl", "-src-web/"}, "c1",
+			[]wakeStep{{[]string{"-src-web/w1.jsonl"}, false, "c1", "c1"}}},
+		{"a transcript not written yet", []string{"-src-api/"}, "c2",
+			[]wakeStep{{[]string{"-src-api/c2.jsonl"}, true, "c2", "c2"}}},
+		{"its folder not made yet", []string{"-src-web/"}, "c2", []wakeStep{
+			{[]string{"-src-api/"}, true, "c2", ""},
+			{[]string{"-src-api/c2.jsonl"}, true, "c2", "c2"},
+		}},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			h := sessionHome{t, t.TempDir()}
+			for _, rel := range tt.before {
+				h.project(rel)
+			}
+			s := newSessionsIn(t, h.home)
+			s.Titles([]herdr.Pane{claudePane("w1:p1", tt.id, "/src/api")})
+			for i, st := range tt.steps {
+				st.run(t, h, s, i)
+			}
+		})
+	}
+}
+
+// run makes st's files once s is quiet, checks that s wakes once or not
+// at all, and that the next pass shows the title.
+func (st wakeStep) run(t *testing.T, h sessionHome, s *Sessions, i int) {
+	t.Helper()
+	// The pass's own second look is over: only the watch can wake from
+	// here.
+	waitQuiet(t, s)
+	start := time.Now()
+	for _, rel := range st.make {
+		h.project(rel)
+	}
+	burst := time.Since(start)
+	wait := wakeBound
+	if !st.wake {
+		wait = 4 * sessionCoalesce
+	}
+	if woke := waitChanged(s, wait); woke != st.wake {
+		t.Fatalf("step %d: woke %v, want %v", i, woke, st.wake)
+	}
+	// A burst slower than the coalescing delay may wake twice.
+	if st.wake && burst < sessionCoalesce/2 && waitChanged(s, 4*sessionCoalesce) {
+		t.Fatalf("step %d: woke twice", i)
+	}
+	got := s.Titles([]herdr.Pane{claudePane("w1:p1", st.id, "/src/api")})
+	if got["w1:p1"] != st.title {
+		t.Fatalf("step %d: Titles = %v, want %q", i, got, st.title)
+	}
+}
+
+// TestSessionAwaitedWatchesBounded: panes whose transcripts are written,
+// not written yet, or whose folders are not made yet share the bound of
+// maxSessionWatches folders, and Prune releases every watch.
+func TestSessionAwaitedWatchesBounded(t *testing.T) {
+	cases := []struct {
+		name    string
+		made    func(i int) string // made below ~/.claude/projects for pane i
+		watched int
+	}{
+		{"transcripts", func(i int) string { return fmt.Sprintf("-p%d/c%d.jsonl", i, i) }, maxSessionWatches},
+		{"transcripts not written yet", func(i int) string { return fmt.Sprintf("-p%d/", i) }, maxSessionWatches},
+		{"folders not made yet", func(int) string { return "" }, 1},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			h := sessionHome{t, t.TempDir()}
+			h.project("")
+			s := newSessionsIn(t, h.home)
+			var panes []herdr.Pane
+			for i := range maxSessionWatches + 6 {
+				h.project(tt.made(i))
+				panes = append(panes, claudePane(fmt.Sprintf("w1:p%d", i), fmt.Sprintf("c%d", i), fmt.Sprintf("/p%d", i)))
+			}
+			s.Titles(panes)
+			if n, w := watches(s); n != tt.watched || w != tt.watched {
+				t.Errorf("%d folders watched (fsnotify: %d), want %d", n, w, tt.watched)
+			}
+			s.Prune(nil)
+			if n, w := watches(s); n != 0 || w != 0 || len(s.panes) != 0 {
+				t.Errorf("after Prune: %d folders watched (fsnotify: %d), %d panes kept", n, w, len(s.panes))
+			}
+		})
+	}
+}
+
+// waitQuiet waits until s has no coalescing delay under way.
+func waitQuiet(t *testing.T, s *Sessions) {
+	t.Helper()
+	deadline := time.Now().Add(wakeBound)
+	for {
+		s.mu.Lock()
+		quiet := s.timer == nil
+		s.mu.Unlock()
+		if quiet {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the coalescing delay never ended")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// watches is how many folders s counts as watched, and how many its
+// fsnotify watcher holds.
+func watches(s *Sessions) (counted, held int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watcher != nil {
+		held = len(s.watcher.WatchList())
+	}
+	return len(s.dirs), held
+}
+
+// TestSessionWriteBeforeWatchWakes: a transcript written after a pass
+// read the pane's session but before its watch was in place raises no
+// event the pane waits for; the second look after the watch wakes a pass.
+func TestSessionWriteBeforeWatchWakes(t *testing.T) {
+	for _, before := range []string{"-src-api/", "-src-api/c1.jsonl"} {
+		t.Run(before, func(t *testing.T) {
+			h := sessionHome{t, t.TempDir()}
+			h.project(before)
+			s := newSessionsIn(t, h.home)
+			pane := claudePane("w1:p1", "c2", "/src/api")
+			ref, _ := sessionRef(pane)
+			title, path := s.reader.Lookup(ref) // what Titles does first
+			h.project("-src-api/c2.jsonl")
+			dir, parent := s.reader.Awaited(ref)
+			s.track(pane.ID, sessionPane{ref: ref, path: path, title: title, dir: dir, parent: parent})
+			if !waitChanged(s, wakeBound) {
+				t.Fatal("no wake")
+			}
+			if got := s.Titles([]herdr.Pane{pane}); got[pane.ID] != "c2" {
+				t.Errorf("Titles = %v", got)
+			}
+		})
 	}
 }

@@ -92,6 +92,59 @@ func TestSessionTitleFollowsTheTranscript(t *testing.T) {
 	})
 }
 
+// TestSessionTitleFollowsANewSession: herdr sends no event when a pane's
+// agent session changes, and the daemon does not poll (--poll 0), so only
+// its watch of the transcripts' folders brings a new session's title.
+// Claude Code's /clear reports a new session id and then writes its
+// transcript beside the old one: the tab follows the new transcript's
+// title. A session started in a directory Claude Code has no folder for
+// yet is followed too, once its folder and transcript are written.
+func TestSessionTitleFollowsANewSession(t *testing.T) {
+	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
+		sb := w.Sandbox()
+		dirs := mkdirs(t, sb, "src/api", "src/web")
+		ws, tab, pane := w.NewWorkspace(t, dirs[0])
+		newTab, newPane := w.NewTab(t, ws, dirs[1])
+
+		const oldID, clearedID, newID = "4f35e220-c435-4cf7-b9b9-f40426042847",
+			"7b2e9c41-0d3a-4f6e-9a15-8c4d2e1f0b37", "c81d4e2a-6f3b-4a90-b7e5-1d2c3b4a5f60"
+		writeFile(t, claudeTranscript(t, sb, dirs[0], oldID), claudeRename("auth redirect"))
+		reportClaudeSession(t, w, pane, oldID)
+		reportClaudeSession(t, w, newPane, newID) // its transcript is not written yet
+
+		d := startWorldDaemon(t, w, "--format", "{session|dir}", "--max-len", "40", "--poll", "0")
+		waitWorldLabels(t, w, ws, "auth redirect", "web")
+		idle(t, d, 2)
+
+		// /clear: the hook reports the new session, which herdr keeps
+		// without a word to the daemon.
+		reportSessionStart(t, w, pane, clearedID, 2, "clear")
+		want := herdr.AgentSession{Source: "herdr:claude", Agent: "claude", Kind: herdr.SessionKindID, Value: clearedID}
+		if s := paneSession(t, w, pane); s == nil || *s != want {
+			t.Fatalf("%s: after /clear the pane reports agent_session %+v, want %+v", w.Name(), s, want)
+		}
+		writeFile(t, claudeTranscript(t, sb, dirs[0], clearedID), claudeRename("logout bug"))
+		followed(t, w, d, tab, "logout bug", "after /clear and the new transcript")
+
+		writeFile(t, claudeTranscript(t, sb, dirs[1], newID), claudeRename("web session"))
+		followed(t, w, d, newTab, "web session", "after a new session's first transcript")
+	})
+}
+
+// reportSessionStart reports that pane's Claude Code started session id
+// (start: "clear", "resume", ...), as herdr's hook does at SessionStart;
+// seq must exceed the hook's earlier reports.
+func reportSessionStart(t *testing.T, w world, pane, id string, seq int, start string) {
+	t.Helper()
+	client := herdr.New(w.Socket(), herdr.WithTimeout(10*time.Second))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := client.Call(ctx, "pane.report_agent_session", map[string]any{"pane_id": pane, "source": "herdr:claude", "agent": "claude",
+		"seq": seq, "agent_session_id": id, "agent_session_path": "/elsewhere/" + id + ".jsonl", "session_start_source": start}, nil); err != nil {
+		t.Fatalf("%s: pane.report_agent_session: %v", w.Name(), err)
+	}
+}
+
 // claudeTranscript is where Claude Code keeps the transcript of session id
 // started in dir: ~/.claude/projects/<dir, every character but an ASCII
 // letter or digit made '-'>/<id>.jsonl. Claude Code names the folder

@@ -17,6 +17,9 @@ type agent struct {
 	byID func(r *Reader, root string, ref Ref) (string, error)
 	// byPath: herdr may name the session file itself.
 	byPath bool
+	// await is the folder to watch for the session file of ref while it
+	// does not exist yet; nil when the agent's files are not awaited.
+	await func(r *Reader, root string, ref Ref) (dir string, parent bool)
 	// marks are strings a line holding a title contains; other lines are
 	// not decoded.
 	marks [][]byte
@@ -49,7 +52,7 @@ func userElseAuto(f *found, _ Ref) string {
 var agents = map[string]agent{
 	"claude": {
 		root: func(r *Reader) string { return r.dirFromEnv("CLAUDE_CONFIG_DIR", ".claude") },
-		byID: claudeTranscript, byPath: true,
+		byID: claudeTranscript, byPath: true, await: claudeAwaited,
 		marks: [][]byte{[]byte("custom-title"), []byte("ai-title"), []byte(`"summary"`)},
 		parse: parseClaude, pick: userElseAuto,
 	},

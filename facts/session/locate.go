@@ -131,6 +131,42 @@ func claudeTranscript(r *Reader, root string, ref Ref) (string, error) {
 	return p, nil
 }
 
+// claudeAwaited is the folder of projects/ that Claude Code writes the
+// transcript of a session known by id in (the pane's directory's, by
+// either rule), else projects/ itself (parent): the only level it makes
+// a folder in for a new directory.
+func claudeAwaited(_ *Reader, root string, ref Ref) (string, bool) {
+	if ref.Kind != KindID || !claudeID.MatchString(ref.Value) {
+		return "", false
+	}
+	folders := claudeFolders(ref.Dir)
+	if len(folders) == 0 {
+		return "", false
+	}
+	projects := filepath.Join(root, "projects")
+	for _, folder := range folders {
+		if d := confinedDir(filepath.Join(projects, folder), root); d != "" {
+			return d, false
+		}
+	}
+	if d := confinedDir(projects, root); d != "" {
+		return d, true
+	}
+	return "", false
+}
+
+// confinedDir is p resolved when it is a folder inside root; "" if not.
+func confinedDir(p, root string) string {
+	real, err := confine(p, root)
+	if err != nil {
+		return ""
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return real
+}
+
 func (r *Reader) remember(id string, l located) {
 	if len(r.found) >= maxFiles {
 		clear(r.found)

@@ -135,6 +135,24 @@ func (r *Reader) Lookup(ref Ref) (title, path string) {
 	return title, path
 }
 
+// Awaited returns the folder a watcher learns from that ref's session file
+// appeared, for when Lookup finds none: a session the agent has not
+// written yet (Claude Code writes the transcript at the first message).
+// It is the folder the file will be in, resolved and inside the agent's
+// folder, or, with parent true, the existing folder above it that the
+// file's folder will be made in. "" when the file is not awaited that way.
+func (r *Reader) Awaited(ref Ref) (dir string, parent bool) {
+	a, ok := agents[ref.Agent]
+	if !ok || a.await == nil {
+		return "", false
+	}
+	root := a.root(r)
+	if root == "" {
+		return "", false
+	}
+	return a.await(r, root, ref)
+}
+
 func (r *Reader) title(ref Ref) (title, path string, err error) {
 	a, ok := agents[ref.Agent]
 	if !ok {

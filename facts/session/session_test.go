@@ -304,3 +304,54 @@ func TestOneLine(t *testing.T) {
 		t.Errorf("a two-line name: %q", got)
 	}
 }
+
+// TestAwaited: a Claude Code session not written yet is awaited in its
+// pane's folder of projects/ (by either naming rule), else in projects/
+// itself; never outside ~/.claude, and never for what is not read by id.
+func TestAwaited(t *testing.T) {
+	ref := Ref{Agent: "claude", Kind: KindID, Value: claudeSession, Dir: "/home/u/src/my_api"}
+	cases := []struct {
+		name   string
+		made   []string // folders made below ~/.claude/projects
+		link   bool     // the pane's folder is a symlink out of ~/.claude
+		ref    Ref
+		dir    string // below ~/.claude/projects; "-" for none
+		parent bool
+	}{
+		{"the pane's folder", []string{"-home-u-src-my-api"}, false, ref, "-home-u-src-my-api", false},
+		{"the older rule's folder", []string{"-home-u-src-my_api"}, false, ref, "-home-u-src-my_api", false},
+		{"projects/ until the folder is made", []string{"-elsewhere"}, false, ref, "", true},
+		{"no projects/", nil, false, ref, "-", false},
+		{"a folder linked out", []string{"-elsewhere"}, true, ref, "", true},
+		{"a relative directory", []string{"x"}, false, Ref{Agent: "claude", Kind: KindID, Value: claudeSession, Dir: "src"}, "-", false},
+		{"an id Claude Code does not make", []string{"-home-u-src-my-api"}, false, Ref{Agent: "claude", Kind: KindID, Value: "../x", Dir: ref.Dir}, "-", false},
+		{"a session known by path", []string{"-home-u-src-my-api"}, false, Ref{Agent: "claude", Kind: KindPath, Value: "/x.jsonl", Dir: ref.Dir}, "-", false},
+		{"another agent", []string{"-home-u-src-my-api"}, false, Ref{Agent: "codex", Kind: KindID, Value: codexA, Dir: ref.Dir}, "-", false},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			projects := filepath.Join(w.home, ".claude", "projects")
+			for _, f := range tt.made {
+				w.put(filepath.Join(".claude", "projects", f, "keep"), nil)
+			}
+			if tt.link {
+				outside := t.TempDir()
+				if err := os.Symlink(outside, filepath.Join(projects, "-home-u-src-my-api")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := ""
+			if tt.dir != "-" {
+				want = filepath.Join(projects, tt.dir)
+				if real, err := filepath.EvalSymlinks(want); err == nil {
+					want = real
+				}
+			}
+			dir, parent := w.reader().Awaited(tt.ref)
+			if dir != want || parent != tt.parent {
+				t.Errorf("Awaited = %q, %v; want %q, %v", dir, parent, want, tt.parent)
+			}
+		})
+	}
+}
