@@ -30,6 +30,9 @@ type Options struct {
 	Git       *gitinfo.Cache
 	SSH       *sshhosts.Aliases
 	Glyphs    *glyphs.Table // nil: the built-in table
+	// Trace, when set, receives the traced moments of the daemon's work
+	// (Trace), from the daemon's goroutines: tests wait on them.
+	Trace func(Trace)
 	// IndexPrefixAll puts the tab position in front of people's labels too.
 	IndexPrefixAll bool
 	// WorkspaceNamer names workspaces too (--workspace-format); nil: off.
@@ -98,6 +101,8 @@ type Daemon struct {
 	// sessions reads agent session titles for {session}; in Run it also
 	// watches their files and wakes a pass when a title changes.
 	sessions *Sessions
+	// traceFn is Options.Trace as New found it.
+	traceFn func(Trace)
 	// stream is the current subscription, written by the watcher.
 	stream struct {
 		gen   atomic.Uint64 // counts subscriptions
@@ -135,6 +140,7 @@ func New(opt Options) (*Daemon, error) {
 		printed: map[string]string{},
 	}
 	d.sessions = d.newSessions()
+	d.traceFn = opt.Trace
 	st, warn := state.Load(opt.StatePath, opt.Socket)
 	if other := (*state.OtherServerError)(nil); errors.As(warn, &other) {
 		return nil, other
@@ -325,7 +331,7 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 				// panes, which the next attempt picks up.
 				pass = askFullPass(subscribed)
 			}
-			d.log.Debug("subscribe failed", "err", err, "full_pass", pass)
+			d.trace(Trace{Kind: TraceSubscribeFailed, FullPass: pass == "asked"}, "subscribe failed", "err", err, "full_pass", pass)
 			sleep := backoff/2 + rand.N(backoff/2+1)
 			backoff = min(backoff*2, backoffMax)
 			select {
@@ -343,7 +349,9 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 		if _, err := client.Ping(sctx); err != nil {
 			d.log.Debug("ping failed", "err", err)
 		}
-		d.log.Debug("subscribed to events", "agent_panes", len(agentPanes), "full_pass", askFullPass(subscribed))
+		pass := askFullPass(subscribed)
+		d.trace(Trace{Kind: TraceSubscribed, AgentPanes: len(agentPanes), FullPass: pass == "asked"},
+			"subscribed to events", "agent_panes", len(agentPanes), "full_pass", pass)
 		// The stream ends on server loss, or when the set of agent panes
 		// changes and needs a new subscription.
 		next := make(chan []string, 1)
@@ -381,14 +389,14 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 			// full pass after it resyncs. Twice in a row quickly is a
 			// server that does nothing else: back off then.
 			lostInARow++
-			d.log.Info("herdr dropped events we were too slow for (events_lost); resubscribing")
+			d.traceAt(slog.LevelInfo, Trace{Kind: TraceEventsLost}, "herdr dropped events we were too slow for (events_lost); resubscribing")
 			if lostInARow == 1 {
 				continue
 			}
 		}
 		sleep := backoff/2 + rand.N(backoff/2+1)
 		backoff = min(backoff*2, backoffMax)
-		d.log.Debug("event stream ended early; resubscribing after a pause", "after", sleep)
+		d.trace(Trace{Kind: TraceResubscribePause, Pause: sleep}, "event stream ended early; resubscribing after a pause", "after", sleep)
 		select {
 		case <-ctx.Done():
 			return
@@ -478,7 +486,7 @@ func (d *Daemon) reconfigure(opt Options) {
 	if opt.StatePath != d.opt.StatePath {
 		// The labels we set are in the old file: switching now would make
 		// them read as a person's. Only a restart may change it.
-		d.log.Warn("reload: the state file cannot change while running; restart the daemon to use the new one",
+		d.traceAt(slog.LevelWarn, Trace{Kind: TraceStateKept, Path: d.opt.StatePath}, "reload: the state file cannot change while running; restart the daemon to use the new one",
 			"keeping", d.opt.StatePath, "asked", opt.StatePath)
 		opt.StatePath = d.opt.StatePath
 	}
@@ -488,5 +496,5 @@ func (d *Daemon) reconfigure(opt Options) {
 	d.procs = map[string]*paneProc{}
 	// The next pass watches the session files the new format still needs.
 	d.sessions.Prune(nil)
-	d.log.Info("configuration reloaded")
+	d.traceAt(slog.LevelInfo, Trace{Kind: TraceReloaded}, "configuration reloaded")
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,11 +26,44 @@ const home = "/home/u"
 type syncBuffer = testutil.Buffer
 
 type fixture struct {
-	t   *testing.T
-	srv *herdrtest.Server
-	d   *Daemon
-	log *syncBuffer
-	out *syncBuffer
+	t      *testing.T
+	srv    *herdrtest.Server
+	d      *Daemon
+	log    *syncBuffer
+	out    *syncBuffer
+	traces traceLog
+}
+
+// traceLog keeps the daemon's traces (Options.Trace) for tests to wait on.
+type traceLog struct {
+	mu  sync.Mutex
+	all []Trace
+}
+
+func (l *traceLog) add(t Trace) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.all = append(l.all, t)
+}
+
+// snapshot returns every trace so far, in order.
+func (l *traceLog) snapshot() []Trace {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Trace(nil), l.all...)
+}
+
+// of returns the traces of kind, in order.
+func (l *traceLog) of(kind TraceKind) []Trace {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Trace
+	for _, t := range l.all {
+		if t.Kind == kind {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func newFixture(t *testing.T, format string, mod func(*Options), srvOpts ...herdrtest.Option) *fixture {
@@ -50,7 +84,7 @@ func newFixture(t *testing.T, format string, mod func(*Options), srvOpts ...herd
 		StatePath: filepath.Join(t.TempDir(), "state.json"),
 		Debounce:  10 * time.Millisecond, Timeout: 2 * time.Second,
 		Log: slog.New(slog.NewTextHandler(f.log, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Out: f.out,
+		Out: f.out, Trace: f.traces.add,
 	}
 	if mod != nil {
 		mod(&opt)
@@ -344,7 +378,7 @@ func TestServerOutageOneLogLine(t *testing.T) {
 		}
 		// Stay down until the daemon has seen this outage.
 		waitFor(t, "outage logged", func() bool {
-			return strings.Count(f.log.String(), "herdr is not reachable") > i
+			return f.traced(TraceOutage) > i
 		})
 		if err := f.srv.Restart(); err != nil {
 			t.Fatal(err)
@@ -358,7 +392,7 @@ func TestServerOutageOneLogLine(t *testing.T) {
 		// The rename lands mid-pass; only once that pass is over does
 		// the daemon count herdr as back, and a server stopped before
 		// then would be the same outage to it.
-		waitFor(t, "herdr back", func() bool { return strings.Count(f.log.String(), "herdr is back") > i })
+		waitFor(t, "herdr back", func() bool { return f.traced(TraceBack) > i })
 	}
 	cancel()
 	<-done
@@ -367,14 +401,17 @@ func TestServerOutageOneLogLine(t *testing.T) {
 	// alternate. (Two restarts may merge into one outage when no pass
 	// succeeds between them.)
 	var seq []string
-	for _, l := range strings.Split(f.log.String(), "\n") {
-		switch {
-		case strings.Contains(l, "herdr is not reachable"):
+	for _, tr := range f.traces.snapshot() {
+		switch tr.Kind {
+		case TraceOutage:
 			seq = append(seq, "down")
-		case strings.Contains(l, "herdr is back"):
+		case TraceBack:
 			seq = append(seq, "up")
-		case strings.Contains(l, "rename failed"):
-			t.Errorf("a lost server should cost one outage line, not a rename warning: %s", l)
+		}
+	}
+	for _, l := range testutil.Grep(f.log.String(), "level=WARN") {
+		if len(testutil.Traced(l, string(TraceOutage))) == 0 {
+			t.Errorf("a lost server should cost one outage line, not another warning: %s", l)
 		}
 	}
 	if len(seq) < 2 {
@@ -452,7 +489,7 @@ func TestReloadSwapsTheTemplate(t *testing.T) {
 	opt.Namer = nm
 	reload <- opt
 	waitFor(t, "rename after reload", func() bool { return f.labels()[0] == "1:a" })
-	if !strings.Contains(f.log.String(), "configuration reloaded") {
+	if f.traced(TraceReloaded) == 0 {
 		t.Fatalf("no reload log line:\n%s", f.log.String())
 	}
 }
@@ -493,7 +530,7 @@ func TestOwnRenameEchoCostsNoPass(t *testing.T) {
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
 	// The pass after subscribing must be done, and the replayed backlog
 	// triaged (it is all old news too), before counting.
-	waitFor(t, "pass after subscribing", func() bool { return f.count("full pass after subscribing done") >= 1 })
+	waitFor(t, "pass after subscribing", func() bool { return f.traced(TraceFullPassDone) >= 1 })
 	mark := len(f.caughtUp())
 	f.srv.ResetCounters()
 	f.srv.NewTab(ws, home+"/b")
@@ -594,7 +631,7 @@ func TestWatchersFollowTheInjectedClock(t *testing.T) {
 	opt := f.d.opt
 	opt.Now = time.Now
 	reload <- opt
-	waitFor(t, "reload", func() bool { return strings.Contains(f.log.String(), "configuration reloaded") })
+	waitFor(t, "reload", func() bool { return f.traced(TraceReloaded) > 0 })
 	if got := f.d.now(); !got.Equal(start) {
 		t.Fatalf("after a reload the daemon reads %v, want the injected clock's %v", got, start)
 	}

@@ -150,7 +150,7 @@ func (l *loop) firstPass() {
 func (l *loop) subscribedPass() {
 	l.run(passInput{})
 	// Tests wait for it: by its text, or in the JSON log by full_pass=done.
-	l.d.log.Debug("full pass after subscribing done", "full_pass", "done")
+	l.d.trace(Trace{Kind: TraceFullPassDone}, "full pass after subscribing done", "full_pass", "done")
 }
 
 func stoppedTimer() *time.Timer {
@@ -191,7 +191,7 @@ func (l *loop) step(reload <-chan Options) bool {
 			l.run(passInput{urgent: true})
 			l.debounce.Reset(d.opt.Debounce)
 		} else {
-			d.log.Debug("debounce window closed with no news") // tests wait for it
+			d.trace(Trace{Kind: TraceDebounceIdle}, "debounce window closed with no news")
 		}
 	case <-l.settle.C:
 		l.settleAt = time.Time{}
@@ -220,9 +220,9 @@ func (l *loop) step(reload <-chan Options) bool {
 
 // event triages one event: the first news after a quiet spell runs a pass
 // at once and opens the debounce window; news inside it waits for its end.
-// Each event ends in one debug line "event triaged" saying what came of
-// it, logged once the event is done with: a test that counts them knows
-// the daemon has handled every event it was sent.
+// Each event ends in one TraceTriaged saying what came of it, traced
+// once the event is done with: a test that counts them knows the daemon
+// has handled every event it was sent.
 func (l *loop) event(sev streamEvent) {
 	d, ev := l.d, sev.Event
 	if sev.replayDone != "" {
@@ -230,9 +230,12 @@ func (l *loop) event(sev streamEvent) {
 		d.checkOverwrite(l.ctx, sev)
 		return
 	}
-	then := "nothing: old news"
+	const oldNews = "nothing: old news"
+	then := oldNews
 	defer func() {
-		d.log.Debug("event triaged", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "label", ev.Label, "then", then)
+		news := then != oldNews
+		d.trace(Trace{Kind: TraceTriaged, Event: ev.Kind, TabID: ev.TabID, Pane: ev.PaneID, Label: ev.Label, News: news},
+			"event triaged", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "label", ev.Label, "news", news, "then", then)
 	}()
 	d.checkOverwrite(l.ctx, sev)
 	// Triage every event, even while a pass is due: it also learns what a
@@ -328,7 +331,7 @@ func (l *loop) run(in passInput) {
 	// One line per pass, also when nothing changed: tests of the built
 	// binary count passes by this line's fields (a real herdr has no
 	// request counter to fence on).
-	d.log.Debug("pass", "renames", st.Renames, "warm", st.Warm, "hedges", st.Hedges, "process_info", st.ProcessInfoCalls, "local_reads", st.LocalReads)
+	d.trace(Trace{Kind: TracePass, Stats: st}, "pass", "renames", st.Renames, "warm", st.Warm, "hedges", st.Hedges, "process_info", st.ProcessInfoCalls, "local_reads", st.LocalReads)
 	// A program that has not settled yet gets the pass that names it when
 	// it does (--settle).
 	if at := d.settleDue(); !at.IsZero() && (l.settleAt.IsZero() || at.Before(l.settleAt)) {

@@ -141,7 +141,8 @@ func TestResubscribeSurvivesAGoneAgentPane(t *testing.T) {
 	// makes its resubscribe name a pane that is gone), and no pass is
 	// owed that could send the watcher a new pane list after the restart.
 	waitFor(t, "agent subscription", func() bool {
-		return strings.Contains(f.log.String(), `msg="subscribed to events" agent_panes=1`) && f.subscribePassesDone()
+		subs := f.traces.of(TraceSubscribed)
+		return len(subs) > 0 && subs[len(subs)-1].AgentPanes == 1 && f.subscribePassesDone()
 	})
 
 	if err := f.srv.Stop(); err != nil {

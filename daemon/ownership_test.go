@@ -488,10 +488,12 @@ func TestReloadThatChangesTheStateFileIsRefusedClearly(t *testing.T) {
 	opt := f.d.opt
 	opt.StatePath = filepath.Join(t.TempDir(), "other.json")
 	reload <- opt
-	waitFor(t, "reload handled", func() bool { return strings.Contains(f.log.String(), "reload") })
-	waitFor(t, "state refusal logged", func() bool { return strings.Contains(f.log.String(), "restart") })
+	waitFor(t, "state refusal traced", func() bool { return f.traced(TraceStateKept) > 0 })
+	if kept := f.traces.of(TraceStateKept)[0].Path; kept != old {
+		t.Fatalf("the refusal names %q as the state file kept, want %q", kept, old)
+	}
 	if !strings.Contains(f.log.String(), old) {
-		t.Fatalf("the refusal does not name the state file kept:\n%s", f.log.String())
+		t.Fatalf("the refusal's log line does not name the state file kept:\n%s", f.log.String())
 	}
 	if _, err := os.Stat(opt.StatePath); !os.IsNotExist(err) {
 		t.Fatalf("the new state file was written: %v", err)

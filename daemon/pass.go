@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -628,11 +629,11 @@ func whyLine(r TabReport) string {
 func (d *Daemon) logOutage(err error) {
 	if d.down {
 		// Debug only: tests count these to know passes ran meanwhile.
-		d.log.Debug("herdr still down; pass skipped", "err", err)
+		d.trace(Trace{Kind: TraceDownSkip}, "herdr still down; pass skipped", "err", err)
 		return
 	}
 	d.down = true
-	d.log.Warn("herdr is not reachable; waiting for it", "socket", d.client.SocketPath(), "err", err)
+	d.traceAt(slog.LevelWarn, Trace{Kind: TraceOutage}, "herdr is not reachable; waiting for it", "socket", d.client.SocketPath(), "err", err)
 }
 
 func (d *Daemon) logBack() {
@@ -640,7 +641,7 @@ func (d *Daemon) logBack() {
 		return
 	}
 	d.down = false
-	d.log.Info("herdr is back", "socket", d.client.SocketPath())
+	d.traceAt(slog.LevelInfo, Trace{Kind: TraceBack}, "herdr is back", "socket", d.client.SocketPath())
 }
 
 // memoryOf turns what the state file holds into namer's view of it.

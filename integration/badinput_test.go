@@ -2,6 +2,7 @@ package integration
 
 import (
 	"encoding/json"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,7 +104,7 @@ func TestCorruptStateFile(t *testing.T) {
 	srv.NewWorkspace("work", sb.HomePath("rmk"))
 	d := startDaemonIn(t, sb, srv)
 	waitLabels(t, srv, "rmk")
-	if n := strings.Count(d.Log(), "is corrupt"); n != 1 {
+	if n := len(testutil.Grep(d.Log(), "level=WARN")); n != 1 {
 		t.Errorf("%d corrupt-state warnings, want 1:\n%s", n, d.Log())
 	}
 	// The state is saved twice around a rename (pending, then done):
@@ -138,12 +139,12 @@ func TestMissingSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := startDaemonIn(t, sb, srv, "--log-level", "debug")
-	if !poll(waitTimeout, func() bool { return strings.Contains(d.Log(), "not reachable") }) {
+	if !poll(waitTimeout, func() bool { return len(testutil.Traced(d.Log(), "outage")) > 0 }) {
 		t.Fatalf("no outage line in the log:\n%s", d.Log())
 	}
 	// Several passes against a down server (each logged at debug level):
 	// still one warning, still running.
-	if !poll(waitTimeout, func() bool { return strings.Count(d.Log(), `msg="herdr still down; pass skipped"`) >= 3 || d.Exited() }) {
+	if !poll(waitTimeout, func() bool { return len(testutil.Traced(d.Log(), "down_skip")) >= 3 || d.Exited() }) {
 		t.Fatalf("no further passes while herdr was down:\n%s", d.Log())
 	}
 	if d.Exited() {
@@ -153,7 +154,7 @@ func TestMissingSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitLabels(t, srv, "rmk")
-	if n := strings.Count(d.Log(), "not reachable"); n != 1 {
+	if n := len(testutil.Traced(d.Log(), "outage")); n != 1 {
 		t.Errorf("%d outage lines for one outage, want 1:\n%s", n, d.Log())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -28,10 +29,10 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
 
-// Log lines the daemon writes once per outage and once per recovery.
+// The traces the daemon logs once per outage and once per recovery.
 const (
-	outageLine = "herdr is not reachable"
-	backLine   = "herdr is back"
+	outageTrace = "outage"
+	backTrace   = "back"
 )
 
 // outageLog lists, in order, the outage and recovery lines of a daemon
@@ -40,9 +41,9 @@ func outageLog(log string) []string {
 	var out []string
 	for _, l := range strings.Split(log, "\n") {
 		switch {
-		case strings.Contains(l, outageLine):
+		case len(testutil.Traced(l, outageTrace)) > 0:
 			out = append(out, "down")
-		case strings.Contains(l, backLine):
+		case len(testutil.Traced(l, backTrace)) > 0:
 			out = append(out, "up")
 		}
 	}
@@ -120,8 +121,8 @@ func TestFaultHerdrRestarts50(t *testing.T) {
 		}
 		// Wait until the daemon has seen this outage: a restart it never
 		// noticed would prove nothing.
-		if !poll(waitTimeout, func() bool { return strings.Count(d.Log(), outageLine) == i+1 }) {
-			t.Fatalf("restart %d: daemon logged %d outages, want %d\nlog:\n%s", i, strings.Count(d.Log(), outageLine), i+1, d.Log())
+		if !poll(waitTimeout, func() bool { return len(testutil.Traced(d.Log(), outageTrace)) == i+1 }) {
+			t.Fatalf("restart %d: daemon logged %d outages, want %d\nlog:\n%s", i, len(testutil.Traced(d.Log(), outageTrace)), i+1, d.Log())
 		}
 		if err := srv.Restart(); err != nil {
 			t.Fatalf("restart %d: %v", i, err)
@@ -136,15 +137,15 @@ func TestFaultHerdrRestarts50(t *testing.T) {
 		// The label changes when herdr applies the rename; the daemon
 		// counts herdr as back once its pass ends. Stopping herdr in
 		// between would make one long outage of two.
-		if !poll(waitTimeout, func() bool { return strings.Count(d.Log(), backLine) == i+1 }) {
-			t.Fatalf("restart %d: daemon logged %d recoveries, want %d\nlog:\n%s", i, strings.Count(d.Log(), backLine), i+1, d.Log())
+		if !poll(waitTimeout, func() bool { return len(testutil.Traced(d.Log(), backTrace)) == i+1 }) {
+			t.Fatalf("restart %d: daemon logged %d recoveries, want %d\nlog:\n%s", i, len(testutil.Traced(d.Log(), backTrace)), i+1, d.Log())
 		}
 		if d.Exited() {
 			t.Fatalf("restart %d: daemon exited\nlog:\n%s", i, d.Log())
 		}
 	}
-	if !poll(waitTimeout, func() bool { return strings.Count(d.Log(), backLine) == restarts }) {
-		t.Fatalf("daemon logged %d recoveries, want %d", strings.Count(d.Log(), backLine), restarts)
+	if !poll(waitTimeout, func() bool { return len(testutil.Traced(d.Log(), backTrace)) == restarts }) {
+		t.Fatalf("daemon logged %d recoveries, want %d", len(testutil.Traced(d.Log(), backTrace)), restarts)
 	}
 	got := outageLog(d.Log())
 	want := slices.Repeat([]string{"down", "up"}, restarts)
@@ -153,7 +154,7 @@ func TestFaultHerdrRestarts50(t *testing.T) {
 	}
 	ok.check(t, srv)
 	t.Logf("%d herdr restarts survived; %d outage and %d recovery log lines", restarts,
-		strings.Count(d.Log(), outageLine), strings.Count(d.Log(), backLine))
+		len(testutil.Traced(d.Log(), outageTrace)), len(testutil.Traced(d.Log(), backTrace)))
 }
 
 // TestFaultBadResponses feeds the daemon garbled, cut, oversized and
@@ -223,10 +224,10 @@ func TestFaultBadResponses(t *testing.T) {
 		// deadline (there is no flag to shorten it), so a 7 s delay is a
 		// timeout.
 		timeouts++
-		before := strings.Count(d.Log(), outageLine)
+		before := len(testutil.Traced(d.Log(), outageTrace))
 		step("session.snapshot answered after the deadline", func() {
 			srv.SetLatency("session.snapshot", 7*time.Second)
-			if !poll(3*waitTimeout, func() bool { return strings.Count(d.Log(), outageLine) > before }) {
+			if !poll(3*waitTimeout, func() bool { return len(testutil.Traced(d.Log(), outageTrace)) > before }) {
 				t.Fatalf("no timeout logged for a 7 s snapshot\nlog:\n%s", d.Log())
 			}
 			srv.SetLatency("session.snapshot", 0)

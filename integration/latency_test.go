@@ -82,7 +82,7 @@ func TestNewsInsideTheWindowCostsOneTrailingPass(t *testing.T) {
 	// The window after the trailing pass closes with no news: the spell
 	// is over, and only new news could run a pass.
 	testutil.WaitFor(t, "the window after the trailing pass closed quiet", func() bool {
-		return strings.Contains(d.Log()[mark:], `msg="debounce window closed with no news"`)
+		return len(testutil.Traced(d.Log()[mark:], "debounce_idle")) > 0
 	})
 	caughtUp(t, d) // news triaged after it would have run a pass at once
 	passes := srv.Calls("session.snapshot") - hedged(d, mark, "session.snapshot")

@@ -460,7 +460,7 @@ func TestProtocols(t *testing.T) {
 			waitPasses(t, srv, 3)
 			// The protocol is learnt (and an unknown one warned about) by
 			// the ping after subscribing, which the passes do not wait for.
-			if !poll(waitTimeout, func() bool { return strings.Contains(d.Log(), `msg="subscribed to events"`) }) {
+			if !poll(waitTimeout, func() bool { return len(testutil.Traced(d.Log(), "subscribed")) > 0 }) {
 				t.Fatalf("never subscribed:\n%s", d.Log())
 			}
 			var warns []string

@@ -17,7 +17,7 @@ import (
 // warmPool is the size of the client's pool (herdr/pool.go).
 const warmPool = 16
 
-var passLine = regexp.MustCompile(`msg=pass renames=(\d+) warm=(\d+)`)
+var passLine = regexp.MustCompile(`trace=pass renames=(\d+) warm=(\d+)`)
 
 // passRenames lists, per pass that renamed something, how many renames
 // it made and how many requests it sent on warm connections (the rename,

@@ -8,12 +8,31 @@ import (
 	"time"
 )
 
-// The daemon's debug log is one of the surfaces its tests wait on: it logs
-// one `msg="event triaged"` line per event it was sent, once the event is
-// done with (a pass it ran included), each full pass its event watcher
-// asks for (full_pass=asked) and runs (`msg="full pass after subscribing
-// done"`), and each pause before a resubscribe. The helpers below read
-// those lines in its text format.
+// The daemon's debug log is one of the surfaces its tests wait on: the
+// moments tests wait for carry a stable "trace" field (daemon.TraceKind),
+// whatever their message says: one trace=triaged line per event it was
+// sent, once the event is done with (a pass it ran included), each full
+// pass its event watcher asks for (full_pass=asked) and runs
+// (trace=full_pass_done), and each pause before a resubscribe. The
+// helpers below read those fields in the text format and in JSON.
+
+// Traced are the lines of log that carry trace kind.
+func Traced(log, kind string) []string {
+	return GrepField(log, "trace", kind)
+}
+
+// GrepField are the lines of log whose field key has the string value v,
+// in the text format (key=v) or JSON ("key":"v").
+func GrepField(log, key, v string) []string {
+	text, json := key+"="+v, `"`+key+`":"`+v+`"`
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, text+" ") || strings.HasSuffix(l, text) || strings.Contains(l, json) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
 
 // EventSource is what a fake herdr counts of the events it sends;
 // herdrsim.Server has it.
@@ -33,7 +52,7 @@ func CaughtUp(t testing.TB, src EventSource, log func() string) []string {
 	var lines []string
 	WaitFor(t, "every event sent to the daemon and triaged", func() bool {
 		sent := src.EventsDelivered()
-		lines = Grep(log(), `msg="event triaged"`)
+		lines = Traced(log(), "triaged")
 		// In this order, an echo of a pass run for the last event is
 		// either still undelivered or counted as sent.
 		return len(lines) == sent && src.OpenStreams() > 0 && src.Undelivered() == 0 && src.EventsDelivered() == sent
@@ -43,16 +62,18 @@ func CaughtUp(t testing.TB, src EventSource, log func() string) []string {
 	return lines
 }
 
-// News are the triage lines of events that asked for a pass.
+// News are the triage lines of events that asked for a pass (or a look).
 func News(triaged []string) []string {
-	return slices.DeleteFunc(slices.Clone(triaged), func(l string) bool { return strings.Contains(l, `then="nothing: old news"`) })
+	return slices.DeleteFunc(slices.Clone(triaged), func(l string) bool {
+		return strings.Contains(l, "news=false") || strings.Contains(l, `"news":false`)
+	})
 }
 
 // SubscribePassesDone reports whether every full pass the daemon's event
 // watcher asked for after (failing to) subscribe has run: one still owed
 // could come at any later moment of a test.
 func SubscribePassesDone(log string) bool {
-	return strings.Count(log, "full_pass=asked") == strings.Count(log, `msg="full pass after subscribing done"`)
+	return len(GrepField(log, "full_pass", "asked")) == len(Traced(log, "full_pass_done"))
 }
 
 // Subscribed reports whether the daemon's event watcher has subscribed at
@@ -61,14 +82,14 @@ func SubscribePassesDone(log string) bool {
 // test that waits on the fake alone can start its changes while the
 // subscribe pass is still to come, and that pass then renames for them.
 func Subscribed(log string) bool {
-	return strings.Contains(log, `msg="subscribed to events"`) && SubscribePassesDone(log)
+	return len(Traced(log, "subscribed")) > 0 && SubscribePassesDone(log)
 }
 
 // ResubscribePauses are the pauses the daemon logged before resubscribing
 // after a stream that ended early, in order.
 func ResubscribePauses(log string) ([]time.Duration, error) {
 	var out []time.Duration
-	for _, l := range Grep(log, `msg="event stream ended early; resubscribing after a pause"`) {
+	for _, l := range Traced(log, "resubscribe_pause") {
 		_, v, _ := strings.Cut(l, " after=")
 		d, err := time.ParseDuration(strings.TrimSpace(v))
 		if err != nil {

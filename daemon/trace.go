@@ -1,0 +1,86 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// Traces are the moments of the daemon's work that tests wait on: an
+// event done with, a subscription, the full pass it asks for, a pause
+// before resubscribing. Each is a debug log line carrying a stable
+// "trace" field (what tests of the built binary read, in either log
+// format) and, when Options.Trace is set, a typed value handed to it (what
+// tests in this package read). The lines' wording is free to change.
+
+// TraceKind names a moment.
+type TraceKind string
+
+// The moments traced.
+const (
+	// TraceTriaged: an event is done with, a pass it ran included.
+	TraceTriaged TraceKind = "triaged"
+	// TraceSubscribed: a subscription was acked; it asked for a full pass.
+	TraceSubscribed TraceKind = "subscribed"
+	// TraceSubscribeFailed: a subscribe failed; FullPass says whether it
+	// asked for a full pass.
+	TraceSubscribeFailed TraceKind = "subscribe_failed"
+	// TraceFullPassDone: a full pass a (failed) subscribe asked for ran.
+	TraceFullPassDone TraceKind = "full_pass_done"
+	// TraceResubscribePause: a pause before resubscribing.
+	TraceResubscribePause TraceKind = "resubscribe_pause"
+	// TraceDebounceIdle: the debounce window closed with no news.
+	TraceDebounceIdle TraceKind = "debounce_idle"
+	// TraceDownSkip: herdr is still down; a pass was skipped.
+	TraceDownSkip TraceKind = "down_skip"
+	// TracePass: a pass ended; Stats are its counters.
+	TracePass TraceKind = "pass"
+	// TraceOutage: herdr went away (once per outage); TraceBack: it is
+	// back.
+	TraceOutage TraceKind = "outage"
+	TraceBack   TraceKind = "back"
+	// TraceEventsLost: herdr dropped events the stream was too slow for.
+	TraceEventsLost TraceKind = "events_lost"
+	// TraceReloaded: a reload took effect. TraceStateKept: it asked for
+	// another state file, which only a restart may change (Path: the one
+	// kept).
+	TraceReloaded  TraceKind = "reloaded"
+	TraceStateKept TraceKind = "state_kept"
+)
+
+// Trace is one traced moment.
+type Trace struct {
+	Kind TraceKind
+	// Triaged: the event and whether it asked for a pass.
+	Event string
+	TabID string
+	Pane  string
+	Label string
+	News  bool
+	// Subscribed, SubscribeFailed: the agent panes subscribed to, and
+	// whether a full pass was asked for (not already owed).
+	AgentPanes int
+	FullPass   bool
+	// ResubscribePause: how long.
+	Pause time.Duration
+	// Pass: the pass's counters.
+	Stats PassStats
+	// StateKept: the state file kept.
+	Path string
+}
+
+// trace logs t at debug level under msg, with its stable "trace" field
+// and attrs, and hands it to Options.Trace (as New found it: a reload
+// does not change it, and the event watcher traces from its own
+// goroutine).
+func (d *Daemon) trace(t Trace, msg string, attrs ...any) {
+	d.traceAt(slog.LevelDebug, t, msg, attrs...)
+}
+
+// traceAt is trace for a line a person reads too, at its own level.
+func (d *Daemon) traceAt(level slog.Level, t Trace, msg string, attrs ...any) {
+	d.log.Log(context.Background(), level, msg, append([]any{"trace", string(t.Kind)}, attrs...)...)
+	if d.traceFn != nil {
+		d.traceFn(t)
+	}
+}
