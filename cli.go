@@ -88,13 +88,42 @@ func withExit(code int, err error) error {
 }
 
 // runEnv is what commands get from Main: where to write, the config file,
-// and a way to parse the command line again (SIGHUP reload).
+// the process's environment and home directory, and a way to parse the
+// command line again (SIGHUP reload).
 type runEnv struct {
 	stdout io.Writer
 	stderr io.Writer
 	config *configFile
 	// reparse re-reads the config file and parses the same arguments.
 	reparse func() (*CLI, *configFile, error)
+	// lookupEnv and userHome are the process's environment and home
+	// directory. Options are built from them only through lookup, getenv
+	// and home, so a test builds them from a made-up process; nil stands
+	// for the process's own.
+	lookupEnv func(key string) (string, bool)
+	userHome  func() (string, error)
+}
+
+// lookup is os.LookupEnv of the environment env holds.
+func (e *runEnv) lookup(key string) (string, bool) {
+	if e.lookupEnv == nil {
+		return os.LookupEnv(key)
+	}
+	return e.lookupEnv(key)
+}
+
+// getenv is os.Getenv of the environment env holds.
+func (e *runEnv) getenv(key string) string {
+	v, _ := e.lookup(key)
+	return v
+}
+
+// home is os.UserHomeDir of the process env describes.
+func (e *runEnv) home() (string, error) {
+	if e.userHome == nil {
+		return os.UserHomeDir()
+	}
+	return e.userHome()
 }
 
 // configFree are the commands that work without the config file, so a
@@ -397,20 +426,38 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 		warnConfig()
 		return 2
 	}
-	if cf.broken != nil {
-		top := strings.Fields(ctx.Command())[0]
-		if !configFree[top] {
-			if top == "nudge" && cli.Nudge.Quiet {
-				return 0 // a shell hook: never print on a prompt
-			}
-			fmt.Fprintf(stderr, "herdrtabrenamer: %v (fix the file, or name another with --config; herdrtabrenamer status checks it)\n", cf.broken)
-			return 2
-		}
-		if top != "status" {
-			warnConfig()
-		}
+	if status, stop := configGate(ctx, cli, cf, stderr, warnConfig); stop {
+		return status
 	}
-	env := &runEnv{stdout: stdout, stderr: stderr, config: cf,
+	return exitCode(ctx.Run(&cli.Globals, newRunEnv(args, stdout, stderr, cf)), stderr)
+}
+
+// configGate stops a command that needs the config file when the file is
+// broken, and warns about it before a command that runs without it;
+// status reports the file itself.
+func configGate(ctx *kong.Context, cli *CLI, cf *configFile, stderr io.Writer, warn func()) (code int, stop bool) {
+	if cf.broken == nil {
+		return 0, false
+	}
+	top := strings.Fields(ctx.Command())[0]
+	if configFree[top] {
+		if top != "status" {
+			warn()
+		}
+		return 0, false
+	}
+	if top == "nudge" && cli.Nudge.Quiet {
+		return 0, true // a shell hook: never print on a prompt
+	}
+	fmt.Fprintf(stderr, "herdrtabrenamer: %v (fix the file, or name another with --config; herdrtabrenamer status checks it)\n", cf.broken)
+	return 2, true
+}
+
+// newRunEnv is the runEnv of this process: its output, environment and
+// home directory, the config file cf, and args to parse again on reload.
+func newRunEnv(args []string, stdout, stderr io.Writer, cf *configFile) *runEnv {
+	return &runEnv{stdout: stdout, stderr: stderr, config: cf,
+		lookupEnv: os.LookupEnv, userHome: os.UserHomeDir,
 		reparse: func() (*CLI, *configFile, error) {
 			c, _, f, err := parse(args, io.Discard, io.Discard, func(int) {})
 			if err == nil && f.broken != nil {
@@ -418,18 +465,23 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 			}
 			return c, f, err
 		}}
-	if err := ctx.Run(&cli.Globals, env); err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			if ee.err != nil && ee.err.Error() != "" {
-				fmt.Fprintf(stderr, "herdrtabrenamer: %v\n", ee.err)
-			}
-			return ee.code
-		}
-		fmt.Fprintf(stderr, "herdrtabrenamer: %v\n", err)
-		return 1
+}
+
+// exitCode prints a command's error and turns it into the exit status:
+// the one an exitError carries, else 1.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
 	}
-	return 0
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintf(stderr, "herdrtabrenamer: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "herdrtabrenamer: %v\n", err)
+	return 1
 }
 
 // kongExit unwinds kong's help/version exits back into Main.

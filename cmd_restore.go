@@ -36,7 +36,7 @@ const stopWait = 5 * time.Second
 // §6), and the position is what herdr shows for an unnamed tab (§6).
 // Exit 1 when a rename failed or the daemon would not stop.
 func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
-	opt, err := c.options(g, env)
+	opt, err := newOptions(&c.NamingFlags, g, env)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
 	if err != nil {
 		return withExit(1, err)
 	}
-	pos := positions(snap.Tabs)
+	pos := namer.Positions(snap.Tabs)
 	forgot := "forgot  "
 	if !c.Apply {
 		forgot = "would forget"
@@ -178,18 +178,6 @@ func claimRestore(sock string) (*daemon.Instance, error) {
 		return nil, fmt.Errorf("restore: %w", err)
 	}
 	return inst, nil
-}
-
-// positions maps each tab to its 1-based position in its workspace.
-// Snapshots list tabs by position within each workspace (docs/herdr.md §5).
-func positions(tabs []herdr.Tab) map[string]int {
-	out := make(map[string]int, len(tabs))
-	n := map[string]int{}
-	for _, t := range tabs {
-		n[t.WorkspaceID]++
-		out[t.ID] = n[t.WorkspaceID]
-	}
-	return out
 }
 
 // goneTabs are remembered tabs missing from the session (in workspace ws,

@@ -17,12 +17,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
-	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
-	"github.com/herdrtabrenamer/herdrtabrenamer/facts/glyphs"
-	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
-	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
@@ -76,120 +71,12 @@ type ExplainCmd struct {
 	Notify      bool   `help:"Show one tab's decision as a herdr notification (the plugin's \"Why this name?\"; TAB_ID defaults to $HERDR_TAB_ID)." env:"-"`
 }
 
-// options builds the daemon's options from flags and the config file.
-func (f *NamingFlags) options(g *Globals, env *runEnv) (daemon.Options, error) {
-	var o daemon.Options
-	sock, err := herdr.ResolveSocketPath(g.Socket, os.LookupEnv)
-	if err != nil {
-		return o, withExit(2, err)
-	}
-	if f.Workspace != "" {
-		if _, err := herdr.ParseWorkspaceID(f.Workspace); err != nil {
-			return o, withExit(2, fmt.Errorf("--workspace: %w", err))
-		}
-	}
-	if f.MaxLen < 0 {
-		return o, withExit(2, fmt.Errorf("--max-len: %d is negative (0 means no limit)", f.MaxLen))
-	}
-	home, _ := os.UserHomeDir()
-	var rules []namer.RuleSpec
-	var rewrites []procinfo.RewriteSpec
-	if env.config != nil {
-		rules, rewrites = env.config.Rules, env.config.Rewrites
-	}
-	nm, err := namer.New(namer.Config{
-		Format: f.Format, MaxLen: f.MaxLen, Icons: f.Icons,
-		Rules: rules, Home: home, HideDefaultBranch: f.HideDefaultBranch,
-		SameDir: daemon.SameDir, Ignore: f.Ignore, ExtendIgnore: f.ExtendIgnore,
-	})
-	var ignoreErr *namer.IgnoreError
-	if errors.As(err, &ignoreErr) {
-		// The file's lists were checked with file:line on load: this one
-		// came from the flag or its environment variable.
-		return o, withExit(2, fmt.Errorf("--%w", err))
-	}
-	if err != nil {
-		return o, withExit(2, configErr(env, err))
-	}
-	var wsNamer *namer.Namer
-	if f.WorkspaceFormat != "" {
-		// Override rules are per directory for tabs; a workspace gets the
-		// one template, or a rule's format would name it like a tab.
-		if _, err := namer.ParseTemplate(f.WorkspaceFormat); err != nil {
-			return o, withExit(2, env.config.atKey("workspace-format", f.WorkspaceFormat, fmt.Errorf("workspace-format: %w", err)))
-		}
-		// --max-len, --icons and the quick commands were checked with the
-		// tab namer above.
-		wsNamer, err = namer.New(namer.Config{
-			Format: f.WorkspaceFormat, MaxLen: f.MaxLen, Icons: f.Icons, Home: home,
-			HideDefaultBranch: f.HideDefaultBranch, SameDir: daemon.SameDir,
-			Ignore: f.Ignore, ExtendIgnore: f.ExtendIgnore,
-		})
-		if err != nil {
-			return o, withExit(2, err)
-		}
-	}
-	aliases, err := procinfo.ParseAliases(f.Alias)
-	if err != nil {
-		return o, withExit(2, fmt.Errorf("--alias: %w", err))
-	}
-	insp := procinfo.Local()
-	procs, err := procinfo.New(procinfo.Options{Aliases: aliases, Rewrites: rewrites}, insp)
-	if err != nil {
-		return o, withExit(2, configErr(env, err))
-	}
-	state, err := statePath(f.State, sock)
-	if err != nil {
-		return o, withExit(2, err)
-	}
-	var glyphMap map[string]string
-	if env.config != nil {
-		glyphMap = env.config.Glyphs
-	}
-	glyphTable, err := glyphs.New(glyphMap) // checked with file:line on load
-	if err != nil {
-		return o, withExit(2, err)
-	}
-	return daemon.Options{
-		Socket: sock, Namer: nm, Procs: procs, Inspector: insp,
-		Git: gitinfo.New(), SSH: sshhosts.New(""), Glyphs: glyphTable, IndexPrefixAll: f.IndexPrefixAll,
-		WorkspaceNamer: wsNamer,
-		Force:          f.Force, Unique: f.Unique, Workspace: f.Workspace,
-		StatePath: state, Out: env.stdout, Log: g.logger(env.stderr),
-	}, nil
-}
-
 // noHerdrHint says what to do when no herdr answers on the socket.
 func noHerdrHint(err error) error {
 	if errors.Is(err, herdr.ErrNotRunning) {
 		return fmt.Errorf("%w: start herdr and run this inside one of its panes, or pass --socket PATH (herdrtabrenamer demo shows it without herdr)", err)
 	}
 	return err
-}
-
-// configErr names the config file and line in errors about its rules.
-func configErr(env *runEnv, err error) error {
-	if env.config != nil && (len(env.config.Rules) > 0 || len(env.config.Rewrites) > 0) {
-		return env.config.atTable(err)
-	}
-	return err
-}
-
-// statePath turns --state into a file: "auto" is one file per herdr server
-// (two named sessions both have a w1:t1).
-func statePath(flag, sock string) (string, error) {
-	if flag != "auto" {
-		return flag, nil
-	}
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("--state auto needs $XDG_STATE_HOME or $HOME: %w", err)
-		}
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "herdrtabrenamer", rundir.Key(sock)+".json"), nil
 }
 
 // Run runs the daemon until SIGINT or SIGTERM; SIGHUP reloads the config.
@@ -230,7 +117,7 @@ func (c *RunCmd) reloads(ctx context.Context, g *Globals, env *runEnv, log *slog
 	signal.Notify(hup, syscall.SIGHUP)
 	reload := make(chan daemon.Options, 1)
 	// The herdr socket the daemon serves, resolved as at start.
-	sock, _ := herdr.ResolveSocketPath(g.Socket, os.LookupEnv)
+	sock, _ := herdr.ResolveSocketPath(g.Socket, env.lookup)
 	go func() {
 		defer signal.Stop(hup)
 		for {
@@ -285,7 +172,7 @@ func recordReload(log *slog.Logger, sock string, err error) {
 }
 
 func (c *RunCmd) build(g *Globals, env *runEnv) (daemon.Options, error) {
-	opt, err := c.options(g, env)
+	opt, err := newOptions(&c.NamingFlags, g, env)
 	if err != nil {
 		return opt, err
 	}
@@ -302,7 +189,7 @@ func (c *RunCmd) build(g *Globals, env *runEnv) (daemon.Options, error) {
 		return opt, withExit(2, fmt.Errorf("--poll %v is too short: use %v or more, or 0 for events only", c.Poll, minPoll))
 	}
 	opt.Apply, opt.Poll, opt.Debounce, opt.Settle, opt.Warm = c.Apply, c.Poll, c.Debounce, c.Settle, c.Warm
-	opt.Plugin = pluginTie(os.Getenv)
+	opt.Plugin = pluginTie(env.getenv)
 	return opt, nil
 }
 
@@ -330,7 +217,7 @@ func pluginTie(getenv func(string) string) daemon.Plugin {
 
 // Run makes one pass and prints each rename (or would-be rename).
 func (c *OnceCmd) Run(g *Globals, env *runEnv) error {
-	opt, err := c.options(g, env)
+	opt, err := newOptions(&c.NamingFlags, g, env)
 	if err != nil {
 		return err
 	}
@@ -384,7 +271,7 @@ func (c *ExplainCmd) explain(ctx context.Context, g *Globals, env *runEnv) (*dae
 			return nil, nil, withExit(2, err)
 		}
 	}
-	opt, err := c.options(g, env)
+	opt, err := newOptions(&c.NamingFlags, g, env)
 	if err != nil {
 		return nil, nil, err
 	}
