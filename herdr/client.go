@@ -27,9 +27,16 @@ const DefaultTimeout = 5 * time.Second
 // 2 MiB; anything past this is a broken peer, not data.
 const MaxReply = 16 << 20
 
-// Client talks to one herdr server. It holds no connection: herdr answers
-// one request per connection and closes, so every call dials afresh. A
-// Client is safe for concurrent use.
+// Client talks to one herdr server. herdr answers one request per
+// connection and closes it, so a call dials afresh and its connection
+// ends with it (a Stream keeps its own until closed), unless one of two
+// policies, both off until asked for, says otherwise. With WithHedging a
+// read that is late goes out a second time on another connection
+// (hedge.go). During a warm spell (Warm, until Cool) the client keeps up
+// to 16 connections open that have sent nothing yet, and a request that
+// goes out once, or a late read's second copy, takes one of them when
+// herdr will look at it soon (pool.go). A Client is safe for concurrent
+// use.
 type Client struct {
 	path    string
 	timeout time.Duration
@@ -47,6 +54,8 @@ type Client struct {
 	largest sync.Map
 	hedge   *hedger   // when and how often reads go out twice
 	warm    *warmPool // idle connections for requests that go out once
+	// policies are hedge and warm, told every outcome (observe).
+	policies []policy
 }
 
 // Option configures a Client.
@@ -72,10 +81,11 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // New returns a client for the herdr API socket at socketPath. It does not
-// connect; the first call does.
+// connect; the first call, or Warm, does.
 func New(socketPath string, opts ...Option) *Client {
 	c := &Client{path: socketPath, timeout: DefaultTimeout, log: slog.Default(), hedge: newHedger()}
 	c.warm = newWarmPool(c)
+	c.policies = []policy{c.hedge, c.warm}
 	c.dial = dialSocket
 	for _, o := range opts {
 		o(c)
@@ -211,6 +221,16 @@ func (c *Client) transportErr(ctx context.Context, op string, deadline time.Time
 	return &TransportError{Op: op, Path: c.path, Err: err}
 }
 
+// outgoing is one encoded request on its way out: what every send of it
+// shares.
+type outgoing struct {
+	method   string
+	line     []byte
+	deadline time.Time
+	// hedging: the hedge planned this call (outcome.hedging).
+	hedging bool
+}
+
 // exchange sends one request and returns the one reply line. Idempotent
 // reads may go out twice, on two connections (hedge.go); everything else
 // goes out once, on a warm connection while there are some (pool.go).
@@ -219,55 +239,55 @@ func (c *Client) exchange(ctx context.Context, method string, params any) ([]byt
 	if err != nil {
 		return nil, err
 	}
-	deadline := c.deadline(ctx)
+	out := outgoing{method: method, line: line, deadline: c.deadline(ctx)}
 	if c.hedge.applies(ctx, method) {
-		return c.hedgedExchange(ctx, method, line, deadline)
+		return c.hedgedExchange(ctx, out)
 	}
 	// Reads dial afresh even when not hedged: most are read at once, and
 	// a warm connection's few ms would come on top of every probe and
 	// pass; a late read can be hedged, a rename cannot.
 	if !hedgeable[method] {
-		if reply, ok, err := c.sendWarm(ctx, method, line, deadline); ok {
+		if reply, ok, err := c.sendWarm(ctx, out); ok {
 			return reply, err
 		}
 	}
-	return c.roundTrip(ctx, method, line, deadline)
+	return c.roundTrip(ctx, out)
 }
 
-// sendWarm sends line on the warm connection herdr will look at soonest,
-// if the pool has one worth it. ok is false when nothing went out: no
-// connection, or herdr had closed it (a restart), so the line never left
-// and may go out on a fresh connection.
-func (c *Client) sendWarm(ctx context.Context, method string, line []byte, deadline time.Time) (reply []byte, ok bool, err error) {
+// sendWarm sends the request on the warm connection herdr will look at
+// soonest, if the pool has one worth it. ok is false when nothing went
+// out: no connection, or herdr had closed it (a restart), so the line
+// never left and may go out on a fresh connection.
+func (c *Client) sendWarm(ctx context.Context, out outgoing) (reply []byte, ok bool, err error) {
 	conn, phase, ok := c.warm.take()
 	if !ok {
 		return nil, false, nil
 	}
 	start := time.Now()
-	reply, sent, err := c.converse(ctx, conn, method, line, deadline)
+	reply, sent, err := c.converse(ctx, conn, out.method, out.line, out.deadline)
 	if err == nil {
-		c.warm.learn(phase, c.warm.now())
-		c.traceReply(ctx, method, "warm", start)
+		c.observe(outcome{kind: warmAnswered, method: out.method, phase: phase, hedging: out.hedging})
+		c.traceReply(ctx, out.method, "warm", start)
 	}
 	if sent || ctx.Err() != nil {
 		return reply, true, err
 	}
-	c.warm.dead()
+	c.observe(outcome{kind: warmClosed, method: out.method, hedging: out.hedging})
 	return nil, false, nil
 }
 
-// roundTrip writes line on a fresh connection and reads the one reply
-// line.
-func (c *Client) roundTrip(ctx context.Context, method string, line []byte, deadline time.Time) ([]byte, error) {
+// roundTrip writes the request on a fresh connection and reads the one
+// reply line.
+func (c *Client) roundTrip(ctx context.Context, out outgoing) ([]byte, error) {
 	start := time.Now()
-	conn, err := c.connect(ctx, method, deadline)
+	conn, err := c.connect(ctx, out.method, out.deadline)
 	if err != nil {
 		return nil, err
 	}
-	reply, _, err := c.converse(ctx, conn, method, line, deadline)
+	reply, _, err := c.converse(ctx, conn, out.method, out.line, out.deadline)
 	if err == nil {
-		c.warm.fresh(time.Since(start))
-		c.traceReply(ctx, method, "fresh", start)
+		c.observe(outcome{kind: freshAnswered, method: out.method, took: time.Since(start), hedging: out.hedging})
+		c.traceReply(ctx, out.method, "fresh", start)
 	}
 	return reply, err
 }

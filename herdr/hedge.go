@@ -71,7 +71,7 @@ var defaultHedge = hedgeConfig{
 const hedgeCost = 1000
 
 // HedgeStats counts hedged reads since the Client was made. Subtract two
-// readings to get the counts of one stretch (Sub).
+// readings field by field to get the counts of one stretch.
 type HedgeStats struct {
 	Calls  uint64 // hedgeable calls (session.snapshot, pane.process_info, the list fallback)
 	Hedged uint64 // calls that sent a second request
@@ -80,16 +80,6 @@ type HedgeStats struct {
 	// the budget was spent, or the method's usual time was too long for
 	// a hedge to help.
 	Withheld uint64
-}
-
-// Sub returns s - o, the counts between two readings.
-func (s HedgeStats) Sub(o HedgeStats) HedgeStats {
-	return HedgeStats{
-		Calls:    s.Calls - o.Calls,
-		Hedged:   s.Hedged - o.Hedged,
-		Won:      s.Won - o.Won,
-		Withheld: s.Withheld - o.Withheld,
-	}
 }
 
 // HedgeStats returns the client's hedging counters.
@@ -209,98 +199,63 @@ func (h *hedger) won() {
 	h.mu.Unlock()
 }
 
-type attempt struct {
-	line  []byte
-	err   error
-	hedge bool
+// observe takes in what the hedge learns from: the answer times of the
+// calls it planned, on fresh connections (a warm connection's answer
+// waits for a look that was aimed at, and says nothing of the stall a
+// hedge is for), the races its second send won, and the late calls it
+// sent no second request for.
+func (h *hedger) observe(o outcome) {
+	switch {
+	case o.kind == freshAnswered && o.hedging:
+		h.learn(o.method, o.took)
+	case o.kind == secondWon:
+		h.won()
+	case o.kind == lateAlone:
+		h.late()
+	}
 }
 
 // hedgedExchange is roundTrip for an idempotent read: when the first
 // request has not been answered after the method's usual wait, the same
-// line goes out on a second connection and the first reply wins. Both
+// line goes out a second time and the first reply wins (raceTwo). Both
 // share the call's deadline. The loser's connection is closed (herdr sees
-// a plain close, never another byte) and both goroutines have ended when
-// this returns.
-func (c *Client) hedgedExchange(ctx context.Context, method string, line []byte, deadline time.Time) ([]byte, error) {
+// a plain close, never another byte) before this returns.
+func (c *Client) hedgedExchange(ctx context.Context, out outgoing) ([]byte, error) {
 	h := c.hedge
-	wait, ok := h.plan(method)
+	out.hedging = true
+	wait, ok := h.plan(out.method)
+	fresh := func(ctx context.Context) ([]byte, error) { return c.roundTrip(ctx, out) }
 	if !ok {
 		start := time.Now()
-		reply, err := c.roundTrip(ctx, method, line, deadline)
-		took := time.Since(start)
-		if err == nil {
-			h.learn(method, took)
-		}
-		if took > wait {
-			h.late()
+		reply, err := fresh(ctx)
+		if time.Since(start) > wait {
+			c.observe(outcome{kind: lateAlone, method: out.method})
 		}
 		return reply, err
 	}
-
-	actx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer wg.Wait() // after cancel: deferred calls run last-in first-out
-	defer cancel()
-	results := make(chan attempt, 2)
-	launch := func(hedge bool) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// The hedge goes out on a warm connection when there is one
-			// (a hooked shell is active): herdr looks at it within a few
-			// ms, where a second fresh connection misses its first look
-			// as often as the first did.
-			if hedge {
-				if reply, ok, err := c.sendWarm(actx, method, line, deadline); ok {
-					results <- attempt{reply, err, hedge}
-					return
-				}
-			}
-			start := time.Now()
-			reply, err := c.roundTrip(actx, method, line, deadline)
-			if err == nil {
-				// Fresh answers only: they are what the wait before a
-				// hedge is measured against.
-				h.learn(method, time.Since(start))
-			}
-			results <- attempt{reply, err, hedge}
-		}()
-	}
-
-	timer, stop := h.newTimer(wait)
-	defer stop()
-	launch(false)
-	pending := 1
-	var firstErr error
-	for {
-		select {
-		case <-timer:
-			timer = nil
-			if h.take() {
-				c.log.Debug("herdr: hedging a late read", "method", method, "after", wait, "socket", c.path)
-				launch(true)
-				pending++
-			}
-		case r := <-results:
-			pending--
-			if r.err == nil {
-				if r.hedge {
-					h.won()
-					// The first request, left waiting, missed herdr's
-					// first look: count it, or the warm pool would see
-					// only the hits (pool.go).
-					c.warm.missedLook()
-				}
-				return r.line, nil
-			}
-			if firstErr == nil || !r.hedge {
-				firstErr = r.err
-			}
-			// A first request that failed before the hedge went out
-			// ends the call: hedging is for latency, not a retry.
-			if pending == 0 {
-				return nil, firstErr
-			}
+	// The hedge goes out on a warm connection when there is one (a hooked
+	// shell is active): herdr looks at it within a few ms, where a second
+	// fresh connection misses its first look as often as the first did.
+	hedge := func(ctx context.Context) ([]byte, error) {
+		if reply, ok, err := c.sendWarm(ctx, out); ok {
+			return reply, err
 		}
+		return fresh(ctx)
 	}
+	admit := func() bool {
+		if !h.take() {
+			return false
+		}
+		c.log.Debug("herdr: hedging a late read", "method", out.method, "after", wait, "socket", c.path)
+		return true
+	}
+	due, stop := h.newTimer(wait)
+	defer stop()
+	reply, res, err := raceTwo(ctx, fresh, hedge, due, admit)
+	if res.secondWon {
+		// The first request, left waiting, missed herdr's first look: the
+		// warm pool counts it, or it would see only the hits (pool.go).
+		c.observe(outcome{kind: secondWon, method: out.method})
+	}
+	return reply, err
 }

@@ -388,6 +388,23 @@ func (p *warmPool) noteFresh(missed bool) {
 	p.mu.Unlock()
 }
 
+// observe takes in what the pool learns from: how long fresh requests
+// took and which lost a race to a second send (how often fresh
+// connections miss herdr's first look), replies on warm connections (how
+// late its looks run), and warm connections herdr had closed.
+func (p *warmPool) observe(o outcome) {
+	switch o.kind {
+	case freshAnswered:
+		p.fresh(o.took)
+	case warmAnswered:
+		p.learn(o.phase, p.now())
+	case warmClosed:
+		p.dead()
+	case secondWon:
+		p.missedLook()
+	}
+}
+
 func (p *warmPool) dead() {
 	p.mu.Lock()
 	p.stats.Dead++
