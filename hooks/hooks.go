@@ -75,11 +75,6 @@ func PluginManifest(bin string) (string, error) {
 	return renderManifest(bin, false)
 }
 
-// RepoPluginManifest is the herdr-plugin.toml at the repository root, which
-// `herdr plugin install` reads: [[build]] compiles RepoBinary in herdr's
-// checkout and every command runs it.
-func RepoPluginManifest() (string, error) { return renderManifest(RepoBinary, true) }
-
 // renderManifest fills the one manifest template both manifests come from.
 func renderManifest(bin string, build bool) (string, error) {
 	const name = "herdr-plugin.toml.tmpl"

@@ -230,7 +230,7 @@ var update = flag.Bool("update", false, "rewrite ../herdr-plugin.toml from the t
 // TestRepoManifest: the manifest `herdr plugin install` reads is the
 // template's render, builds into bin/ and runs that binary everywhere.
 func TestRepoManifest(t *testing.T) {
-	text, err := RepoPluginManifest()
+	text, err := repoPluginManifest()
 	if err != nil {
 		t.Fatal(err)
 	}

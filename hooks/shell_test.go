@@ -22,6 +22,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
 // binPath is the herdrtabrenamer binary built once for all shell tests: the
@@ -85,7 +86,7 @@ func newFakeDaemon(t testing.TB, xdgRuntime, herdrSock string) *fakeDaemon {
 		t.Fatal(err)
 	}
 	// The path nudge.SocketPath computes inside the shell's environment.
-	path := filepath.Join(dir, nudge.ServerKey(herdrSock)+".nudge")
+	path := filepath.Join(dir, rundir.NudgeKey(herdrSock)+".nudge")
 	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
 	if err != nil {
 		t.Fatalf("fake daemon: %v", err)

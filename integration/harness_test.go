@@ -22,6 +22,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
 // binPath is the herdrtabrenamer binary TestMain built for this run.
@@ -137,7 +138,7 @@ func (sb *sandbox) Environ(extra ...string) []string {
 
 // NudgeSocket is where a daemon serving srvSocket listens for nudges.
 func (sb *sandbox) NudgeSocket(srvSocket string) string {
-	return filepath.Join(sb.Runtime, "herdrtabrenamer", nudge.ServerKey(srvSocket)+".nudge")
+	return filepath.Join(sb.Runtime, "herdrtabrenamer", rundir.NudgeKey(srvSocket)+".nudge")
 }
 
 type syncBuffer = testutil.Buffer

@@ -178,7 +178,7 @@ func TestLiteralGlue(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseTemplate(%q): %v", tt.format, err)
 		}
-		if got := tmpl.Render(vals); got != tt.want {
+		if got := tmpl.renderVals(vals); got != tt.want {
 			t.Errorf("Render(%q) = %q, want %q", tt.format, got, tt.want)
 		}
 	}
@@ -224,7 +224,7 @@ func TestTemplateTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := tmpl.Tokens(), []string{"icon", "proc", "dir", "token.x"}; !slices.Equal(got, want) {
+	if got, want := tmpl.tokens(), []string{"icon", "proc", "dir", "token.x"}; !slices.Equal(got, want) {
 		t.Errorf("Tokens = %q, want %q", got, want)
 	}
 	if tmpl.String() != "{icon} {proc|dir}:{dir|token.x} {{match}}" {

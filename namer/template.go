@@ -182,26 +182,6 @@ func (t *Template) String() string { return t.src }
 
 func (t *Template) uses1(k kind) bool { return t.uses&(1<<k) != 0 }
 
-// Tokens lists the tokens the template refers to, in template order, without
-// duplicates ("proc", "token.branch", ...).
-func (t *Template) Tokens() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, p := range t.parts {
-		for _, r := range p.alts {
-			n := kindNames[r.kind]
-			if r.kind == kToken {
-				n = "token." + r.name
-			}
-			if !seen[n] {
-				seen[n] = true
-				out = append(out, n)
-			}
-		}
-	}
-	return out
-}
-
 // values holds the sanitised token values of one render.
 type values struct {
 	v      [kToken]string
@@ -249,20 +229,4 @@ func (t *Template) render(vs *values, buf []byte) []byte {
 		buf = append(buf, p.lit...)
 	}
 	return buf
-}
-
-// Render renders t with values given by token name ("proc", "token.x"),
-// sanitising each value but not the result; for tests and explanations.
-func (t *Template) Render(vals map[string]string) string {
-	var vs values
-	for k := kProc; k < kToken; k++ {
-		vs.v[k] = Sanitize(vals[kindNames[k]])
-	}
-	vs.tokens = map[string]string{}
-	for k, v := range vals {
-		if name, ok := strings.CutPrefix(k, "token."); ok {
-			vs.tokens[name] = v
-		}
-	}
-	return string(t.render(&vs, nil))
 }

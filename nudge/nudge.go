@@ -81,9 +81,6 @@ func Decode(b []byte) (Message, error) {
 	return m, nil
 }
 
-// ServerKey names one herdr server's nudge socket; see rundir.NudgeKey.
-func ServerKey(herdrSocket string) string { return rundir.NudgeKey(herdrSocket) }
-
 // SocketPath is the daemon's nudge socket for a herdr server ("" when there
 // is no private runtime dir; Send then says why).
 func SocketPath(herdrSocket string) string {

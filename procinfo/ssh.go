@@ -33,16 +33,6 @@ func remoteSpec(name string) (optSpec, bool) {
 	return optSpec{}, false
 }
 
-// SSHDestination returns the destination operand of an ssh, autossh, mosh
-// or et command line, as typed ("deploy@web1", "ssh://u@db:2222"), for the
-// {host} token; sshhosts.HostOf reduces it to the host. "" when argv is not
-// such a client or names no host. Launchers are not looked through here:
-// pass Program.Argv.
-func SSHDestination(argv []string) string {
-	dest, _ := remoteCommand(argv)
-	return dest
-}
-
 // remoteCommand splits a remote-shell command line into its destination
 // and the command it runs on the remote host (nil for a login shell).
 //

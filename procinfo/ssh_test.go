@@ -7,7 +7,7 @@ import (
 )
 
 // host is what {host} shows without an ssh config alias.
-func host(argv []string) string { return sshhosts.HostOf(SSHDestination(argv)) }
+func host(argv []string) string { return sshhosts.HostOf(sshDestination(argv)) }
 
 func TestSSHDestination(t *testing.T) {
 	tests := []struct {

@@ -202,14 +202,25 @@ func (s *State) ChangedOnDisk() bool {
 // while the user's marks come from disk (mergeMine).
 func (s *State) Update(fn func(tabs map[string]TabMemory)) error {
 	return s.locked(fn, func() {
-		if !s.ChangedOnDisk() {
-			return
+		if s.ChangedOnDisk() {
+			_ = s.mergeDisk() // corrupt on disk: our memory wins
 		}
-		mine, mineWS := s.Tabs, s.Workspaces
-		_ = s.reload() // corrupt on disk: our memory wins below
-		s.Workspaces = mineWS
-		s.mergeMine(mine)
 	})
+}
+
+// mergeDisk reads the file someone else changed and puts the daemon's
+// memory back over it (mergeMine); the workspaces stay as memory has them.
+// When the file cannot be read, memory stays as it was.
+func (s *State) mergeDisk() error {
+	mine, mineWS := s.Tabs, s.Workspaces
+	err := s.reload()
+	s.Workspaces = mineWS
+	if err != nil {
+		s.Tabs = mine
+		return err
+	}
+	s.mergeMine(mine)
+	return nil
 }
 
 // mergeMine puts the daemon's memory of each tab back over a state just
@@ -266,15 +277,7 @@ func (s *State) Refresh() error {
 		return err
 	}
 	defer unlock()
-	mine, mineWS := s.Tabs, s.Workspaces
-	err = s.reload()
-	s.Workspaces = mineWS
-	if err != nil {
-		s.Tabs = mine
-		return err
-	}
-	s.mergeMine(mine)
-	return nil
+	return s.mergeDisk()
 }
 
 func (s *State) write() error {

@@ -132,13 +132,6 @@ func (c *Cache) Lookup(dir string) (Info, bool) {
 	return e.info, true
 }
 
-// Len reports how many directories are cached.
-func (c *Cache) Len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.lru.Len()
-}
-
 // fresh reports whether the files behind e still look as they did.
 func (e *entry) fresh() bool {
 	// In a plain repository HEAD lives inside the .git directory, so the

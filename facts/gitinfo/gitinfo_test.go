@@ -336,7 +336,7 @@ func TestNoRepoAfterRemoval(t *testing.T) {
 	if got, ok := c.Lookup(root); ok {
 		t.Fatalf("Lookup after removal = %+v, true; want no repository", got)
 	}
-	if n := c.Len(); n != 0 {
+	if n := c.size(); n != 0 {
 		t.Fatalf("Len after a miss = %d, want the stale entry dropped", n)
 	}
 }
@@ -378,7 +378,7 @@ func TestEvictsOldest(t *testing.T) {
 	c.Lookup(dirs[0]) // used again: d1 is now the oldest
 	c.Lookup(dirs[3])
 	c.Lookup(dirs[4])
-	if n := c.Len(); n != 3 {
+	if n := c.size(); n != 3 {
 		t.Fatalf("Len = %d, want 3", n)
 	}
 	c.mu.Lock()

@@ -250,6 +250,3 @@ func (t *Table) Lookup(program string) string {
 	}
 	return ""
 }
-
-// Len is the number of programs with a glyph.
-func (t *Table) Len() int { return len(t.m) }

@@ -20,20 +20,16 @@ import (
 
 // The simulator's types, under the names tests know them by.
 type (
-	Server = herdrsim.Server
-	Option = herdrsim.Option
-	Proc   = herdrsim.Proc
-	Rename = herdrsim.Rename
-	// WorkspaceRename is one workspace.rename the server answered.
-	WorkspaceRename = herdrsim.WorkspaceRename
-	Fault           = herdrsim.Fault
-	LineKind        = herdrsim.LineKind
+	Server   = herdrsim.Server
+	Option   = herdrsim.Option
+	Proc     = herdrsim.Proc
+	Fault    = herdrsim.Fault
+	LineKind = herdrsim.LineKind
 )
 
 // Line kinds.
 const (
 	LineRequest           = herdrsim.LineRequest
-	LineSuccess           = herdrsim.LineSuccess
 	LineError             = herdrsim.LineError
 	LineEvent             = herdrsim.LineEvent
 	LineSubscriptionEvent = herdrsim.LineSubscriptionEvent
@@ -61,13 +57,11 @@ var (
 	WithProtocol    = herdrsim.WithProtocol
 	WithTick        = herdrsim.WithTick
 	WithSchemaDir   = herdrsim.WithSchemaDir
-	WithDir         = herdrsim.WithDir
 	WithReadTimeout = herdrsim.WithReadTimeout
 	WithLateWrites  = herdrsim.WithLateWrites
 	WithoutSchemas  = herdrsim.WithoutSchemas
 	WithRelease     = herdrsim.WithRelease
 	WithoutReadPoll = herdrsim.WithoutReadPoll
-	Releases        = herdrsim.Releases
 )
 
 // Start starts a server for a test; it is closed by t.Cleanup and every

@@ -420,7 +420,7 @@ func (w *world) startDaemonLog(srv *herdrsim.Server, stateName string, log io.Wr
 		return nil, err
 	}
 	w.procs = append(w.procs, cmd)
-	ok := waitFor(15*time.Second, func() bool {
+	ok := testutil.Poll(15*time.Second, func() bool {
 		for _, t := range srv.Snapshot().Tabs {
 			if !strings.Contains(t.Label, "dir") {
 				return false
@@ -437,17 +437,6 @@ func (w *world) startDaemonLog(srv *herdrsim.Server, stateName string, log io.Wr
 func stopProc(cmd *exec.Cmd) {
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
-}
-
-func waitFor(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(time.Millisecond)
-	}
-	return true
 }
 
 // idleFigures are the per-pass costs of a settled daemon.
@@ -536,6 +525,60 @@ func (w *world) hookRC(shell string) (string, error) {
 // are taken 0.5 s apart, past the debounce window, as a person's commands
 // are.
 func (w *world) latency() ([]row, error) {
+	r, err := w.latencyShells()
+	if err != nil {
+		return nil, err
+	}
+	// -trace reads the daemon's debug log; otherwise warnings go to stderr.
+	logTo, level := io.Writer(os.Stderr), "warn"
+	if traceOver > 0 {
+		logTo, level = r.dlog, "debug"
+	}
+	d, err := w.startDaemonLog(r.srv, "latency.json", logTo, "--log-level", level, "--format", "{icon}{proc|dir}")
+	if err != nil {
+		return nil, err
+	}
+	defer stopProc(d)
+	// The agent pane comes after the start-up pass: its tab shows an icon.
+	r.agentTab, r.agentPane = r.srv.NewTab(r.srv.Snapshot().Workspaces[0].ID, filepath.Join(w.dir, "home"))
+	time.Sleep(time.Second) // past the subscription's replay
+	var rows []row
+	for _, step := range []func() ([]row, error){r.programRows, r.cdRows, r.agentRows, r.plainRows} {
+		got, err := step()
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, got...)
+	}
+	return rows, nil
+}
+
+// The shells of the latency run, by their index in its simulator.
+const (
+	zshHooks = iota
+	bashHooks
+	fishHooks
+	zshTitle
+	shPlain
+)
+
+// latencyWithin is how long a latency sample waits for its rename.
+const latencyWithin = 15 * time.Second
+
+// latencyRun is the simulator of the latency run, its shells' panes and
+// terminals, the agent pane, and the daemon's log when -trace reads it.
+type latencyRun struct {
+	w                   *world
+	srv                 *herdrsim.Server
+	panes               []string
+	ttys                []*os.File
+	dlog                *testutil.Buffer
+	agentTab, agentPane string
+}
+
+// latencyShells starts the simulator with the latency run's shells, each
+// having sourced its hooks or title setting.
+func (w *world) latencyShells() (*latencyRun, error) {
 	var hookRC [3]string
 	for i, sh := range []string{"zsh", "bash", "fish"} {
 		var err error
@@ -547,19 +590,12 @@ func (w *world) latency() ([]row, error) {
 	if err := os.WriteFile(titleRC, []byte(titleZsh), 0o600); err != nil {
 		return nil, err
 	}
-	const (
-		zshHooks = iota
-		bashHooks
-		fishHooks
-		zshTitle
-		shPlain
-	)
 	shells := []shellSpec{
-		{argv: []string{"zsh", "-f", "-i"}},
-		{argv: []string{"bash", "--norc", "--noprofile", "-i"}},
-		{argv: []string{"fish", "--no-config", "-i"}},
-		{argv: []string{"zsh", "-f", "-i"}, titles: true},
-		{argv: []string{"sh", "-i"}},
+		zshHooks:  {argv: []string{"zsh", "-f", "-i"}},
+		bashHooks: {argv: []string{"bash", "--norc", "--noprofile", "-i"}},
+		fishHooks: {argv: []string{"fish", "--no-config", "-i"}},
+		zshTitle:  {argv: []string{"zsh", "-f", "-i"}, titles: true},
+		shPlain:   {argv: []string{"sh", "-i"}},
 	}
 	srv, panes, ttys, err := w.shellServer(shells, func(pane, sock string) []string {
 		return []string{"HERDR_PANE_ID=" + pane, "HERDR_SOCKET_PATH=" + sock, "PS1=$ ", "TERM=dumb"}
@@ -572,85 +608,98 @@ func (w *world) latency() ([]row, error) {
 			return nil, err
 		}
 	}
-	// -trace reads the daemon's debug log; otherwise warnings go to stderr.
-	dlog := &testutil.Buffer{}
-	logTo, level := io.Writer(os.Stderr), "warn"
-	if traceOver > 0 {
-		logTo, level = dlog, "debug"
-	}
-	d, err := w.startDaemonLog(srv, "latency.json", logTo, "--log-level", level, "--format", "{icon}{proc|dir}")
-	if err != nil {
-		return nil, err
-	}
-	defer stopProc(d)
-	// The agent pane comes after the start-up pass: its tab shows an icon.
-	agentTab, agentPane := srv.NewTab(srv.Snapshot().Workspaces[0].ID, filepath.Join(w.dir, "home"))
-	time.Sleep(time.Second) // past the subscription's replay
-	tabOf := func(pane string) string {
-		p, _ := srv.Pane(pane)
-		return p.TabID
-	}
-	// timed does what and returns how long until tab got a label that
-	// has want in it.
-	timed := func(tab string, what func() error, want string, within time.Duration) (time.Duration, error) {
-		before := len(srv.Renames())
-		start := time.Now()
-		if err := what(); err != nil {
-			return 0, err
-		}
-		var at time.Time
-		if !waitFor(within, func() bool {
-			for _, r := range srv.Renames()[before:] {
-				if r.TabID == tab && strings.Contains(r.Label, want) {
-					at = r.At
-					return true
-				}
-			}
-			return false
-		}) {
-			t, _ := srv.Tab(tab)
-			term := ""
-			for i, p := range panes {
-				if tabOf(p) == tab {
-					term = "; " + w.terminal(ttys[i])
-				}
-			}
-			return 0, fmt.Errorf("tab %s: no rename to %q within %v (label %q)%s", tab, want, within, t.Label, term)
-		}
-		time.Sleep(500 * time.Millisecond)
-		if took := at.Sub(start); traceOver > 0 && took > traceOver {
-			fmt.Fprintf(os.Stderr, "bench: trace: tab %s to %q took %s\n%s", tab, want, ms(took), logBetween(dlog.String(), start, at))
-		}
-		return at.Sub(start), nil
-	}
-	typing := func(i int, line string) func() error {
-		return func() error { _, err := io.WriteString(ttys[i], line); return err }
-	}
-	dirOf := func(i int) string { return fmt.Sprintf("dir%d", i) }
-	const within = 15 * time.Second
-	var rows []row
+	return &latencyRun{w: w, srv: srv, panes: panes, ttys: ttys, dlog: &testutil.Buffer{}}, nil
+}
 
-	// Program start and exit, in every shell that tells the daemon. The
-	// warm pool's cost over the hooked shells: connections that carried
-	// no request (opened, kept idle, closed unused).
-	idle0, hooked0 := srv.Connections()-srv.Calls(""), time.Now()
+func (r *latencyRun) tabOf(pane string) string {
+	p, _ := r.srv.Pane(pane)
+	return p.TabID
+}
+
+// shellTab is the tab of shell i.
+func (r *latencyRun) shellTab(i int) string { return r.tabOf(r.panes[i]) }
+
+// typing types line into shell i.
+func (r *latencyRun) typing(i int, line string) func() error {
+	return func() error { _, err := io.WriteString(r.ttys[i], line); return err }
+}
+
+// dirOf is the folder shell i works in.
+func dirOf(i int) string { return fmt.Sprintf("dir%d", i) }
+
+// timed does what and returns how long until tab got a label that has
+// want in it.
+func (r *latencyRun) timed(tab string, what func() error, want string) (time.Duration, error) {
+	before := len(r.srv.Renames())
+	start := time.Now()
+	if err := what(); err != nil {
+		return 0, err
+	}
+	var at time.Time
+	if !testutil.Poll(latencyWithin, func() bool {
+		for _, rn := range r.srv.Renames()[before:] {
+			if rn.TabID == tab && strings.Contains(rn.Label, want) {
+				at = rn.At
+				return true
+			}
+		}
+		return false
+	}) {
+		return 0, r.noRename(tab, want)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if took := at.Sub(start); traceOver > 0 && took > traceOver {
+		fmt.Fprintf(os.Stderr, "bench: trace: tab %s to %q took %s\n%s", tab, want, ms(took), logBetween(r.dlog.String(), start, at))
+	}
+	return at.Sub(start), nil
+}
+
+// noRename reports a sample whose rename never came, with the terminal of
+// the tab's shell.
+func (r *latencyRun) noRename(tab, want string) error {
+	t, _ := r.srv.Tab(tab)
+	term := ""
+	for i, p := range r.panes {
+		if r.tabOf(p) == tab {
+			term = "; " + r.w.terminal(r.ttys[i])
+		}
+	}
+	return fmt.Errorf("tab %s: no rename to %q within %v (label %q)%s", tab, want, latencyWithin, t.Label, term)
+}
+
+// startsAndExits times samples of `sleep 30` starting and then ending
+// (Ctrl-C) in shell i; startErr and exitErr lead the errors of each.
+func (r *latencyRun) startsAndExits(i int, startErr, exitErr string) (starts, exits []time.Duration, err error) {
+	tab := r.shellTab(i)
+	for range samples {
+		st, err := r.timed(tab, r.typing(i, "sleep 30\n"), "sleep")
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", startErr, err)
+		}
+		ex, err := r.timed(tab, r.typing(i, "\x03"), dirOf(i))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", exitErr, err)
+		}
+		starts, exits = append(starts, st), append(exits, ex)
+	}
+	return starts, exits, nil
+}
+
+// programRows times program start and exit in every shell that tells the
+// daemon, and the warm pool's cost over the hooked shells: connections
+// that carried no request (opened, kept idle, closed unused).
+func (r *latencyRun) programRows() ([]row, error) {
+	var rows []row
+	idle0, hooked0 := r.srv.Connections()-r.srv.Calls(""), time.Now()
 	for _, sh := range []struct {
 		name string
 		i    int
 		how  string
 	}{{"zsh", zshHooks, "hooks"}, {"bash", bashHooks, "hooks"}, {"fish", fishHooks, "hooks"}, {"zsh", zshTitle, "no hooks, title-setting shell"}} {
-		tab := tabOf(panes[sh.i])
-		var starts, exits []time.Duration
-		for range samples {
-			st, err := timed(tab, typing(sh.i, "sleep 30\n"), "sleep", within)
-			if err != nil {
-				return nil, fmt.Errorf("%s (%s), start: %w", sh.name, sh.how, err)
-			}
-			ex, err := timed(tab, typing(sh.i, "\x03"), dirOf(sh.i), within)
-			if err != nil {
-				return nil, fmt.Errorf("%s (%s), exit: %w", sh.name, sh.how, err)
-			}
-			starts, exits = append(starts, st), append(exits, ex)
+		what := fmt.Sprintf("%s (%s)", sh.name, sh.how)
+		starts, exits, err := r.startsAndExits(sh.i, what+", start", what+", exit")
+		if err != nil {
+			return nil, err
 		}
 		startTarget, exitTarget := hookStartTarget, hookExitTarget
 		if sh.i == zshTitle {
@@ -661,72 +710,89 @@ func (w *world) latency() ([]row, error) {
 			row{fmt.Sprintf("program exit -> tab renamed, %s %s (%d exits)", sh.name, sh.how, len(exits)), pcts(exits), exitTarget})
 		fmt.Fprintf(os.Stderr, "bench: %s %s done\n", sh.name, sh.how)
 		if sh.i == fishHooks {
-			idle, span := srv.Connections()-srv.Calls("")-idle0, time.Since(hooked0)
+			idle, span := r.srv.Connections()-r.srv.Calls("")-idle0, time.Since(hooked0)
 			rows = append(rows, row{fmt.Sprintf("idle connections of the warm pool while the hooked shells ran (%s)", span.Round(time.Second)),
-				fmt.Sprintf("%d opened and closed unused (%.1f/s), %d open at once", idle, float64(idle)/span.Seconds(), srv.OpenConnections()-1), "-"})
+				fmt.Sprintf("%d opened and closed unused (%.1f/s), %d open at once", idle, float64(idle)/span.Seconds(), r.srv.OpenConnections()-1), "-"})
 		}
 	}
+	return rows, nil
+}
 
-	// cd in the title-setting shell.
-	tab := tabOf(panes[zshTitle])
+// cdRows times cd in the title-setting shell.
+func (r *latencyRun) cdRows() ([]row, error) {
+	tab := r.shellTab(zshTitle)
 	var cds []time.Duration
 	for range samples {
-		c, err := timed(tab, typing(zshTitle, "cd sub\n"), "sub", within)
+		c, err := r.timed(tab, r.typing(zshTitle, "cd sub\n"), "sub")
 		if err != nil {
 			return nil, fmt.Errorf("cd: %w", err)
 		}
-		if _, err := timed(tab, typing(zshTitle, "cd ..\n"), dirOf(zshTitle), within); err != nil {
+		if _, err := r.timed(tab, r.typing(zshTitle, "cd ..\n"), dirOf(zshTitle)); err != nil {
 			return nil, fmt.Errorf("cd back: %w", err)
 		}
 		cds = append(cds, c)
 	}
-	rows = append(rows, row{fmt.Sprintf("cd -> tab renamed, zsh no hooks, title-setting shell (%d cds)", len(cds)), pcts(cds), noHookTarget})
+	return []row{{fmt.Sprintf("cd -> tab renamed, zsh no hooks, title-setting shell (%d cds)", len(cds)), pcts(cds), noHookTarget}}, nil
+}
 
-	// Agent status changes: herdr's pane.agent_status_changed.
-	srv.SetAgent(agentPane, "claude", herdr.StatusIdle)
-	if !waitFor(within, func() bool { t, _ := srv.Tab(agentTab); return strings.HasPrefix(t.Label, "⚪") }) {
+// agentRows times agent status changes (herdr's
+// pane.agent_status_changed), without and then with the herdr plugin's
+// event hook.
+func (r *latencyRun) agentRows() ([]row, error) {
+	r.srv.SetAgent(r.agentPane, "claude", herdr.StatusIdle)
+	if !testutil.Poll(latencyWithin, func() bool { t, _ := r.srv.Tab(r.agentTab); return strings.HasPrefix(t.Label, "⚪") }) {
 		return nil, errors.New("agent pane never got its idle icon")
 	}
 	time.Sleep(time.Second) // the per-pane subscription for it
-	// statusChanges times samples status changes of the agent pane, each
-	// made by change, alternating working and idle from the status the
-	// tab does not show (an odd -samples leaves it working).
-	statusChanges := func(name string, change func(herdr.AgentStatus) error) ([]time.Duration, error) {
-		var took []time.Duration
-		first := 0
-		if t, _ := srv.Tab(agentTab); strings.HasPrefix(t.Label, "🟡") {
-			first = 1
-		}
-		for i := first; i < first+samples; i++ {
-			status, icon := herdr.StatusWorking, "🟡"
-			if i%2 == 1 {
-				status, icon = herdr.StatusIdle, "⚪"
-			}
-			d, err := timed(agentTab, func() error { return change(status) }, icon, within)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-			took = append(took, d)
-		}
-		return took, nil
-	}
-	icons, err := statusChanges("agent status", func(st herdr.AgentStatus) error {
-		srv.SetAgent(agentPane, "claude", st)
+	icons, err := r.statusChanges("agent status", func(st herdr.AgentStatus) error {
+		r.srv.SetAgent(r.agentPane, "claude", st)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, row{fmt.Sprintf("agent status -> icon (%d changes)", len(icons)), pcts(icons), "p95 ≤ 300 ms"})
+	rows := []row{{fmt.Sprintf("agent status -> icon (%d changes)", len(icons)), pcts(icons), "p95 ≤ 300 ms"}}
+	hooked, err := r.hookedStatusChanges()
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, row{fmt.Sprintf("agent status -> icon, herdr plugin's event hook installed (%d changes)", len(hooked)), pcts(hooked), "p95 ≤ 150 ms"}), nil
+}
 
-	// The same with the herdr plugin's event hook, which herdr starts on
-	// pane.agent_status_changed: `nudge --quiet` with the pane in
-	// HERDR_PANE_ID (herdr-plugin.toml). herdr does not wait for it.
-	hookEnv := w.env("HERDR_PANE_ID="+agentPane, "HERDR_SOCKET_PATH="+srv.SocketPath())
+// statusChanges times samples status changes of the agent pane, each made
+// by change, alternating working and idle from the status the tab does
+// not show (an odd -samples leaves it working).
+func (r *latencyRun) statusChanges(name string, change func(herdr.AgentStatus) error) ([]time.Duration, error) {
+	var took []time.Duration
+	first := 0
+	if t, _ := r.srv.Tab(r.agentTab); strings.HasPrefix(t.Label, "🟡") {
+		first = 1
+	}
+	for i := first; i < first+samples; i++ {
+		status, icon := herdr.StatusWorking, "🟡"
+		if i%2 == 1 {
+			status, icon = herdr.StatusIdle, "⚪"
+		}
+		d, err := r.timed(r.agentTab, func() error { return change(status) }, icon)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		took = append(took, d)
+	}
+	return took, nil
+}
+
+// hookedStatusChanges is statusChanges with the herdr plugin's event
+// hook, which herdr starts on pane.agent_status_changed: `nudge --quiet`
+// with the pane in HERDR_PANE_ID (herdr-plugin.toml). herdr does not wait
+// for it.
+func (r *latencyRun) hookedStatusChanges() ([]time.Duration, error) {
+	hookEnv := r.w.env("HERDR_PANE_ID="+r.agentPane, "HERDR_SOCKET_PATH="+r.srv.SocketPath())
 	var hooks sync.WaitGroup
-	hooked, err := statusChanges("agent status, plugin hook", func(st herdr.AgentStatus) error {
-		srv.SetAgent(agentPane, "claude", st)
-		hook := exec.Command(w.bin, "nudge", "--quiet")
+	defer hooks.Wait()
+	return r.statusChanges("agent status, plugin hook", func(st herdr.AgentStatus) error {
+		r.srv.SetAgent(r.agentPane, "claude", st)
+		hook := exec.Command(r.w.bin, "nudge", "--quiet")
 		hook.Env = hookEnv
 		if err := hook.Start(); err != nil {
 			return err
@@ -734,27 +800,16 @@ func (w *world) latency() ([]row, error) {
 		hooks.Go(func() { _ = hook.Wait() })
 		return nil
 	})
-	hooks.Wait()
+}
+
+// plainRows times a shell that neither nudges nor sets a title: the poll
+// finds it.
+func (r *latencyRun) plainRows() ([]row, error) {
+	plain, _, err := r.startsAndExits(shPlain, "titleless sh", "titleless sh, exit")
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, row{fmt.Sprintf("agent status -> icon, herdr plugin's event hook installed (%d changes)", len(hooked)), pcts(hooked), "p95 ≤ 150 ms"})
-
-	// A shell that neither nudges nor sets a title: the poll finds it.
-	tab = tabOf(panes[shPlain])
-	var plain []time.Duration
-	for range samples {
-		st, err := timed(tab, typing(shPlain, "sleep 30\n"), "sleep", within)
-		if err != nil {
-			return nil, fmt.Errorf("titleless sh: %w", err)
-		}
-		if _, err := timed(tab, typing(shPlain, "\x03"), dirOf(shPlain), within); err != nil {
-			return nil, fmt.Errorf("titleless sh, exit: %w", err)
-		}
-		plain = append(plain, st)
-	}
-	rows = append(rows, row{fmt.Sprintf("program start -> tab renamed, sh without hooks or title, default 3 s poll (%d starts)", len(plain)), pcts(plain), pollTarget})
-	return rows, nil
+	return []row{{fmt.Sprintf("program start -> tab renamed, sh without hooks or title, default 3 s poll (%d starts)", len(plain)), pcts(plain), pollTarget}}, nil
 }
 
 // nudgeWall times runs of the built `nudge` command against a listening

@@ -20,6 +20,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/realherdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 // The real-herdr part measures what herdrsim can only imitate: herdr's own
@@ -419,7 +420,7 @@ func (d *realDaemon) renameCount() int {
 // herdr's answer to it.
 func (d *realDaemon) renamedAt(tab, want string, from int) (time.Time, bool) {
 	var at time.Time
-	ok := waitFor(realWithin, func() bool {
+	ok := testutil.Poll(realWithin, func() bool {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		for _, e := range d.renames[from:] {
@@ -458,7 +459,7 @@ type realRun struct {
 func (r realRun) waitNamed(tabs []realTab) error {
 	for _, t := range tabs {
 		var got string
-		if !waitFor(realWithin, func() bool {
+		if !testutil.Poll(realWithin, func() bool {
 			if got = r.rs.label(t.tab); got == t.dir {
 				return true
 			}

@@ -100,109 +100,144 @@ func Parse(text string) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("herdr-plugin.toml: %w", err)
 	}
-	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	var p problems
 	for _, k := range md.Undecoded() {
-		bad("unknown key %s", k)
+		p.add("unknown key %s", k)
 	}
-	if !pluginID.MatchString(strings.TrimSpace(m.ID)) {
-		bad("id %q: want 1-120 of [A-Za-z0-9:._-]", m.ID)
-	}
-	if strings.TrimSpace(m.Name) == "" || strings.TrimSpace(m.Version) == "" {
-		bad("name %q and version %q are required", m.Name, m.Version)
-	}
-	if !semver.MatchString(strings.TrimSpace(m.MinHerdrVersion)) {
-		bad("min_herdr_version %q: want a semantic version like 0.8.2", m.MinHerdrVersion)
-	}
-	platforms := func(where string, p *[]string) {
-		if p == nil {
-			return
-		}
-		if len(*p) == 0 {
-			bad("%s: platforms = [] (omit it instead)", where)
-		}
-		for _, x := range *p {
-			if !slices.Contains(Platforms, x) {
-				bad("%s: unknown platform %q", where, x)
-			}
-		}
-	}
-	command := func(where string, argv []string) {
-		if len(argv) == 0 || slices.Contains(argv, "") {
-			bad("%s: command %q: want a non-empty argv of non-empty strings", where, argv)
-		}
-	}
-	if m.Platforms == nil {
-		bad("no top-level platforms (herdr warns: platform support unknown)")
-	}
-	platforms("top level", m.Platforms)
-	for i, b := range m.Build {
-		command(fmt.Sprintf("build[%d]", i), b.Command)
-		platforms(fmt.Sprintf("build[%d]", i), b.Platforms)
-	}
-	for i, s := range m.Startup {
-		command(fmt.Sprintf("startup[%d]", i), s.Command)
-		platforms(fmt.Sprintf("startup[%d]", i), s.Platforms)
-	}
-	ids := map[string]bool{}
-	for _, a := range m.Actions {
-		where := "action " + a.ID
-		if !localID.MatchString(strings.TrimSpace(a.ID)) || ids[a.ID] {
-			bad("%s: bad or duplicate id", where)
-		}
-		ids[a.ID] = true
-		if strings.TrimSpace(a.Title) == "" {
-			bad("%s: no title", where)
-		}
-		for _, c := range a.Contexts {
-			if !slices.Contains(contexts, c) {
-				bad("%s: unknown context %q", where, c)
-			}
-		}
-		platforms(where, a.Platforms)
-		command(where, a.Command)
-	}
-	for i, e := range m.Events {
-		where := fmt.Sprintf("events[%d]", i)
-		if !slices.Contains(HookEvents, strings.TrimSpace(e.On)) {
-			bad("%s: on = %q is no hookable event", where, e.On)
-		}
-		platforms(where, e.Platforms)
-		command(where, e.Command)
-	}
-	panes := map[string]bool{}
-	for _, p := range m.Panes {
-		where := "pane " + p.ID
-		if !localID.MatchString(strings.TrimSpace(p.ID)) || panes[p.ID] {
-			bad("%s: bad or duplicate id", where)
-		}
-		panes[p.ID] = true
-		if strings.TrimSpace(p.Title) == "" {
-			bad("%s: no title", where)
-		}
-		if !slices.Contains(placements, p.Placement) {
-			bad("%s: unknown placement %q", where, p.Placement)
-		}
-		if p.Placement != "popup" && (p.Width != nil || p.Height != nil) {
-			bad("%s: width and height are for placement = \"popup\" only", where)
-		}
-		platforms(where, p.Platforms)
-		command(where, p.Command)
-	}
-	for _, l := range m.LinkHandlers {
-		where := "link handler " + l.ID
-		if !localID.MatchString(l.ID) || l.Title == "" || l.Pattern == "" || !ids[l.Action] {
-			bad("%s: needs an id, title, pattern and an action of this plugin", where)
-		}
-		if _, err := regexp.Compile(l.Pattern); err != nil {
-			bad("%s: pattern: %v", where, err)
-		}
-		platforms(where, l.Platforms)
-	}
-	if len(errs) > 0 {
-		return &m, fmt.Errorf("herdr-plugin.toml: %w", errors.Join(errs...))
+	p.checkTop(&m)
+	p.checkActions(m.Actions)
+	p.checkEvents(m.Events)
+	p.checkPanes(m.Panes)
+	p.checkLinks(m.LinkHandlers)
+	if len(p.errs) > 0 {
+		return &m, fmt.Errorf("herdr-plugin.toml: %w", errors.Join(p.errs...))
 	}
 	return &m, nil
+}
+
+// problems collects what is wrong with a manifest, in the order of the
+// file, so that one error can list them all.
+type problems struct {
+	errs    []error
+	actions map[string]bool // ids of the actions seen, for link handlers
+}
+
+func (p *problems) add(format string, a ...any) { p.errs = append(p.errs, fmt.Errorf(format, a...)) }
+
+// platforms checks a platforms list; nil is no list.
+func (p *problems) platforms(where string, list *[]string) {
+	if list == nil {
+		return
+	}
+	if len(*list) == 0 {
+		p.add("%s: platforms = [] (omit it instead)", where)
+	}
+	for _, x := range *list {
+		if !slices.Contains(Platforms, x) {
+			p.add("%s: unknown platform %q", where, x)
+		}
+	}
+}
+
+func (p *problems) command(where string, argv []string) {
+	if len(argv) == 0 || slices.Contains(argv, "") {
+		p.add("%s: command %q: want a non-empty argv of non-empty strings", where, argv)
+	}
+}
+
+// entry checks the id and title of an action or pane; seen holds the ids
+// of its kind so far.
+func (p *problems) entry(where, id, title string, seen map[string]bool) {
+	if !localID.MatchString(strings.TrimSpace(id)) || seen[id] {
+		p.add("%s: bad or duplicate id", where)
+	}
+	seen[id] = true
+	if strings.TrimSpace(title) == "" {
+		p.add("%s: no title", where)
+	}
+}
+
+// checkTop checks the top-level keys and the [[build]] and [[startup]]
+// commands.
+func (p *problems) checkTop(m *Manifest) {
+	if !pluginID.MatchString(strings.TrimSpace(m.ID)) {
+		p.add("id %q: want 1-120 of [A-Za-z0-9:._-]", m.ID)
+	}
+	if strings.TrimSpace(m.Name) == "" || strings.TrimSpace(m.Version) == "" {
+		p.add("name %q and version %q are required", m.Name, m.Version)
+	}
+	if !semver.MatchString(strings.TrimSpace(m.MinHerdrVersion)) {
+		p.add("min_herdr_version %q: want a semantic version like 0.8.2", m.MinHerdrVersion)
+	}
+	if m.Platforms == nil {
+		p.add("no top-level platforms (herdr warns: platform support unknown)")
+	}
+	p.platforms("top level", m.Platforms)
+	for i, b := range m.Build {
+		p.command(fmt.Sprintf("build[%d]", i), b.Command)
+		p.platforms(fmt.Sprintf("build[%d]", i), b.Platforms)
+	}
+	for i, s := range m.Startup {
+		p.command(fmt.Sprintf("startup[%d]", i), s.Command)
+		p.platforms(fmt.Sprintf("startup[%d]", i), s.Platforms)
+	}
+}
+
+func (p *problems) checkActions(actions []Action) {
+	p.actions = map[string]bool{}
+	for _, a := range actions {
+		where := "action " + a.ID
+		p.entry(where, a.ID, a.Title, p.actions)
+		for _, c := range a.Contexts {
+			if !slices.Contains(contexts, c) {
+				p.add("%s: unknown context %q", where, c)
+			}
+		}
+		p.platforms(where, a.Platforms)
+		p.command(where, a.Command)
+	}
+}
+
+func (p *problems) checkEvents(events []Event) {
+	for i, e := range events {
+		where := fmt.Sprintf("events[%d]", i)
+		if !slices.Contains(HookEvents, strings.TrimSpace(e.On)) {
+			p.add("%s: on = %q is no hookable event", where, e.On)
+		}
+		p.platforms(where, e.Platforms)
+		p.command(where, e.Command)
+	}
+}
+
+func (p *problems) checkPanes(panes []Pane) {
+	seen := map[string]bool{}
+	for _, pn := range panes {
+		where := "pane " + pn.ID
+		p.entry(where, pn.ID, pn.Title, seen)
+		if !slices.Contains(placements, pn.Placement) {
+			p.add("%s: unknown placement %q", where, pn.Placement)
+		}
+		if pn.Placement != "popup" && (pn.Width != nil || pn.Height != nil) {
+			p.add("%s: width and height are for placement = \"popup\" only", where)
+		}
+		p.platforms(where, pn.Platforms)
+		p.command(where, pn.Command)
+	}
+}
+
+// checkLinks checks the link handlers against the actions checkActions
+// saw.
+func (p *problems) checkLinks(links []Link) {
+	for _, l := range links {
+		where := "link handler " + l.ID
+		if !localID.MatchString(l.ID) || l.Title == "" || l.Pattern == "" || !p.actions[l.Action] {
+			p.add("%s: needs an id, title, pattern and an action of this plugin", where)
+		}
+		if _, err := regexp.Compile(l.Pattern); err != nil {
+			p.add("%s: pattern: %v", where, err)
+		}
+		p.platforms(where, l.Platforms)
+	}
 }
 
 // Commands lists every argv the plugin runs after install (startup hooks,
