@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -89,8 +88,9 @@ type Daemon struct {
 	// seen is history beyond the last snapshot, for event triage.
 	seen seen
 	down bool
-	// printed remembers dry-run decisions already shown, per tab.
-	printed map[string]string
+	// printed remembers dry-run decisions already shown, per tab and
+	// workspace.
+	printed map[target]string
 	// gatherBudget bounds the time a pass spends on process_info (0:
 	// defaultGatherBudget); tests shorten it.
 	gatherBudget time.Duration
@@ -125,7 +125,7 @@ func New(opt Options) (*Daemon, error) {
 		opt.Now = time.Now
 	}
 	if opt.Timeout == 0 {
-		opt.Timeout = 5 * time.Second
+		opt.Timeout = herdr.DefaultTimeout
 	}
 	d := &Daemon{
 		opt:   opt,
@@ -137,7 +137,7 @@ func New(opt Options) (*Daemon, error) {
 		client:  herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log), herdr.WithHedging(true)),
 		procs:   map[string]*paneProc{},
 		fresh:   map[string]newProg{},
-		printed: map[string]string{},
+		printed: map[target]string{},
 	}
 	d.sessions = d.newSessions()
 	d.traceFn = opt.Trace
@@ -189,22 +189,6 @@ func (d *Daemon) State() *state.State { return d.state }
 // Client is the daemon's herdr client (restore and why --notify speak to
 // the same herdr through it).
 func (d *Daemon) Client() *herdr.Client { return d.client }
-
-// Loop tuning. Nudges skip the debounce but passes they cause are spaced by
-// nudgeGap, so a flood of nudges costs at most 1/nudgeGap passes a second.
-const (
-	nudgeGap        = 20 * time.Millisecond
-	preexecWindow   = time.Second
-	preexecInterval = 10 * time.Millisecond
-	// snapshotGrace is how long a preexec pass waits for the snapshot
-	// taken ahead once the program is there: about one read poll.
-	snapshotGrace = 150 * time.Millisecond
-	backoffMin    = 100 * time.Millisecond
-	backoffMax    = 5 * time.Second
-	// healthyStream is how long a subscription must last before its end
-	// counts as a normal disconnect rather than a server refusing us.
-	healthyStream = 2 * backoffMax
-)
 
 // foregroundProbe captures, on the loop goroutine, what the preexec watcher
 // needs to notice a program start without touching loop state, and its
@@ -306,105 +290,6 @@ func (d *Daemon) awaitProgram(ctx context.Context, w preexecWatch, done chan<- p
 	}
 }
 
-// watchEvents keeps one subscription open, reconnecting with capped
-// backoff and jitter. After every (re)subscribe it asks for a full pass.
-func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan<- streamEvent, subscribed chan<- struct{}, agents <-chan []string) {
-	backoff := backoffMin
-	lostInARow := 0
-	var agentPanes []string
-	for ctx.Err() == nil {
-		select {
-		case a := <-agents:
-			agentPanes = a
-		default:
-		}
-		sctx, cancel := context.WithCancel(ctx)
-		stream, err := client.Subscribe(sctx, subscriptions(agentPanes))
-		if err != nil {
-			cancel()
-			pass := "none"
-			var apiErr *herdr.APIError
-			if errors.As(err, &apiErr) {
-				// herdr is up but refused the request, most likely
-				// because a per-pane entry names a pane that is gone.
-				// Ask the loop for a pass: it sends the current agent
-				// panes, which the next attempt picks up.
-				pass = askFullPass(subscribed)
-			}
-			d.trace(Trace{Kind: TraceSubscribeFailed, FullPass: pass == "asked"}, "subscribe failed", "err", err, "full_pass", pass)
-			sleep := backoff/2 + rand.N(backoff/2+1)
-			backoff = min(backoff*2, backoffMax)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(sleep):
-			}
-			continue
-		}
-		began := d.now()
-		gen := d.stream.gen.Add(1)
-		d.stream.first.CompareAndSwap(0, began.UnixNano())
-		// Learn the protocol (and warn once about an unknown one) after
-		// every (re)subscribe: a restarted herdr may be another version.
-		if _, err := client.Ping(sctx); err != nil {
-			d.log.Debug("ping failed", "err", err)
-		}
-		pass := askFullPass(subscribed)
-		d.trace(Trace{Kind: TraceSubscribed, AgentPanes: len(agentPanes), FullPass: pass == "asked"},
-			"subscribed to events", "agent_panes", len(agentPanes), "full_pass", pass)
-		// The stream ends on server loss, or when the set of agent panes
-		// changes and needs a new subscription.
-		next := make(chan []string, 1)
-		watcherDone := make(chan struct{})
-		go func() {
-			defer close(watcherDone)
-			select {
-			case a := <-agents:
-				next <- a
-				cancel()
-			case <-sctx.Done():
-			}
-		}()
-		endErr := d.forward(sctx, stream, gen, out)
-		stream.Close()
-		cancel()
-		<-watcherDone
-		select {
-		case a := <-next:
-			// We ended it to change what we listen to: resubscribe now.
-			agentPanes = a
-			continue
-		default:
-		}
-		// A server that acks and then closes (or sends garbage) would
-		// otherwise get a subscribe, a snapshot and a pass per loop: only
-		// a stream that stayed up for a while earns a fresh backoff.
-		if d.now().Sub(began) >= healthyStream {
-			backoff = backoffMin
-			lostInARow = 0
-			continue
-		}
-		if herdr.IsEventsLost(endErr) {
-			// herdr is fine, we fell behind: resubscribe now, and the
-			// full pass after it resyncs. Twice in a row quickly is a
-			// server that does nothing else: back off then.
-			lostInARow++
-			d.traceAt(slog.LevelInfo, Trace{Kind: TraceEventsLost}, "herdr dropped events we were too slow for (events_lost); resubscribing")
-			if lostInARow == 1 {
-				continue
-			}
-		}
-		sleep := backoff/2 + rand.N(backoff/2+1)
-		backoff = min(backoff*2, backoffMax)
-		d.trace(Trace{Kind: TraceResubscribePause, Pause: sleep}, "event stream ended early; resubscribing after a pause", "after", sleep)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(sleep):
-		}
-	}
-}
-
 // askFullPass asks the loop for a full pass unless one is asked for
 // already, and says which for the debug log: tests match each "asked"
 // with the loop's "full pass after subscribing done".
@@ -456,13 +341,13 @@ func (d *Daemon) agentPanes() []string {
 func (d *Daemon) printDryRun(reps []TabReport) {
 	for _, r := range reps {
 		if r.Action != ActionWouldRename {
-			delete(d.printed, r.TabID)
+			delete(d.printed, target{tabTarget, r.TabID})
 			continue
 		}
-		if d.printed[r.TabID] == r.Want {
+		if d.printed[target{tabTarget, r.TabID}] == r.Want {
 			continue
 		}
-		d.printed[r.TabID] = r.Want
+		d.printed[target{tabTarget, r.TabID}] = r.Want
 		fmt.Fprintf(d.opt.Out, "would rename %s %q -> %q (%s)\n", r.TabID, r.Label, r.Want, whyLine(r))
 	}
 }
@@ -491,7 +376,7 @@ func (d *Daemon) reconfigure(opt Options) {
 		opt.StatePath = d.opt.StatePath
 	}
 	d.opt = opt
-	d.printed = map[string]string{}
+	d.printed = map[target]string{}
 	// Cached programs were named with the old aliases and rewrites.
 	d.procs = map[string]*paneProc{}
 	// The next pass watches the session files the new format still needs.

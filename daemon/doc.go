@@ -4,4 +4,25 @@
 // renames where the label differs and is not a person's. It also owns the
 // nudge listener and the single-instance claim on a herdr server. What it
 // remembers lives in package state; where its files go, in package rundir.
+//
+// # Who owns what
+//
+// The goroutine running Run (the loop) owns the Daemon's fields: its
+// options, the state, the last snapshot and its indexes, the history of
+// what it has seen, the program cache, the renames on their way
+// (flights) and the dry run's printed decisions. A pass runs on the loop
+// goroutine, in the phases of pipeline.go. Other goroutines touch only
+// what is theirs or safe to share:
+//
+//   - a pass's rename workers (renameAll) share the state and the last
+//     snapshot under the pass's own mutex, while the loop waits for them;
+//   - the event watcher (watch.go, replay.go) keeps the stream's
+//     generation and first time in atomics, and talks to the loop only
+//     through its channels; the herdr client is safe for concurrent use;
+//   - preexec watchers (awaitProgram) read only what foregroundProbe
+//     captured for them on the loop goroutine;
+//   - Sessions guards its own fields.
+//
+// The timings that tie these together are in timing.go; the traced
+// moments tests wait on, in trace.go.
 package daemon

@@ -3,7 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
-	"time"
+	"strings"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
@@ -71,86 +71,112 @@ func (s *seen) arrival(m map[string]int, ws string, n int) bool {
 // newsworthy says whether an event may change a name the last snapshot
 // would give.
 func (d *Daemon) newsworthy(ev herdr.Event) bool {
-	s := d.last
-	if s == nil {
+	if d.last == nil {
 		return true
 	}
-	tab := func(id string) (herdr.Tab, bool) {
-		if i, ok := d.lastTab[id]; ok {
-			return s.Tabs[i], true
-		}
-		return herdr.Tab{}, false
+	switch {
+	case strings.HasPrefix(ev.Kind, "tab."):
+		return d.tabNews(ev)
+	case strings.HasPrefix(ev.Kind, "pane."):
+		return d.paneNews(ev)
+	case strings.HasPrefix(ev.Kind, "workspace."):
+		return d.workspaceNews(ev)
 	}
-	pane := func(id string) (herdr.Pane, int, bool) {
-		if i, ok := d.lastPane[id]; ok {
-			return s.Panes[i], i, true
-		}
-		return herdr.Pane{}, 0, false
+	return true
+}
+
+// lastTabOf is the tab in the last snapshot.
+func (d *Daemon) lastTabOf(id string) (herdr.Tab, bool) {
+	if i, ok := d.lastTab[id]; ok {
+		return d.last.Tabs[i], true
 	}
+	return herdr.Tab{}, false
+}
+
+// lastPaneOf is the pane in the last snapshot.
+func (d *Daemon) lastPaneOf(id string) (herdr.Pane, bool) {
+	if i, ok := d.lastPane[id]; ok {
+		return d.last.Panes[i], true
+	}
+	return herdr.Pane{}, false
+}
+
+// lastWorkspaceOf is the workspace in the last snapshot.
+func (d *Daemon) lastWorkspaceOf(id string) (herdr.Workspace, bool) {
+	for _, w := range d.last.Workspaces {
+		if w.ID == id {
+			return w, true
+		}
+	}
+	return herdr.Workspace{}, false
+}
+
+func (d *Daemon) tabNews(ev herdr.Event) bool {
+	t, known := d.lastTabOf(ev.TabID)
 	switch ev.Kind {
 	case "tab.created":
-		if _, ok := tab(ev.TabID); ok {
+		if known {
 			return false
 		}
 		ws, n, err := herdr.ParseTabID(ev.TabID)
 		return err != nil || d.seen.arrival(d.seen.maxTab, ws, n) && d.exists("tab.get", "tab_id", ev.TabID)
 	case "tab.closed":
-		_, ok := tab(ev.TabID)
-		return ok
+		return known
 	case "tab.renamed":
 		// Only a label we may replace needs a pass: herdr's own (a rename
 		// to "" or a position), or any label of a released tab or under
 		// --force. A person's label is kept anyway, and a replay carries
 		// a label the tab had before.
-		t, ok := tab(ev.TabID)
-		if !ok || t.Label == ev.Label || d.seen.labels[ev.TabID].Has(ev.Label) {
+		if !known || t.Label == ev.Label || d.seen.labels[ev.TabID].Has(ev.Label) {
 			return false
 		}
 		d.seen.label(ev.TabID, ev.Label)
 		return namer.IsHerdrLabel(ev.Label) || d.opt.Force || d.state.Tabs[ev.TabID].Released
 	case "tab.focused":
-		t, ok := tab(ev.TabID)
-		return ok && !t.Focused
+		return known && !t.Focused
+	}
+	return true
+}
+
+func (d *Daemon) paneNews(ev herdr.Event) bool {
+	p, known := d.lastPaneOf(ev.PaneID)
+	switch ev.Kind {
 	case "pane.created":
-		if _, _, ok := pane(ev.PaneID); ok {
+		if known {
 			return false
 		}
 		ws, n, err := herdr.ParsePaneID(ev.PaneID)
 		return err != nil || d.seen.arrival(d.seen.maxPane, ws, n) && d.exists("pane.get", "pane_id", ev.PaneID)
 	case "pane.closed", "pane.exited":
-		_, _, ok := pane(ev.PaneID)
-		return ok
+		return known
 	case "pane.focused":
-		p, _, ok := pane(ev.PaneID)
-		return ok && !p.Focused && d.nameDiffers(p.TabID, func(ps []herdr.Pane) {
+		return known && !p.Focused && d.nameDiffers(p.TabID, func(ps []herdr.Pane) {
 			for i := range ps {
 				ps[i].Focused = ps[i].ID == p.ID
 			}
 		})
 	case "pane.agent_detected":
-		p, _, ok := pane(ev.PaneID)
-		return ok && p.Agent != eventField(ev, "agent")
+		return known && p.Agent != eventField(ev, "agent")
 	case "pane.agent_status_changed":
-		p, _, ok := pane(ev.PaneID)
-		return !ok || string(p.AgentStatus) != eventField(ev, "agent_status")
+		return !known || string(p.AgentStatus) != eventField(ev, "agent_status")
 	case "pane.updated":
 		return d.paneUpdated(ev)
+	}
+	return true
+}
+
+func (d *Daemon) workspaceNews(ev herdr.Event) bool {
+	w, known := d.lastWorkspaceOf(ev.WorkspaceID)
+	switch ev.Kind {
 	case "workspace.renamed":
-		for _, w := range s.Workspaces {
-			if w.ID == ev.WorkspaceID {
-				if w.Label == ev.Label || d.seen.labels[w.ID].Has(ev.Label) {
-					return false
-				}
-				d.seen.label(w.ID, ev.Label)
-				return true
-			}
+		if !known || w.Label == ev.Label || d.seen.labels[w.ID].Has(ev.Label) {
+			return false
 		}
-		return false
+		d.seen.label(w.ID, ev.Label)
+		return true
 	case "workspace.created":
-		for _, w := range s.Workspaces {
-			if w.ID == ev.WorkspaceID {
-				return false
-			}
+		if known {
+			return false
 		}
 		n, err := herdr.ParseWorkspaceID(ev.WorkspaceID)
 		if err != nil || n > d.seen.maxWorkspace {
@@ -159,12 +185,7 @@ func (d *Daemon) newsworthy(ev herdr.Event) bool {
 		}
 		return false
 	case "workspace.closed":
-		for _, w := range s.Workspaces {
-			if w.ID == ev.WorkspaceID {
-				return true
-			}
-		}
-		return false
+		return known
 	}
 	return true
 }
@@ -180,9 +201,6 @@ func (d *Daemon) exists(method, key, id string) bool {
 	err := d.client.Call(ctx, method, map[string]string{key: id}, nil)
 	return err == nil || !herdr.IsCode(err, "tab_not_found") && !herdr.IsCode(err, "pane_not_found")
 }
-
-// existsTimeout bounds exists.
-const existsTimeout = 500 * time.Millisecond
 
 // paneUpdated triages a pane.updated: an older revision than the snapshot
 // holds is a replay; a newer one is news only if the tab's name would

@@ -127,13 +127,6 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 	}
 }
 
-// firstSubscribeWait bounds how long the first pass waits for the event
-// stream. A rename sent before the stream is up cannot have a person's
-// rename inside it told from the stream (0.9 sends only what happens after
-// the subscribe), so the first pass waits for it, unless herdr is too slow
-// or down: then it runs anyway, to name tabs or report the outage.
-const firstSubscribeWait = time.Second
-
 // firstPass runs the daemon's first pass once the stream is up, or after
 // firstSubscribeWait.
 func (l *loop) firstPass() {

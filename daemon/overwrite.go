@@ -88,23 +88,6 @@ func newFlights() *flights {
 	return &flights{by: map[target][]*flight{}, live: map[liveKey]bool{}}
 }
 
-// ReplayWindow bounds a 0.7/0.8 subscription's replay: herdr's ring holds
-// 512 events and sends each subscription entry at most one per 100 ms tick
-// (docs/herdr.md §7). A rename sent while its entry still replays waits up
-// to this long (plus inflightTTL) for the replay to end and its fate to be
-// known. 0.9 (protocol 22) does not replay.
-const ReplayWindow = 512*100*time.Millisecond + time.Second
-
-// replayQuiet is how long an entry of a 0.7/0.8 subscription must send
-// nothing for its replay to count as over. While history is left, herdr
-// sends one event per 100 ms tick; ten ticks without one mean it had none
-// to send.
-const replayQuiet = time.Second
-
-// inflightTTL bounds how long a rename on a live stream waits for its echo
-// (a lost event, a cut stream).
-const inflightTTL = 10 * time.Second
-
 // maxFlights bounds the renames of one target watched at once.
 const maxFlights = 8
 
@@ -127,10 +110,6 @@ func (d *Daemon) noteOurRename(t target, want, seen string) {
 func (d *Daemon) live(gen uint64, kind targetKind) bool {
 	return d.client.Protocol() >= 22 || d.flights != nil && d.flights.live[liveKey{gen, kind}]
 }
-
-// freshSnapshot is the age under which a pass's snapshot stands in for
-// the re-read before a rename, when echoWatched.
-const freshSnapshot = 250 * time.Millisecond
 
 // echoWatched reports whether a rename made now has its echo watched on a
 // live stream (Run, with tab.renamed past any replay).

@@ -190,10 +190,6 @@ const (
 // renames thousands of tabs, each a re-read and a rename.
 const renameWorkers = 8
 
-// renameMargin is the time before the pass's deadline after which no new
-// rename starts: one re-read and rename, herdr's read poll included.
-const renameMargin = 300 * time.Millisecond
-
 // renameAll re-checks and renames the rows' tabs, concurrently, and sets
 // each row's outcome. When the pass's deadline comes near, tabs not
 // started yet are left for the next pass rather than cut off mid-request
@@ -448,9 +444,6 @@ const (
 	// each connection on its own, and its request-read poll (docs/herdr.md
 	// §2) makes a lone request slow rather than the server busy.
 	gatherWorkers = 16
-	// defaultGatherBudget bounds the time a pass spends asking; what is
-	// left is asked by the next passes, the most needed first.
-	defaultGatherBudget = 2 * time.Second
 	// refreshPerPass bounds how many answers that look current but cannot
 	// be checked locally (their revision did not move, their pids are not
 	// ours to look at) are asked again per poll pass, oldest first: a
@@ -478,11 +471,23 @@ type gatherScope struct {
 // program (facts uses it) or stays unknown.
 func (d *Daemon) gather(ctx context.Context, leads []leadPane, scope gatherScope, stats *PassStats) map[string]procinfo.Program {
 	answers := make(map[string]procinfo.Program, len(leads))
-	type ask struct {
-		pane herdr.Pane
-		rank int // 0 nudged, 1 never asked, 2 changed, 3 refresh
-		at   time.Time
+	asks := d.pickAsks(leads, scope, answers, stats)
+	if len(asks) > 0 {
+		d.askAll(ctx, asks, answers, stats)
 	}
+	return answers
+}
+
+// ask is a pane gather asks herdr about, and why.
+type ask struct {
+	pane herdr.Pane
+	rank int // 0 nudged, 1 never asked, 2 changed, 3 refresh
+	at   time.Time
+}
+
+// pickAsks answers what this machine's /proc can and what the cache may,
+// and lists the panes to ask herdr about, most needed first.
+func (d *Daemon) pickAsks(leads []leadPane, scope gatherScope, answers map[string]procinfo.Program, stats *PassStats) []ask {
 	var asks, stale []ask
 	for _, l := range leads {
 		c := d.procs[l.pane.ID]
@@ -502,9 +507,7 @@ func (d *Daemon) gather(ctx context.Context, leads []leadPane, scope gatherScope
 		case scope.nudged:
 			// Another pane than the nudged ones: its last answer stands
 			// (facts), see gatherScope.
-		case c.localOK:
-			asks = append(asks, ask{pane: l.pane, rank: 2})
-		case c.revision != l.pane.Revision:
+		case c.localOK, c.revision != l.pane.Revision:
 			asks = append(asks, ask{pane: l.pane, rank: 2})
 		default:
 			answers[l.pane.ID] = c.prog
@@ -516,10 +519,12 @@ func (d *Daemon) gather(ctx context.Context, leads []leadPane, scope gatherScope
 		slices.SortStableFunc(stale, func(a, b ask) int { return a.at.Compare(b.at) })
 		asks = append(asks, stale[:min(len(stale), refreshPerPass)]...)
 	}
-	if len(asks) == 0 {
-		return answers
-	}
+	return asks
+}
 
+// askAll asks herdr for the programs of asks, concurrently and within the
+// pass's gather budget, and records the answers.
+func (d *Daemon) askAll(ctx context.Context, asks []ask, answers map[string]procinfo.Program, stats *PassStats) {
 	budget := d.gatherBudget
 	if budget <= 0 {
 		budget = defaultGatherBudget
@@ -567,7 +572,6 @@ feed:
 		}
 		answers[r.pane.ID] = d.learn(r.pane, r.pi, now)
 	}
-	return answers
 }
 
 // askWhy names gather's ranks in its debug lines.

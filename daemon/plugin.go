@@ -23,19 +23,6 @@ type Plugin struct {
 	Registry string
 }
 
-const (
-	// pluginCheckEvery is how often a tied daemon looks at the socket and
-	// registry files: two stats, no connection to herdr.
-	pluginCheckEvery = time.Second
-	// pluginOrphanAfter is how long herdr's socket may be missing before
-	// a tied daemon ends: longer than a live handoff or a quick restart
-	// (whose startup hook finds this daemon still running and leaves it).
-	pluginOrphanAfter = 5 * time.Second
-	// pluginListEvery spaces plugin.list calls when the registry file is
-	// unknown.
-	pluginListEvery = time.Minute
-)
-
 // pluginWatch is what the loop keeps to follow its plugin.
 type pluginWatch struct {
 	stamp     fileStamp

@@ -17,11 +17,6 @@ import (
 // title at each pass only.
 const maxSessionWatches = 64
 
-// sessionCoalesce is how long writes to a watched session file gather
-// before it is read: an agent appends lines in bursts, and one read per
-// burst is enough to see a new title well within a second.
-const sessionCoalesce = 100 * time.Millisecond
-
 // Sessions gives lead panes the title of their agent's session, for
 // {session}, and tells when a watched session file got a new title or a
 // new session file appeared. herdr says which session a pane's agent runs

@@ -1,8 +1,6 @@
 package daemon
 
 import (
-	"time"
-
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
 
@@ -12,10 +10,6 @@ import (
 // calls no news when the title is not part of the name. For a lead pane
 // whose shell is local, that event is still the cheapest hint a program
 // started or ended: one /proc read tells.
-
-// titleWindow is how long a title change at the prompt is watched for a
-// program to start: the shell sets the title just before it forks.
-const titleWindow = 300 * time.Millisecond
 
 type titleHint int
 

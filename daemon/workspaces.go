@@ -45,7 +45,7 @@ func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes
 		facts.Index = ws.Number
 		dec := wn.Decide(plan, facts)
 		if dec.Want == "" || dec.Want == ws.Label {
-			delete(d.printed, "workspace "+ws.ID)
+			delete(d.printed, target{workspaceTarget, ws.ID})
 			continue
 		}
 		wm := d.state.Workspaces[ws.ID]
@@ -56,12 +56,12 @@ func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes
 			verdict = dec.JudgeWorkspace(ws.Label, mem, d.herdrWorkspaceLabels(tabsOf[ws.ID], panes))
 		}
 		if !verdict.MayRename() {
-			delete(d.printed, "workspace "+ws.ID)
+			delete(d.printed, target{workspaceTarget, ws.ID})
 			continue
 		}
 		if !d.opt.Apply {
-			if d.printed["workspace "+ws.ID] != dec.Want {
-				d.printed["workspace "+ws.ID] = dec.Want
+			if d.printed[target{workspaceTarget, ws.ID}] != dec.Want {
+				d.printed[target{workspaceTarget, ws.ID}] = dec.Want
 				fmt.Fprintf(d.opt.Out, "would rename workspace %s %q -> %q (label was %s)\n", ws.ID, ws.Label, dec.Want, verdict)
 			}
 			continue
@@ -212,31 +212,12 @@ func (d *Daemon) updateWorkspaces(fn func(map[string]state.WorkspaceMemory)) {
 // state.PruneAfter, with the tabs' rule: one short snapshot forgets nothing.
 // It writes only when something changed.
 func (d *Daemon) pruneWorkspaces(present map[string]bool) {
-	now := d.now()
-	changed := func(id string, m state.WorkspaceMemory) bool {
-		return present[id] != (m.MissingSince == nil) || (m.MissingSince != nil && now.Sub(*m.MissingSince) >= state.PruneAfter)
-	}
-	dirty := false
-	for id, m := range d.state.Workspaces {
-		dirty = dirty || changed(id, m)
-	}
-	if !dirty {
+	if !state.NeedsPrune(d.state.Workspaces, present, d.now()) {
 		return
 	}
+	now := d.now()
 	d.updateWorkspaces(func(ws map[string]state.WorkspaceMemory) {
-		for id, m := range ws {
-			switch {
-			case present[id]:
-				m.MissingSince = nil
-				ws[id] = m
-			case m.MissingSince == nil:
-				t := now.UTC()
-				m.MissingSince = &t
-				ws[id] = m
-			case now.Sub(*m.MissingSince) >= state.PruneAfter:
-				delete(ws, id)
-			}
-		}
+		state.Prune(ws, present, now)
 	})
 }
 

@@ -298,37 +298,54 @@ func (s *State) write() error {
 	return nil
 }
 
-// pruneStep is the one rule for forgetting tabs: a tab missing from a full
-// pass is marked, one seen again is unmarked, and one missing for
-// PruneAfter is dropped (keep false).
-func pruneStep(m TabMemory, present bool, now time.Time) (next TabMemory, keep, changed bool) {
+// Memory is an entry the state forgets when its tab or workspace has been
+// missing for PruneAfter: TabMemory or WorkspaceMemory.
+type Memory[M any] interface {
+	missingSince() *time.Time
+	withMissingSince(*time.Time) M
+}
+
+func (m TabMemory) missingSince() *time.Time { return m.MissingSince }
+func (m TabMemory) withMissingSince(t *time.Time) TabMemory {
+	m.MissingSince = t
+	return m
+}
+func (m WorkspaceMemory) missingSince() *time.Time { return m.MissingSince }
+func (m WorkspaceMemory) withMissingSince(t *time.Time) WorkspaceMemory {
+	m.MissingSince = t
+	return m
+}
+
+// pruneStep is the one rule for forgetting tabs and workspaces: one
+// missing from a full pass is marked, one seen again is unmarked, and one
+// missing for PruneAfter is dropped (keep false).
+func pruneStep[M Memory[M]](m M, present bool, now time.Time) (next M, keep, changed bool) {
+	since := m.missingSince()
 	switch {
-	case present && m.MissingSince != nil:
-		m.MissingSince = nil
-		return m, true, true
+	case present && since != nil:
+		return m.withMissingSince(nil), true, true
 	case present:
 		return m, true, false
-	case m.MissingSince == nil:
+	case since == nil:
 		t := now.UTC()
-		m.MissingSince = &t
-		return m, true, true
-	case now.Sub(*m.MissingSince) >= PruneAfter:
+		return m.withMissingSince(&t), true, true
+	case now.Sub(*since) >= PruneAfter:
 		return m, false, true
 	}
 	return m, true, false
 }
 
-// Prune applies pruneStep to every tab and reports whether anything
+// Prune applies pruneStep to every entry and reports whether anything
 // changed.
-func Prune(tabs map[string]TabMemory, present map[string]bool, now time.Time) bool {
+func Prune[M Memory[M]](entries map[string]M, present map[string]bool, now time.Time) bool {
 	changed := false
-	for id, m := range tabs {
+	for id, m := range entries {
 		next, keep, c := pruneStep(m, present[id], now)
 		switch {
 		case !keep:
-			delete(tabs, id)
+			delete(entries, id)
 		case c:
-			tabs[id] = next
+			entries[id] = next
 		}
 		changed = changed || c
 	}
@@ -337,8 +354,8 @@ func Prune(tabs map[string]TabMemory, present map[string]bool, now time.Time) bo
 
 // NeedsPrune reports whether Prune would change anything, without
 // changing it: an idle pass must not touch the disk.
-func NeedsPrune(tabs map[string]TabMemory, present map[string]bool, now time.Time) bool {
-	for id, m := range tabs {
+func NeedsPrune[M Memory[M]](entries map[string]M, present map[string]bool, now time.Time) bool {
+	for id, m := range entries {
 		if _, _, c := pruneStep(m, present[id], now); c {
 			return true
 		}
