@@ -710,7 +710,7 @@ func TestLockDuringTheRenamesFlightPutsItsLabelBack(t *testing.T) {
 // an old person's label and an old copy of the very label the daemon
 // sets, and neither may pass for the person's rename or for our echo.
 func TestPutBackInReplay(t *testing.T) {
-	for _, proto := range []int{17, 19, 20, 22} {
+	for _, proto := range shortProtocols(20, 17, 19, 22) {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
 			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 			f := newFixture(t, "{dir}", nil, herdrtest.WithProtocol(proto))

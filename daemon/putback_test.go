@@ -35,6 +35,15 @@ func whileStalled(t *testing.T, f *fixture, method string, person func()) {
 	}()
 }
 
+// shortProtocols is protocols, or only the first of them under -short:
+// the quick loop tests one replaying protocol, CI all of them.
+func shortProtocols(protocols ...int) []int {
+	if testing.Short() {
+		return protocols[:1]
+	}
+	return protocols
+}
+
 func logOnFailure(t *testing.T, f *fixture) {
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -47,7 +56,7 @@ func logOnFailure(t *testing.T, f *fixture) {
 // person renames the tab while that rename is on its way. Their new text
 // wins, and gets its prefix at the next pass.
 func TestPrefixRenameKeepsAPersonsRename(t *testing.T) {
-	for _, proto := range []int{20, 22} {
+	for _, proto := range shortProtocols(20, 22) {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
 			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 			f := newFixture(t, "{dir}", func(o *Options) { o.IndexPrefixAll = true }, herdrtest.WithProtocol(proto))
@@ -69,7 +78,7 @@ func TestPrefixRenameKeepsAPersonsRename(t *testing.T) {
 // Our workspace rename (--workspace-format) replaces herdr's automatic
 // label; a person renames the workspace while it is on its way.
 func TestWorkspaceRenameKeepsAPersonsRename(t *testing.T) {
-	for _, proto := range []int{20, 22} {
+	for _, proto := range shortProtocols(20, 22) {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
 			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 			f := newFixture(t, "{dir}", withWorkspaces(t, "{index} {dir}"), herdrtest.WithProtocol(proto))
@@ -159,8 +168,11 @@ func TestPrefixKeepsLabelsThatBeginWithADigit(t *testing.T) {
 // rename it is held 600 ms in herdr: the look right before our rename sees
 // their name, on every protocol, in each of ten trials.
 func TestPersonRenameDuringAHeldSnapshotIsKept(t *testing.T) {
-	const trials = 10
-	for _, proto := range []int{17, 19, 20, 22} {
+	trials, protocols := 10, []int{17, 19, 20, 22}
+	if testing.Short() {
+		trials, protocols = 3, []int{20, 22}
+	}
+	for _, proto := range protocols {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
 			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 			f := newFixture(t, "{dir}", nil, herdrtest.WithProtocol(proto))

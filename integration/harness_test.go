@@ -38,6 +38,13 @@ const waitTimeout = testutil.Timeout
 // races end to end).
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if testing.Short() {
+		// These tests build the binary and drive it against simulated and
+		// real herdrs for minutes: -short is the quick loop of the unit
+		// tests, and CI runs these in full.
+		fmt.Println("integration: skipped under -short")
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "htr-bin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "integration: temp dir:", err)

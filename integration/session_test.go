@@ -232,8 +232,8 @@ func paneSession(t *testing.T, w world, pane string) *herdr.AgentSession {
 // idle waits until d, which does not poll, has nothing under way: it has
 // subscribed to the status of agentPanes agent panes, that subscription
 // has delivered herdr's history of tab and workspace renames (the JSON
-// log's replay_over records of its gen), and a pass ran after that. Until
-// news comes, d runs no pass.
+// log's replay_over records of its gen), and the pass it asked for ran.
+// Until news comes, d runs no pass.
 func idle(t *testing.T, d *daemonProc, agentPanes int) {
 	t.Helper()
 	settled(t, d)
@@ -248,21 +248,15 @@ func idle(t *testing.T, d *daemonProc, agentPanes int) {
 		if sub < 0 || recs[sub]["agent_panes"] != float64(agentPanes) {
 			return false
 		}
-		over, last := map[any]bool{}, sub
+		over, passed := map[any]bool{}, false
 		for i := sub; i < len(recs); i++ {
-			if m := recs[i]; m["replay_over"] != nil && m["gen"] == float64(gen) {
-				over[m["replay_over"]], last = true, i
+			m := recs[i]
+			if m["replay_over"] != nil && m["gen"] == float64(gen) {
+				over[m["replay_over"]] = true
 			}
+			passed = passed || m["local_reads"] != nil
 		}
-		if !over["tab.renamed"] || !over["workspace.renamed"] {
-			return false
-		}
-		for _, m := range recs[last+1:] {
-			if m["local_reads"] != nil {
-				return true
-			}
-		}
-		return false
+		return passed && over["tab.renamed"] && over["workspace.renamed"]
 	}, d.Log)
 }
 
