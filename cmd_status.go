@@ -17,6 +17,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/quote"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
@@ -197,30 +198,13 @@ func nudgeCheck(sock string) check {
 	case err != nil:
 		return check{name: "nudge", found: err.Error(), fix: "check the runtime folder"}
 	case fi.Mode().Type() != os.ModeSocket:
-		return check{name: "nudge", found: fmt.Sprintf("%s is %s, not the daemon's socket: every nudge fails", p, fileKind(fi.Mode())),
+		return check{name: "nudge", found: fmt.Sprintf("%s is %s, not the daemon's socket: every nudge fails", p, safefile.Kind(fi.Mode())),
 			fix: "remove it, then restart the daemon: it makes its socket when it starts"}
 	}
 	if err := nudge.Probe(p); err != nil {
 		return check{name: "nudge", found: err.Error(), fix: "herdrtabrenamer run --apply (a daemon that runs makes its socket again when restarted)"}
 	}
 	return check{name: "nudge", ok: true, found: "socket " + p}
-}
-
-// fileKind names the type of a file for a person.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "a regular file"
-	case m.IsDir():
-		return "a folder"
-	case m&os.ModeSymlink != 0:
-		return "a symlink"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a socket"
 }
 
 // configCheck reports the file Main loaded, then compiles the whole

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/atomicfile"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 )
 
@@ -42,7 +43,7 @@ func WriteReload(herdrSocket string, r Reload) error {
 	if err != nil {
 		return fmt.Errorf("reload record: %w", err)
 	}
-	if err := writeAtomic(path, append(b, '\n')); err != nil {
+	if err := atomicfile.WriteFile(path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("reload record %s: %w", path, err)
 	}
 	return nil

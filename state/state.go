@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/atomicfile"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 )
 
@@ -289,7 +290,7 @@ func (s *State) write() error {
 	b = append(b, '\n')
 	// The temp file goes beside the state, not to $TMPDIR: there a killed
 	// writer's litter is found and removed by removeTempLitter.
-	if err := writeFileAtomic(s.Path, b, 0o600); err != nil {
+	if err := atomicfile.WriteFile(s.Path, b, 0o600); err != nil {
 		return fmt.Errorf("write state %s: %w", s.Path, err)
 	}
 	if fi, err := os.Stat(s.Path); err == nil {

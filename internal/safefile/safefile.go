@@ -90,16 +90,29 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	return b, nil
 }
 
-func kind(m os.FileMode) string {
+// Kind names a file's type for a message: "a regular file", "a folder",
+// "a symlink", "a FIFO", "a device", "a socket", else "an odd file".
+func Kind(m os.FileMode) string {
 	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeSymlink != 0:
+		return "a symlink"
 	case m&os.ModeNamedPipe != 0:
 		return "a FIFO"
 	case m&os.ModeDevice != 0:
 		return "a device"
 	case m&os.ModeSocket != 0:
 		return "a socket"
-	case m.IsDir():
-		return "a folder"
 	}
-	return "not a plain file"
+	return "an odd file"
+}
+
+func kind(m os.FileMode) string {
+	if m.IsRegular() {
+		return "not a plain file"
+	}
+	return Kind(m)
 }

@@ -1,16 +1,13 @@
-//go:build windows
-
-package rundir
+package atomicfile
 
 import (
 	"os"
 	"path/filepath"
 )
 
-// writeAtomic writes a temporary file beside path and renames it over
-// path (MoveFileEx with MOVEFILE_REPLACE_EXISTING): renameio does not
-// build on Windows.
-func writeAtomic(path string, b []byte) error {
+// WriteFile replaces path with b, mode perm, in one rename (MoveFileEx
+// with MOVEFILE_REPLACE_EXISTING): renameio does not build on Windows.
+func WriteFile(path string, b []byte, perm os.FileMode) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path))
 	if err != nil {
 		return err
@@ -19,6 +16,9 @@ func writeAtomic(path string, b []byte) error {
 	_, err = f.Write(b)
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, perm)
 	}
 	if err == nil {
 		err = os.Rename(tmp, path)
