@@ -193,7 +193,7 @@ func (l *loop) step(reload <-chan Options) bool {
 		// A shell hook spoke: renames are likely soon (this one, the
 		// program's exit, the next command).
 		d.client.Warm(d.opt.Warm)
-		if m.When == nudge.WhenPreexec {
+		if m.When == nudge.WhenPreexec && d.knownPane(m.PaneID) {
 			l.watch(preexecWatch{pane: m.PaneID, window: preexecWindow, snapshot: true, timeout: d.opt.Timeout})
 			return true
 		}
@@ -250,6 +250,15 @@ func (l *loop) event(sev streamEvent) {
 		then = "title: at the prompt, watch for a program"
 		l.watch(preexecWatch{pane: ev.PaneID, window: titleWindow, onlyIfChanged: true})
 	}
+}
+
+// knownPane says whether the last snapshot has the pane. A preexec nudge
+// for one it lacks (a stale HERDR_PANE_ID, a pane just closed) gets a plain
+// pass, no probe of its program: herdr would answer pane_not_found at every
+// command.
+func (d *Daemon) knownPane(id string) bool {
+	_, ok := d.lastPane[id]
+	return ok || d.last == nil
 }
 
 // watch starts a wait for a program to start in a pane, one per pane.

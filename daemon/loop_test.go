@@ -250,3 +250,35 @@ func TestPreexecFloodReadsAheadOncePerGap(t *testing.T) {
 	}, func() string { return fmt.Sprintf("%d session reads for %d passes", reads, passes) })
 	t.Logf("%d preexec nudges: %d session reads for %d passes", nudges, reads, passes)
 }
+
+// A shell hook in a pane herdr does not know (a stale HERDR_PANE_ID, a
+// pane just closed) nudges at every command. Each nudge costs herdr at
+// most the pass it asks for: no probe of the unknown pane's program.
+func TestNudgesForAnUnknownPaneCostOnlyTheirPass(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 })
+	f.noHedging() // counts requests: a late read sent twice is not the nudge's
+	f.srv.NewWorkspace("main", home+"/a")
+	runDaemon(t, f, nil)
+	waitFor(t, "pass after subscribing", func() bool { return f.subscribePassesDone() && f.traced(TraceSubscribed) > 0 })
+	sock := nudge.SocketPath(f.srv.SocketPath())
+	f.srv.ResetCounters()
+	const nudges = 5
+	for i := range nudges {
+		for _, when := range []nudge.When{nudge.WhenPreexec, nudge.WhenPrecmd, nudge.WhenNow} {
+			b, err := nudge.Encode("w1:p99", when)
+			if err != nil {
+				t.Fatal(err)
+			}
+			passes := f.traced(TracePass)
+			sendRaw(t, sock, b)
+			waitFor(t, fmt.Sprintf("the pass of nudge %d (%s)", i, when), func() bool { return f.traced(TracePass) > passes })
+		}
+	}
+	if n := f.srv.Calls("pane.process_info"); n != 0 {
+		t.Errorf("%d process_info requests for a pane herdr does not know, want 0", n)
+	}
+	if snaps, passes := f.srv.Calls("session.snapshot"), 3*nudges; snaps > passes {
+		t.Errorf("%d snapshots for %d nudges, want at most one each", snaps, passes)
+	}
+}
