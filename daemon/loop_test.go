@@ -282,3 +282,23 @@ func TestNudgesForAnUnknownPaneCostOnlyTheirPass(t *testing.T) {
 		t.Errorf("%d snapshots for %d nudges, want at most one each", snaps, passes)
 	}
 }
+
+// A pass that does not ask about a pane (no nudge, its revision unmoved)
+// must not pair the pane's last program with a foreground_cwd that moved
+// since: herdr reads that folder from the foreground process, so a new
+// one means the program may be new. `git status` run from a subfolder
+// looked like the shell in the repository's root for one pass, and the
+// tab went src -> repo -> src.
+func TestMovedForegroundCwdIsNotPairedWithTheLastProgram(t *testing.T) {
+	f := newFixture(t, "{proc|dir}", nil)
+	top := home + "/repo"
+	_, _, p := f.srv.NewWorkspace("main", top+"/src")
+	f.once()
+	f.wantLabels("src")
+	f.srv.SetForeground(p, herdrtest.Proc{Argv: []string{"git", "status"}, Cwd: top})
+	// An urgent pass for other news: no nudge for the pane.
+	if _, _, err := f.d.pass(context.Background(), passInput{urgent: true}); err != nil {
+		t.Fatal(err)
+	}
+	f.wantLabels("src")
+}

@@ -83,6 +83,10 @@ type paneProc struct {
 	// asked is when herdr answered: unverifiable answers are refreshed
 	// oldest first.
 	asked time.Time
+	// fgCwd is the pane's foreground_cwd when the answer was got. herdr
+	// reads it from the foreground process, so when it moves, so may the
+	// program: an answer from before must not be paired with it.
+	fgCwd string
 }
 
 // passInput narrows what a pass must re-check.
@@ -499,9 +503,20 @@ func (d *Daemon) pickAsks(leads []leadPane, scope gatherScope, answers map[strin
 				continue
 			}
 		}
+		moved := c != nil && c.fgCwd != l.pane.ForegroundCwd && !l.forced
+		if moved {
+			// The foreground process's folder moved: the program may
+			// have changed with it, so the last answer is no fact now.
+			delete(d.procs, l.pane.ID)
+			c = nil
+		}
 		switch {
 		case l.forced:
 			asks = append(asks, ask{pane: l.pane, rank: 0})
+		case moved && scope.nudged:
+			// Not asked in a pass for other, nudged panes (their renames
+			// would wait on it): the program stays unknown, and the name
+			// is decided at the next pass, which asks.
 		case c == nil:
 			asks = append(asks, ask{pane: l.pane, rank: 1})
 		case scope.nudged:
@@ -595,7 +610,7 @@ func (d *Daemon) readLocal(pane herdr.Pane, c *paneProc, forced bool, stats *Pas
 		return procinfo.Program{}, false
 	}
 	stats.LocalReads++
-	c.pgid, c.prog, c.asked = pg, prog, d.now()
+	c.pgid, c.prog, c.asked, c.fgCwd = pg, prog, d.now(), pane.ForegroundCwd
 	return prog, true
 }
 
@@ -607,7 +622,7 @@ func (d *Daemon) learn(pane herdr.Pane, pi herdr.ProcessInfo, now time.Time) pro
 		delete(d.procs, pane.ID)
 		return prog
 	}
-	nc := &paneProc{shellPID: pi.ShellPID, pgid: pi.ForegroundPGID, prog: prog, revision: pane.Revision, asked: now}
+	nc := &paneProc{shellPID: pi.ShellPID, pgid: pi.ForegroundPGID, prog: prog, revision: pane.Revision, asked: now, fgCwd: pane.ForegroundCwd}
 	if d.opt.Inspector != nil && pi.ShellPID > 0 {
 		if pg, err := d.opt.Inspector.ForegroundPGID(pi.ShellPID); err == nil && pg == pi.ForegroundPGID {
 			nc.localOK = true
