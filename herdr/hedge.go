@@ -246,7 +246,7 @@ func (c *Client) hedgedExchange(ctx context.Context, out outgoing) ([]byte, erro
 		if !h.take() {
 			return false
 		}
-		c.log.Debug("herdr: hedging a late read", "method", out.method, "after", wait, "socket", c.path)
+		c.log.Debug("herdr: hedging a late read", "hedged", out.method, "after", wait, "socket", c.path)
 		return true
 	}
 	due, stop := h.newTimer(wait)

@@ -103,7 +103,7 @@ func cd(srv *herdrtest.Server, pane, dir string) {
 // hedge is one more call of the method without being one more pass. The
 // daemon must run with --log-level debug.
 func hedged(d *daemonProc, mark int, method string) int {
-	return strings.Count(d.Log()[mark:], "hedging a late read\" method="+method)
+	return len(testutil.GrepField(d.Log()[mark:], "hedged", method))
 }
 
 // settleStream waits until the subscription is up, every event so far is
