@@ -746,12 +746,18 @@ func (w *world) realIdleSpan(rs *realServer, pid int, state, pane string, args [
 		return f, err
 	}
 	defer relay.close()
-	d, err := w.startRealDaemon(rs, relay.path, state, args...)
+	// The state file names the server it belongs to, by its socket: a
+	// daemon through the relay has its own (its labels are the same
+	// renders of the format, so it renames nothing).
+	d, err := w.startRealDaemon(rs, relay.path, state+".relay", args...)
 	if err != nil {
 		return f, err
 	}
 	defer d.stop()
 	time.Sleep(2 * time.Second) // past the start-up pass and the subscription
+	if relay.opened.Load() == 0 {
+		return f, fmt.Errorf("the daemon through the relay at %s never connected", relay.path)
+	}
 	nudge := func() error {
 		cmd := exec.Command(w.bin, "nudge", "--quiet", pane)
 		cmd.Env = rs.srv.Env("HERDR_SOCKET_PATH=" + relay.path)
