@@ -131,7 +131,6 @@ func (c *RunCmd) reloads(ctx context.Context, g *Globals, env *runEnv, log *slog
 			cli, cf, err := env.reparse()
 			if err != nil {
 				recordReload(log, sock, err)
-				log.Error("reload failed; keeping the old configuration", "err", err)
 				continue
 			}
 			renv := *env
@@ -139,7 +138,6 @@ func (c *RunCmd) reloads(ctx context.Context, g *Globals, env *runEnv, log *slog
 			no, err := cli.Run.build(&cli.Globals, &renv)
 			recordReload(log, sock, err)
 			if err != nil {
-				log.Error("reload failed; keeping the old configuration", "err", err)
 				continue
 			}
 			no.Log = log
@@ -158,13 +156,16 @@ func (c *RunCmd) reloads(ctx context.Context, g *Globals, env *runEnv, log *slog
 	return reload
 }
 
-// recordReload keeps the outcome of a reload where status reads it: a
-// refused reload is otherwise only in the log, while the daemon runs on
-// with its old configuration.
+// recordReload logs a refused reload and keeps the outcome of every
+// reload where status reads it: a refused one is otherwise only in the
+// log, while the daemon runs on with its old configuration.
 func recordReload(log *slog.Logger, sock string, err error) {
 	r := rundir.Reload{PID: os.Getpid(), At: time.Now()}
 	if err != nil {
 		r.Error = err.Error()
+		// trace: the stable field tools and tests key on, as the
+		// daemon's traced lines carry.
+		log.Error("reload failed; keeping the old configuration", "trace", "reload_failed", "err", err)
 	}
 	if werr := rundir.WriteReload(sock, r); werr != nil {
 		log.Warn("could not record the reload's outcome for status", "err", werr)

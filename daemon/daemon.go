@@ -94,6 +94,9 @@ type Daemon struct {
 	// gatherBudget bounds the time a pass spends on process_info (0:
 	// defaultGatherBudget); tests shorten it.
 	gatherBudget time.Duration
+	// replayCap bounds how long a 0.7/0.8 entry counts as replaying (0:
+	// ReplayWindow); tests shorten it.
+	replayCap time.Duration
 	// flights holds our renames whose fate is not known yet (Run only):
 	// a person's rename reported right before the echo of ours means we
 	// overwrote a name someone set inside the last window.

@@ -81,6 +81,42 @@ func TestReplayedEventsCostNoPass(t *testing.T) {
 	}
 }
 
+// On 0.7/0.8 a tab renamed more often than replayQuiet (an agent's icon
+// flapping) keeps its subscription entry from ever going quiet. The
+// replay still ends once it has run as long as herdr's ring allows:
+// until then every rename of ours costs a re-read, and the fate of each
+// waits.
+func TestBusyEntryReplayEnds(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 }, herdrtest.WithProtocol(20))
+	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
+	busy, _ := f.srv.NewTab(ws, home+"/b")
+	f.d.replayCap = 1500 * time.Millisecond
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(replayQuiet / 4):
+			}
+			f.srv.HumanRename(busy, fmt.Sprintf("busy %d", i))
+		}
+	}()
+	t.Cleanup(func() { close(stop); <-done })
+	runDaemon(t, f, nil)
+	waitFor(t, "the busy entry's replay over", func() bool {
+		for _, tr := range f.traces.of(TraceReplayOver) {
+			if tr.Event == "tab.renamed" {
+				return true
+			}
+		}
+		return false
+	})
+}
+
 // A pane.updated that changed nothing a name is made of (a
 // plugin's metadata-token spinner the templates do not read) costs no
 // pass; a change a template reads still does.

@@ -27,7 +27,8 @@ type streamEvent struct {
 	gen uint64
 	// replayDone: the entry for this event kind ("tab.renamed" or
 	// "workspace.renamed") has been quiet for replayQuiet since quietFrom,
-	// so everything it sends from now on is live.
+	// or (quietFrom zero) has run as long as any replay can, so
+	// everything it sends from now on is live.
 	replayDone string
 	quietFrom  time.Time
 }
@@ -238,7 +239,8 @@ func (d *Daemon) labelIsOurs(t target, label string) bool {
 
 // replayOver marks an entry live and settles the flights whose echo came
 // during its replay. A flight answered before the quiet began whose echo
-// never came lost it (evicted from the ring): it is forgotten.
+// never came lost it (evicted from the ring): it is forgotten. An entry
+// that was never quiet forgets none: their echoes are still to come, live.
 func (d *Daemon) replayOver(ctx context.Context, ev streamEvent) {
 	kind := tabTarget
 	if ev.replayDone == renamedEvent[workspaceTarget] {
@@ -246,7 +248,8 @@ func (d *Daemon) replayOver(ctx context.Context, ev streamEvent) {
 	}
 	d.flights.live[liveKey{ev.gen, kind}] = true
 	// Tests of the built binary wait for this record by its replay_over field.
-	d.log.Debug("the subscription's history is delivered; its events are live", "replay_over", ev.replayDone, "gen", ev.gen)
+	d.trace(Trace{Kind: TraceReplayOver, Event: ev.replayDone},
+		"the subscription's history is delivered; its events are live", "replay_over", ev.replayDone, "gen", ev.gen)
 	var done []target
 	var settled []*flight
 	for t, fs := range d.flights.by {

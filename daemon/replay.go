@@ -13,7 +13,10 @@ import (
 // it has caught up (docs/herdr.md §7). Lines carry no sequence, so the
 // one sign that an entry has caught up is a tick with nothing to send:
 // an entry quiet for replayQuiet, while we were ready to read, has sent
-// all its history, and all it sends afterwards is live.
+// all its history, and all it sends afterwards is live. A tab renamed
+// more often than that (an agent's status icon flapping, say) keeps its
+// entry from ever being quiet; the ring bounds the history, so an entry
+// has sent all of it ReplayWindow after the subscribe in any case.
 //
 // forward is the only writer of the stream's events to the loop, so the
 // word that an entry's replay is over reaches the loop after every event
@@ -47,6 +50,7 @@ func (d *Daemon) forward(ctx context.Context, stream *herdr.Stream, gen uint64, 
 	// been ready to read and it sent nothing.
 	quiet := map[string]time.Time{}
 	now := d.now()
+	start := now
 	for _, k := range renamedEvent {
 		if d.client.Protocol() < 22 {
 			quiet[k] = now
@@ -59,7 +63,8 @@ func (d *Daemon) forward(ctx context.Context, stream *herdr.Stream, gen uint64, 
 	for {
 		var wake <-chan time.Time
 		if len(quiet) > 0 {
-			wake = time.After(replayQuiet - d.now().Sub(earliest(quiet)))
+			now := d.now()
+			wake = time.After(min(replayQuiet-now.Sub(earliest(quiet)), d.replayBound()-now.Sub(start)))
 		}
 		var l streamLine
 		select {
@@ -68,7 +73,7 @@ func (d *Daemon) forward(ctx context.Context, stream *herdr.Stream, gen uint64, 
 			select {
 			case l = <-lines: // a line that came as the quiet ended ends it
 			default:
-				if !d.endReplays(ctx, quiet, gen, out) {
+				if !d.endReplays(ctx, quiet, start, gen, out) {
 					return ctx.Err()
 				}
 				continue
@@ -88,17 +93,26 @@ func (d *Daemon) forward(ctx context.Context, stream *herdr.Stream, gen uint64, 
 	}
 }
 
-// endReplays tells the loop about every entry quiet for replayQuiet. It
-// then looks at the reader again before any other: a line it holds came
-// while we were not looking, so each entry's quiet starts anew.
-func (d *Daemon) endReplays(ctx context.Context, quiet map[string]time.Time, gen uint64, out chan<- streamEvent) bool {
+// endReplays tells the loop about every entry quiet for replayQuiet, and
+// about every entry once the subscription that began at start is older
+// than the longest replay. It then looks at the reader again before any
+// other: a line it holds came while we were not looking, so each entry's
+// quiet starts anew.
+func (d *Daemon) endReplays(ctx context.Context, quiet map[string]time.Time, start time.Time, gen uint64, out chan<- streamEvent) bool {
 	now := d.now()
+	capped := now.Sub(start) >= d.replayBound()
 	for k, since := range quiet {
+		from := since
 		if now.Sub(since) < replayQuiet {
-			continue
+			if !capped {
+				continue
+			}
+			// Busy, not quiet: a rename of ours not echoed yet waits in
+			// the entry's queue, and its echo comes live.
+			from = time.Time{}
 		}
 		delete(quiet, k)
-		if !d.send(ctx, out, streamEvent{gen: gen, replayDone: k, quietFrom: since}, quiet) {
+		if !d.send(ctx, out, streamEvent{gen: gen, replayDone: k, quietFrom: from}, quiet) {
 			return false
 		}
 	}
@@ -124,6 +138,14 @@ func (d *Daemon) send(ctx context.Context, out chan<- streamEvent, ev streamEven
 		quiet[k] = now
 	}
 	return true
+}
+
+// replayBound is how long an entry may replay at most.
+func (d *Daemon) replayBound() time.Duration {
+	if d.replayCap > 0 {
+		return d.replayCap
+	}
+	return ReplayWindow
 }
 
 func earliest(m map[string]time.Time) time.Time {

@@ -41,6 +41,9 @@ const (
 	TraceBack   TraceKind = "back"
 	// TraceEventsLost: herdr dropped events the stream was too slow for.
 	TraceEventsLost TraceKind = "events_lost"
+	// TraceReplayOver: a 0.7/0.8 subscription's entry (Event: its kind)
+	// has delivered its history; what it sends from now on is live.
+	TraceReplayOver TraceKind = "replay_over"
 	// TraceReloaded: a reload took effect. TraceStateKept: it asked for
 	// another state file, which only a restart may change (Path: the one
 	// kept).
@@ -51,7 +54,8 @@ const (
 // Trace is one traced moment.
 type Trace struct {
 	Kind TraceKind
-	// Triaged: the event and whether it asked for a pass.
+	// Triaged: the event and whether it asked for a pass. ReplayOver:
+	// the entry's event kind.
 	Event string
 	TabID string
 	Pane  string

@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 // SIGHUP re-reads the config file: a new format renames our tabs; a
@@ -29,10 +31,10 @@ func TestSIGHUPReloadsConfig(t *testing.T) {
 	if err := d.Cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	if !poll(waitTimeout, func() bool { return strings.Contains(d.Log(), "reload failed") }) {
+	if !poll(waitTimeout, func() bool { return len(testutil.Traced(d.Log(), "reload_failed")) > 0 }) {
 		t.Fatalf("a broken config on SIGHUP was not reported:\n%s", d.Log())
 	}
-	if !strings.Contains(d.Log(), "empty alternative") {
+	if failed := testutil.Traced(d.Log(), "reload_failed"); len(failed) != 1 || !strings.Contains(failed[0], "empty alternative") {
 		t.Errorf("reload error does not say what is wrong:\n%s", d.Log())
 	}
 	quiet(t, srv, 300*time.Millisecond)
