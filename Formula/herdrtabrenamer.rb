@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "ba3e5cae1a01e8862767bdd712b5fc8df9b9ca8772658a4b014f44cea28c034a"
+      sha256 "87f2082935719b0763edfe05a189f4c47cb6a12d7232f2159a71ffb2e564a7b1"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "b9320861d139ba39e60d70560fff5a5c52f304fa22c1d6708fbb552f6d773767"
+      sha256 "1cabbeb93b328ac9d80e8b59658d6389747acc1518faab49965032efe0554f47"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "d635e0622f8b19feea76a6f1612466605b485b5c51c533d31dfc69abb132e87f"
+      sha256 "de985429f190d7f2e834d732b74e057c92f22b9f92967e315703f311b7ad973f"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "470ada6466d7de898aa5aded45fe0c5623a150542ac4277432127786b1d4953c"
+      sha256 "2298e99474721b7cacd1bfb1eda444bc9af0def5e2f66ca067226b6bea4d40f5"
     end
   end
 
