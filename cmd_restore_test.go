@@ -36,7 +36,8 @@ func TestTwoRestoresDoNotSignalEachOther(t *testing.T) {
 	}
 	lock := daemon.InstanceLockPath(srv.SocketPath())
 	waitFor(t, "the first restore to take the daemon's claim", func() bool {
-		return daemon.HolderPID(lock) == first.Process.Pid
+		h, _ := daemon.ReadHolder(lock)
+		return h.PID == first.Process.Pid
 	})
 
 	var out, errb bytes.Buffer

@@ -133,23 +133,17 @@ func daemonCheck(sock string) (c check, pid int, since time.Time) {
 	lock := daemon.InstanceLockPath(sock)
 	notRunning := check{name: "daemon", found: "not running for this herdr",
 		fix: "herdrtabrenamer run --apply (or install the plugin or a service: herdrtabrenamer init --help)"}
-	b, err := os.ReadFile(lock)
-	if err != nil {
-		return notRunning, 0, since
-	}
-	info := strings.TrimSpace(string(b))
-	pidText, sinceText, _ := strings.Cut(strings.TrimPrefix(info, "pid "), " since ")
-	pid, err = strconv.Atoi(pidText)
-	if err != nil || pid <= 0 {
-		return notRunning, 0, since
-	}
+	h, ok := daemon.ReadHolder(lock)
 	// A daemon killed with SIGKILL leaves its line behind: believe it only
 	// while that process exists.
-	if !processAlive(pid) {
+	if !ok || !processAlive(h.PID) {
 		return notRunning, 0, since
 	}
-	since, _ = time.Parse(time.RFC3339, sinceText)
-	return check{name: "daemon", ok: true, found: fmt.Sprintf("running, pid %d since %s (lock %s)", pid, sinceText, lock)}, pid, since
+	sinceText := "an unknown time"
+	if !h.Since.IsZero() {
+		sinceText = h.Since.Format(time.RFC3339)
+	}
+	return check{name: "daemon", ok: true, found: fmt.Sprintf("running, pid %d since %s (lock %s)", h.PID, sinceText, lock)}, h.PID, h.Since
 }
 
 // reloadCheck reads what the running daemon recorded of its last reload

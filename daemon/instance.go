@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
@@ -39,24 +40,56 @@ func AcquireInstance(path string) (*Instance, error) {
 		defer f.Close()
 		if errors.Is(err, errLockBusy) {
 			holder := "another process"
-			if b, rerr := os.ReadFile(path); rerr == nil {
-				if h := printable(string(b)); h != "" {
-					holder = h
-				}
+			if h, ok := ReadHolder(path); ok {
+				holder = h.line()
 			}
 			return nil, fmt.Errorf("%w: %s holds %s", ErrAlreadyRunning, holder, path)
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	info := "pid " + strconv.Itoa(os.Getpid()) + " since " + time.Now().Format(time.RFC3339)
 	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(info+"\n"), 0)
+		_, _ = f.WriteAt([]byte(Holder{PID: os.Getpid(), Since: time.Now()}.line()+"\n"), 0)
 	}
 	in := &Instance{f: f, path: path}
 	if fi, err := f.Stat(); err == nil {
 		in.ino = inodeOf(fi)
 	}
 	return in, nil
+}
+
+// Holder is what a running daemon keeps in its instance lock, as the
+// line "pid N since TIME"; Release empties it.
+type Holder struct {
+	PID   int
+	Since time.Time // zero when the line has no readable time
+}
+
+func (h Holder) line() string {
+	return "pid " + strconv.Itoa(h.PID) + " since " + h.Since.Format(time.RFC3339)
+}
+
+// maxHolderLine bounds what is read of a lock file: the line is short.
+const maxHolderLine = 256
+
+// ReadHolder reads the holder of the instance lock at path; false when the
+// file names none (no file, an emptied one, another format, or not a
+// regular file: a FIFO there must not block the reader).
+func ReadHolder(path string) (Holder, bool) {
+	b, err := safefile.ReadFile(path, maxHolderLine)
+	if err != nil {
+		return Holder{}, false
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "pid ")
+	if !ok {
+		return Holder{}, false
+	}
+	pidText, sinceText, _ := strings.Cut(rest, " since ")
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 {
+		return Holder{}, false
+	}
+	since, _ := time.Parse(time.RFC3339, sinceText)
+	return Holder{PID: pid, Since: since}, true
 }
 
 // Intact reports whether the lock file at the path is still the one we
@@ -79,21 +112,6 @@ func (in *Instance) Release() {
 	unlockFile(in.f)
 	in.f.Close()
 	in.f = nil
-}
-
-// printable keeps what a lock file may show of its holder: another
-// process wrote it, so no escape sequence reaches a terminal.
-func printable(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r > 0x7e {
-			return -1
-		}
-		return r
-	}, strings.TrimSpace(s))
-	if len(s) > 80 {
-		s = s[:80]
-	}
-	return s
 }
 
 // claim is everything that makes this daemon the only one for its herdr

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -20,24 +18,6 @@ func InstanceLockPath(herdrSocket string) string {
 	dir, _ := rundir.Path()
 	id, _ := rundir.ServerID(herdrSocket)
 	return filepath.Join(dir, id+".lock")
-}
-
-// HolderPID is the pid a running daemon wrote into its instance lock, 0
-// when the file names none.
-func HolderPID(lockPath string) int {
-	b, err := os.ReadFile(lockPath)
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 || f[0] != "pid" {
-		return 0
-	}
-	pid, err := strconv.Atoi(f[1])
-	if err != nil || pid <= 0 {
-		return 0
-	}
-	return pid
 }
 
 // TakeOver takes the daemon's instance lock for herdrSocket, so no daemon
@@ -54,7 +34,8 @@ func TakeOver(herdrSocket string, stop bool, wait time.Duration) (inst *Instance
 	if err == nil || !errors.Is(err, ErrAlreadyRunning) {
 		return inst, 0, err
 	}
-	pid = HolderPID(path)
+	h, _ := ReadHolder(path)
+	pid = h.PID
 	if !stop {
 		return nil, pid, err
 	}

@@ -4,31 +4,40 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
-func TestHolderPID(t *testing.T) {
+func TestReadHolder(t *testing.T) {
+	since := time.Date(2026, 12, 3, 7, 0, 0, 0, time.UTC)
 	tests := []struct {
 		content string
-		want    int
+		want    Holder
+		ok      bool
 	}{
-		{"pid 4242 since 2026-12-03T07:00:00Z\n", 4242},
-		{"", 0},
-		{"pid x since y", 0},
-		{"pid -3", 0},
-		{"someone 12", 0},
+		{"pid 4242 since 2026-12-03T07:00:00Z\n", Holder{4242, since}, true},
+		{Holder{77, since}.line(), Holder{77, since}, true},
+		{"pid 4242", Holder{PID: 4242}, true},
+		{"pid 4242 since yesterday", Holder{PID: 4242}, true},
+		{"", Holder{}, false},
+		{"pid x since y", Holder{}, false},
+		{"pid -3", Holder{}, false},
+		{"someone 12", Holder{}, false},
+		{"pid 1" + strings.Repeat(" ", maxHolderLine), Holder{}, false},
 	}
 	for _, tt := range tests {
 		path := filepath.Join(t.TempDir(), "lock")
 		if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if got := HolderPID(path); got != tt.want {
-			t.Errorf("HolderPID(%q) = %d, want %d", tt.content, got, tt.want)
+		got, ok := ReadHolder(path)
+		if ok != tt.ok || !got.Since.Equal(tt.want.Since) || got.PID != tt.want.PID {
+			t.Errorf("ReadHolder(%q) = %+v, %v; want %+v, %v", tt.content, got, ok, tt.want, tt.ok)
 		}
 	}
-	if got := HolderPID(filepath.Join(t.TempDir(), "missing")); got != 0 {
-		t.Errorf("missing file: %d", got)
+	if _, ok := ReadHolder(filepath.Join(t.TempDir(), "missing")); ok {
+		t.Error("a missing file names a holder")
 	}
 }
 

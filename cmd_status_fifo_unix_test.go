@@ -1,0 +1,37 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
+)
+
+// TestStatusDoesNotBlockOnAFIFOLock: a FIFO where the daemon's instance
+// lock belongs is no running daemon, said at once.
+func TestStatusDoesNotBlockOnAFIFOLock(t *testing.T) {
+	statusSetup(t)
+	if _, err := rundir.Dir(); err != nil {
+		t.Fatal(err)
+	}
+	lock := daemon.InstanceLockPath(os.Getenv("HERDR_SOCKET_PATH"))
+	if err := syscall.Mkfifo(lock, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan map[string]string, 1)
+	go func() { _, lines := statusLines(t); done <- lines }()
+	select {
+	case lines := <-done:
+		if !strings.HasPrefix(lines["daemon"], "FIX") {
+			t.Errorf("status with a FIFO for the instance lock: daemon line %q, want a FIX", lines["daemon"])
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("status blocked on a FIFO at the instance lock's path")
+	}
+}
