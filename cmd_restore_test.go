@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
@@ -23,7 +24,7 @@ import (
 func TestTwoRestoresDoNotSignalEachOther(t *testing.T) {
 	statusSetup(t)
 	t.Setenv("XDG_RUNTIME_DIR", shortTempDir(t))
-	srv := herdrtest.Start(t, herdrtest.WithoutReadPoll())
+	srv := herdrtest.Start(t, herdrsim.WithoutReadPoll())
 	t.Setenv("HERDR_SOCKET_PATH", srv.SocketPath())
 	// The first restore's first request to herdr is held back: it works
 	// for that long, holding its claim.
@@ -62,7 +63,7 @@ func TestTwoRestoresDoNotSignalEachOther(t *testing.T) {
 func TestRestoreRefusesAnotherServersState(t *testing.T) {
 	dir := statusSetup(t)
 	t.Setenv("XDG_RUNTIME_DIR", shortTempDir(t))
-	srv := herdrtest.Start(t, herdrtest.WithoutReadPoll())
+	srv := herdrtest.Start(t, herdrsim.WithoutReadPoll())
 	t.Setenv("HERDR_SOCKET_PATH", srv.SocketPath())
 	_, tab, _ := srv.NewWorkspace("main", "/tmp")
 	srv.HumanRename(tab, "notes")
@@ -93,7 +94,7 @@ func TestRestoreRefusesAnotherServersState(t *testing.T) {
 func TestRestoreGivesBackAPersonsTextExactly(t *testing.T) {
 	statusSetup(t)
 	t.Setenv("XDG_RUNTIME_DIR", shortTempDir(t))
-	srv := herdrtest.Start(t, herdrtest.WithoutReadPoll())
+	srv := herdrtest.Start(t, herdrsim.WithoutReadPoll())
 	t.Setenv("HERDR_SOCKET_PATH", srv.SocketPath())
 	ws, first, _ := srv.NewWorkspace("main", "/tmp")
 	second, _ := srv.NewTab(ws, "/tmp")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestExplainNotify(t *testing.T) {
 	srv := herdrtest.Start(t)
 	_, tab, pane := srv.NewWorkspace("work", t.TempDir())
-	srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"btop"}})
+	srv.SetForeground(pane, herdrsim.Proc{Argv: []string{"btop"}})
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv("HERDR_SOCKET_PATH", srv.SocketPath())

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
@@ -39,7 +40,7 @@ func (mapInspector) Children(int) ([]int, error)        { return nil, os.ErrNotE
 
 // benchSession fills srv with panes panes: workspaces of 10 tabs, two
 // panes a tab, every other tab running a program.
-func benchSession(srv *herdrtest.Server, panes int) []string {
+func benchSession(srv *herdrsim.Server, panes int) []string {
 	var ids []string
 	var ws string
 	for i := 0; len(ids) < panes; i++ {
@@ -52,7 +53,7 @@ func benchSession(srv *herdrtest.Server, panes int) []string {
 		}
 		ids = append(ids, pane)
 		if i%2 == 0 {
-			srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"nvim", "main.go"}})
+			srv.SetForeground(pane, herdrsim.Proc{Argv: []string{"nvim", "main.go"}})
 		}
 		if len(ids) < panes {
 			ids = append(ids, srv.Split(pane, dir))
@@ -62,7 +63,7 @@ func benchSession(srv *herdrtest.Server, panes int) []string {
 }
 
 func benchmarkPass(b *testing.B, panes int, mods ...func(*Options)) {
-	srv := herdrtest.Start(b, herdrtest.WithoutSchemas())
+	srv := herdrtest.Start(b, herdrsim.WithoutSchemas())
 	ids := benchSession(srv, panes)
 	ctx := context.Background()
 	client := herdr.New(srv.SocketPath())

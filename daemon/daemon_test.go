@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
@@ -27,7 +28,7 @@ type syncBuffer = testutil.Buffer
 
 type fixture struct {
 	t      *testing.T
-	srv    *herdrtest.Server
+	srv    *herdrsim.Server
 	d      *Daemon
 	log    *syncBuffer
 	out    *syncBuffer
@@ -66,9 +67,9 @@ func (l *traceLog) of(kind TraceKind) []Trace {
 	return out
 }
 
-func newFixture(t *testing.T, format string, mod func(*Options), srvOpts ...herdrtest.Option) *fixture {
+func newFixture(t *testing.T, format string, mod func(*Options), srvOpts ...herdrsim.Option) *fixture {
 	t.Helper()
-	srvOpts = append([]herdrtest.Option{herdrtest.WithTick(5 * time.Millisecond)}, srvOpts...)
+	srvOpts = append([]herdrsim.Option{herdrsim.WithTick(5 * time.Millisecond)}, srvOpts...)
 	srv := herdrtest.Start(t, srvOpts...)
 	nm, err := namer.New(namer.Config{Format: format, MaxLen: 24, Home: home})
 	if err != nil {
@@ -130,15 +131,15 @@ func (f *fixture) wantLabels(want ...string) {
 }
 
 // originalSession builds the four tabs of the original tool's README.
-func originalSession(s *herdrtest.Server) (ws string, panes [4]string) {
+func originalSession(s *herdrsim.Server) (ws string, panes [4]string) {
 	ws, _, panes[0] = s.NewWorkspace("main", home+"/pi")
 	s.SetAgent(panes[0], "pi", herdr.StatusIdle)
 	_, panes[1] = s.NewTab(ws, home+"/opt/nixos")
-	s.SetForeground(panes[1], herdrtest.Proc{Argv: []string{"claude"}})
+	s.SetForeground(panes[1], herdrsim.Proc{Argv: []string{"claude"}})
 	s.SetAgent(panes[1], "claude", herdr.StatusWorking)
 	_, panes[2] = s.NewTab(ws, home+"/projects/rmk")
 	_, panes[3] = s.NewTab(ws, home+"/projects/rmk")
-	s.SetForeground(panes[3], herdrtest.Proc{Argv: []string{"btop"}})
+	s.SetForeground(panes[3], herdrsim.Proc{Argv: []string{"btop"}})
 	return ws, panes
 }
 
@@ -220,7 +221,7 @@ func TestHumanNamesSurviveRestartLockRelease(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	f.srv.SetForeground(panes[3], herdrtest.Proc{Argv: []string{"htop"}})
+	f.srv.SetForeground(panes[3], herdrsim.Proc{Argv: []string{"htop"}})
 	g.once()
 	f.wantLabels("pi", "nixos", "rmk", "rmk")
 }
@@ -270,7 +271,7 @@ func TestIdlePassIsOneConnectionNoProcessInfo(t *testing.T) {
 
 // fakeInspector agrees with herdrtest's made-up processes the way /proc
 // agrees with a real herdr.
-type fakeInspector struct{ srv *herdrtest.Server }
+type fakeInspector struct{ srv *herdrsim.Server }
 
 func (f fakeInspector) ForegroundPGID(pid int) (int, error) { return f.srv.ForegroundPGID(pid) }
 func (fakeInspector) Process(int) (procinfo.Proc, error) {
@@ -321,7 +322,7 @@ func TestRunLoopFollowsEventsAndNudges(t *testing.T) {
 	waitFor(t, "event-driven rename", func() bool { return strings.Join(f.labels(), "|") == "a|b" })
 
 	// A program start is silent in herdr: a nudge makes it visible.
-	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"vim"}})
+	f.srv.SetForeground(p1, herdrsim.Proc{Argv: []string{"vim"}})
 	if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenPrecmd); err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +460,7 @@ func TestPreexecNudgeWaitsForTheProgram(t *testing.T) {
 	}
 	// An input, not a wait: the program starts a moment after the nudge.
 	time.Sleep(30 * time.Millisecond)
-	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"make", "test"}})
+	f.srv.SetForeground(p1, herdrsim.Proc{Argv: []string{"make", "test"}})
 	waitFor(t, "rename after preexec", func() bool { return f.labels()[0] == "make" })
 	// The wait was local (/proc-like), not a stream of socket calls.
 	if n := f.srv.Calls("pane.process_info"); n > 2 {
@@ -553,7 +554,7 @@ func TestPreexecAfterSilentExitWaitsForTheNewProgram(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", nil)
 	f.d.opt.Inspector = fakeInspector{f.srv}
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
-	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"vim"}})
+	f.srv.SetForeground(p1, herdrsim.Proc{Argv: []string{"vim"}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- f.d.Run(ctx, nil) }()
@@ -569,7 +570,7 @@ func TestPreexecAfterSilentExitWaitsForTheNewProgram(t *testing.T) {
 	}
 	// An input, not a wait: the new program starts a moment after the nudge.
 	time.Sleep(50 * time.Millisecond)
-	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"make"}})
+	f.srv.SetForeground(p1, herdrsim.Proc{Argv: []string{"make"}})
 	waitFor(t, "rename to the new program", func() bool { return f.labels()[0] == "make" })
 }
 
@@ -618,7 +619,7 @@ func TestWatchersFollowTheInjectedClock(t *testing.T) {
 	var ns atomic.Int64
 	ns.Store(start.UnixNano())
 	clock := func() time.Time { return time.Unix(0, ns.Load()).UTC() }
-	f := newFixture(t, "{dir}", func(o *Options) { o.Now = clock }, herdrtest.WithProtocol(20))
+	f := newFixture(t, "{dir}", func(o *Options) { o.Now = clock }, herdrsim.WithProtocol(20))
 	f.srv.NewWorkspace("main", home+"/a")
 
 	reload := make(chan Options, 1)
@@ -720,7 +721,7 @@ func TestNudgedPassAsksAboutNoOtherChangedPane(t *testing.T) {
 	ctx := context.Background()
 	before := f.labels()
 	// herdr's revision follows the title, not the program.
-	f.srv.SetForeground(panes[3], herdrtest.Proc{Argv: []string{"htop"}})
+	f.srv.SetForeground(panes[3], herdrsim.Proc{Argv: []string{"htop"}})
 	f.srv.SetTitle(panes[3], "htop")
 	f.srv.ResetCounters()
 	reps, _, err := f.d.pass(ctx, passInput{forced: map[string]bool{panes[2]: true}, urgent: true})
@@ -750,7 +751,7 @@ func TestNudgedPassAsksAboutNoOtherChangedPane(t *testing.T) {
 // the socket, then quiet passes), not for a failed pass each poll.
 func TestShuttingDownServerIsAnOutage(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Poll = 20 * time.Millisecond }, herdrtest.WithProtocol(20))
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Poll = 20 * time.Millisecond }, herdrsim.WithProtocol(20))
 	f.srv.NewWorkspace("main", home+"/a")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

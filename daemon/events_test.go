@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
@@ -42,7 +42,7 @@ func (f *fixture) caughtUp() []string {
 // after the subscribe runs.
 func TestReplayedEventsCostNoPass(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 }, herdrtest.WithProtocol(20))
+	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 }, herdrsim.WithProtocol(20))
 	ws, tab, p := f.srv.NewWorkspace("main", home+"/a")
 	// History: tabs that came and went, a tab renamed over and over, a
 	// title that changed many times. Over 40 events in all.
@@ -88,7 +88,7 @@ func TestReplayedEventsCostNoPass(t *testing.T) {
 // waits.
 func TestBusyEntryReplayEnds(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 }, herdrtest.WithProtocol(20))
+	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 }, herdrsim.WithProtocol(20))
 	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
 	busy, _ := f.srv.NewTab(ws, home+"/b")
 	f.d.replayCap = 1500 * time.Millisecond

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
@@ -103,7 +103,7 @@ func TestReloadAppliesAliasesToRunningPrograms(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", nil)
 	f.d.opt.Inspector = fakeInspector{f.srv}
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
-	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"vim"}})
+	f.srv.SetForeground(p1, herdrsim.Proc{Argv: []string{"vim"}})
 	reload := make(chan Options, 1)
 	runDaemon(t, f, reload)
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "vim" })
@@ -199,8 +199,8 @@ func TestInstanceLockFollowsNoSymlink(t *testing.T) {
 func TestFailedProcessInfoCausesNoFlicker(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", nil)
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
-	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"vim"}})
-	f.srv.InjectFault("pane.process_info", herdrtest.FaultCloseNoAnswer, 1)
+	f.srv.SetForeground(p1, herdrsim.Proc{Argv: []string{"vim"}})
+	f.srv.InjectFault("pane.process_info", herdrsim.FaultCloseNoAnswer, 1)
 	f.once()
 	f.once()
 	var got []string
@@ -223,7 +223,7 @@ func TestPreexecFloodReadsAheadOncePerGap(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Now = func() time.Time { return frozen } })
 	f.noHedging() // every snapshot request is then a read ahead or a pass
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
-	f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"vim"}})
+	f.srv.SetForeground(p1, herdrsim.Proc{Argv: []string{"vim"}})
 	runDaemon(t, f, nil)
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "vim" })
 	f.srv.ResetCounters()
@@ -295,7 +295,7 @@ func TestMovedForegroundCwdIsNotPairedWithTheLastProgram(t *testing.T) {
 	_, _, p := f.srv.NewWorkspace("main", top+"/src")
 	f.once()
 	f.wantLabels("src")
-	f.srv.SetForeground(p, herdrtest.Proc{Argv: []string{"git", "status"}, Cwd: top})
+	f.srv.SetForeground(p, herdrsim.Proc{Argv: []string{"git", "status"}, Cwd: top})
 	// An urgent pass for other news: no nudge for the pane.
 	if _, _, err := f.d.pass(context.Background(), passInput{urgent: true}); err != nil {
 		t.Fatal(err)

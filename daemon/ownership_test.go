@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
@@ -250,10 +250,10 @@ func TestSlowProcessInfoConvergesAcrossPasses(t *testing.T) {
 	f.d.opt.Inspector = remoteInspector{fakeInspector{f.srv}}
 	f.d.gatherBudget = 150 * time.Millisecond
 	ws, _, p := f.srv.NewWorkspace("main", home+"/a")
-	f.srv.SetForeground(p, herdrtest.Proc{Argv: []string{"vim"}})
+	f.srv.SetForeground(p, herdrsim.Proc{Argv: []string{"vim"}})
 	for i := 1; i < tabs; i++ {
 		_, p := f.srv.NewTab(ws, home+"/a")
-		f.srv.SetForeground(p, herdrtest.Proc{Argv: []string{"vim"}})
+		f.srv.SetForeground(p, herdrsim.Proc{Argv: []string{"vim"}})
 	}
 	// 120 calls at 20 ms each take 2.4 s one after another; a pass gets 1 s.
 	f.srv.SetLatency("pane.process_info", 20*time.Millisecond)
@@ -448,7 +448,7 @@ func TestWipedRuntimeDirLetsNoSecondDaemonStart(t *testing.T) {
 func TestReportsAndDryRunCarryNoControlCharacters(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Apply = false })
 	_, _, p := f.srv.NewWorkspace("main", home+"/a\x1b[31mred")
-	f.srv.SetForeground(p, herdrtest.Proc{Argv: []string{"/bin/\x1b]0;evil\x07vim", "x\x1b[2J"}})
+	f.srv.SetForeground(p, herdrsim.Proc{Argv: []string{"/bin/\x1b]0;evil\x07vim", "x\x1b[2J"}})
 	reps, err := f.d.Explain(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
@@ -507,7 +507,7 @@ func TestReloadThatChangesTheStateFileIsRefusedClearly(t *testing.T) {
 func TestRenameInsideTheLastWindowIsPutBack(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	// Protocol 22 does not replay, so the stream proves order at once.
-	f := newFixture(t, "{dir}", nil, herdrtest.WithProtocol(22))
+	f := newFixture(t, "{dir}", nil, herdrsim.WithProtocol(22))
 	_, _, p := f.srv.NewWorkspace("main", home+"/a")
 	tab := f.srv.Snapshot().Tabs[0].ID
 	runDaemon(t, f, nil)
@@ -713,7 +713,7 @@ func TestPutBackInReplay(t *testing.T) {
 	for _, proto := range shortProtocols(20, 17, 19, 22) {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
 			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-			f := newFixture(t, "{dir}", nil, herdrtest.WithProtocol(proto))
+			f := newFixture(t, "{dir}", nil, herdrsim.WithProtocol(proto))
 			_, _, p := f.srv.NewWorkspace("main", home+"/a")
 			tab := f.srv.Snapshot().Tabs[0].ID
 			// History in herdr's ring: a person's old name, an old name of

@@ -10,7 +10,6 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 )
@@ -59,7 +58,7 @@ func TestPrefixRenameKeepsAPersonsRename(t *testing.T) {
 	for _, proto := range shortProtocols(20, 22) {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
 			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-			f := newFixture(t, "{dir}", func(o *Options) { o.IndexPrefixAll = true }, herdrtest.WithProtocol(proto))
+			f := newFixture(t, "{dir}", func(o *Options) { o.IndexPrefixAll = true }, herdrsim.WithProtocol(proto))
 			logOnFailure(t, f)
 			_, _, p := f.srv.NewWorkspace("main", home+"/a")
 			tab := f.srv.Snapshot().Tabs[0].ID
@@ -81,7 +80,7 @@ func TestWorkspaceRenameKeepsAPersonsRename(t *testing.T) {
 	for _, proto := range shortProtocols(20, 22) {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
 			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-			f := newFixture(t, "{dir}", withWorkspaces(t, "{index} {dir}"), herdrtest.WithProtocol(proto))
+			f := newFixture(t, "{dir}", withWorkspaces(t, "{index} {dir}"), herdrsim.WithProtocol(proto))
 			logOnFailure(t, f)
 			f.srv.NewWorkspace("", home+"/src/api")
 			whileStalled(t, f, "workspace.rename", func() {
@@ -175,7 +174,7 @@ func TestPersonRenameDuringAHeldSnapshotIsKept(t *testing.T) {
 	for _, proto := range protocols {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
 			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-			f := newFixture(t, "{dir}", nil, herdrtest.WithProtocol(proto))
+			f := newFixture(t, "{dir}", nil, herdrsim.WithProtocol(proto))
 			logOnFailure(t, f)
 			ws, first, p0 := f.srv.NewWorkspace("main", home+"/a0")
 			tabs, panes := []string{first}, []string{p0}

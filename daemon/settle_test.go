@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 )
 
 // --settle: a program first seen less than settle ago does not name its
@@ -21,7 +21,7 @@ func TestSettleWaitsForANewProgramOnly(t *testing.T) {
 	})
 	ws, _, p1 := f.srv.NewWorkspace("main", home+"/a")
 	_, p2 := f.srv.NewTab(ws, home+"/b")
-	f.srv.SetForeground(p2, herdrtest.Proc{Argv: []string{"htop"}})
+	f.srv.SetForeground(p2, herdrsim.Proc{Argv: []string{"htop"}})
 
 	steps := []struct {
 		name    string
@@ -31,12 +31,12 @@ func TestSettleWaitsForANewProgramOnly(t *testing.T) {
 		due     time.Duration // settleDue after the pass, from now; 0: none
 	}{
 		{name: "running at start: named at once", want: []string{"a", "htop"}},
-		{name: "a new program waits", do: func() { f.srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"vim"}}) },
+		{name: "a new program waits", do: func() { f.srv.SetForeground(p1, herdrsim.Proc{Argv: []string{"vim"}}) },
 			want: []string{"a", "htop"}, due: settle},
 		{name: "still settling", advance: settle / 2, want: []string{"a", "htop"}, due: settle / 2},
 		{name: "matured", advance: settle / 2, want: []string{"vim", "htop"}},
 		{name: "the shell back: at once", do: func() { f.srv.SetForeground(p1) }, want: []string{"a", "htop"}},
-		{name: "a program that replaces another waits too", do: func() { f.srv.SetForeground(p2, herdrtest.Proc{Argv: []string{"btop"}}) },
+		{name: "a program that replaces another waits too", do: func() { f.srv.SetForeground(p2, herdrsim.Proc{Argv: []string{"btop"}}) },
 			want: []string{"a", "htop"}, due: settle},
 	}
 	for _, s := range steps {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 )
 
@@ -28,7 +29,7 @@ var protocols = []struct {
 func TestAgainstFake(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(fmt.Sprint(p.protocol), func(t *testing.T) {
-			srv := herdrtest.Start(t, herdrtest.WithProtocol(p.protocol), herdrtest.WithTick(fastTick))
+			srv := herdrtest.Start(t, herdrsim.WithProtocol(p.protocol), herdrsim.WithTick(fastTick))
 			ws, tab1, pane1 := srv.NewWorkspace("repo", "/tmp")
 			tab2, pane2 := srv.NewTab(ws, "/tmp")
 			c := herdr.New(srv.SocketPath())
@@ -81,7 +82,7 @@ func TestAgainstFake(t *testing.T) {
 			}
 
 			srv.SetShellPID(pane1, 4242)
-			srv.SetForeground(pane1, herdrtest.Proc{PID: 4300, Argv: []string{"node", "", "/usr/local/bin/claude"}, Cwd: "/home/u/repo"})
+			srv.SetForeground(pane1, herdrsim.Proc{PID: 4300, Argv: []string{"node", "", "/usr/local/bin/claude"}, Cwd: "/home/u/repo"})
 			pi, err := c.ProcessInfo(ctx, pane1)
 			if err != nil {
 				t.Fatal(err)
@@ -125,7 +126,7 @@ func nextEvents(t *testing.T, s *herdr.Stream, n int) []herdr.Event {
 func TestSubscribeAgainstFake(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(fmt.Sprint(p.protocol), func(t *testing.T) {
-			srv := herdrtest.Start(t, herdrtest.WithProtocol(p.protocol), herdrtest.WithTick(fastTick))
+			srv := herdrtest.Start(t, herdrsim.WithProtocol(p.protocol), herdrsim.WithTick(fastTick))
 			ws, tab1, pane1 := srv.NewWorkspace("repo", "/tmp")
 			tab2, _ := srv.NewTab(ws, "/tmp")
 			c := herdr.New(srv.SocketPath())
@@ -213,20 +214,20 @@ func TestSubscribeAgainstFake(t *testing.T) {
 
 func TestFaultsFromFake(t *testing.T) {
 	tests := []struct {
-		fault herdrtest.Fault
+		fault herdrsim.Fault
 		want  string
 	}{
-		{herdrtest.FaultGarbage, "reply is not a JSON reply object"},
-		{herdrtest.FaultCloseNoAnswer, "connection closed before a reply line"},
-		{herdrtest.FaultReset, "connection reset"},
-		{herdrtest.FaultCutLine, "connection closed mid-line"},
+		{herdrsim.FaultGarbage, "reply is not a JSON reply object"},
+		{herdrsim.FaultCloseNoAnswer, "connection closed before a reply line"},
+		{herdrsim.FaultReset, "connection reset"},
+		{herdrsim.FaultCutLine, "connection closed mid-line"},
 		// Over herdr's 1 MiB request limit is fine for a reply: it is read
 		// whole, then refused for its type.
-		{herdrtest.FaultOversize, `unexpected result type "ok"`},
+		{herdrsim.FaultOversize, `unexpected result type "ok"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fault.String(), func(t *testing.T) {
-			srv := herdrtest.Start(t, herdrtest.WithTick(fastTick))
+			srv := herdrtest.Start(t, herdrsim.WithTick(fastTick))
 			srv.InjectFault("ping", tt.fault, 1)
 			c := herdr.New(srv.SocketPath())
 			_, err := c.Ping(context.Background())
@@ -252,15 +253,15 @@ func TestFaultsFromFake(t *testing.T) {
 // TestSchemaInvalidReplyIsCaught proves the fake's schema check can fail:
 // a reply the schema rejects is recorded as a violation.
 func TestSchemaInvalidReplyIsCaught(t *testing.T) {
-	herdrtest.SchemaFile(t, herdrtest.NewestProtocol)
-	srv, err := herdrtest.New(herdrtest.WithTick(fastTick))
+	herdrtest.SchemaFile(t, herdrsim.NewestProtocol)
+	srv, err := herdrtest.New(herdrsim.WithTick(fastTick))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
 	ws, _, _ := srv.NewWorkspace("w", "/tmp")
 	tab, _ := srv.NewTab(ws, "/tmp")
-	srv.InjectFault("tab.rename", herdrtest.FaultSchemaInvalid, 1)
+	srv.InjectFault("tab.rename", herdrsim.FaultSchemaInvalid, 1)
 	_, err = herdr.New(srv.SocketPath()).RenameTab(context.Background(), tab, "x")
 	if err == nil {
 		t.Error("a tab_info with a numeric tab_id decoded without error")
@@ -279,7 +280,7 @@ func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(
 func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 func TestNewerProtocolAgainstFake(t *testing.T) {
-	srv := herdrtest.Start(t, herdrtest.WithProtocol(23), herdrtest.WithTick(fastTick))
+	srv := herdrtest.Start(t, herdrsim.WithProtocol(23), herdrsim.WithTick(fastTick))
 	ws, _, _ := srv.NewWorkspace("repo", "/tmp")
 	var buf syncBuf
 	c := herdr.New(srv.SocketPath(), herdr.WithLogger(slog.New(slog.NewTextHandler(&buf, nil))))

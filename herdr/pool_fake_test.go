@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"go.uber.org/goleak"
@@ -15,7 +16,7 @@ import (
 
 // warmed returns a client whose warm pool has opened want connections
 // against srv (herdr's read poll on, as herdrtest plays it by default).
-func warmed(t *testing.T, srv *herdrtest.Server, want uint64, opts ...func(*herdr.Client)) *herdr.Client {
+func warmed(t *testing.T, srv *herdrsim.Server, want uint64, opts ...func(*herdr.Client)) *herdr.Client {
 	t.Helper()
 	ignore := goleak.IgnoreCurrent()
 	c := herdr.New(srv.SocketPath())
@@ -92,7 +93,7 @@ func TestWarmRenamesGoOutOnceEachOnWarmConnections(t *testing.T) {
 // herdr drops a connection that sends nothing for 5 s; here the server
 // drops them after 350 ms and the pool renews them at 200 ms.
 func TestWarmConnectionsRenewedBeforeHerdrDropsThem(t *testing.T) {
-	srv := herdrtest.Start(t, herdrtest.WithReadTimeout(350*time.Millisecond))
+	srv := herdrtest.Start(t, herdrsim.WithReadTimeout(350*time.Millisecond))
 	_, tab, _ := srv.NewWorkspace("repo", "/tmp")
 	c := warmed(t, srv, 4*4, func(c *herdr.Client) { herdr.SetWarmShape(c, 4, 200*time.Millisecond) })
 	if n := srv.ReadTimeouts(); n != 0 {
@@ -199,7 +200,7 @@ func BenchmarkRenameUnderReadPoll(b *testing.B) {
 // writes), the client learns it from their answers and takes a warm
 // connection once it has one; before any warm one is near, fresh.
 func TestWarmChosenWhereFreshConnectionsMiss(t *testing.T) {
-	srv := herdrtest.Start(t, herdrtest.WithLateWrites())
+	srv := herdrtest.Start(t, herdrsim.WithLateWrites())
 	_, tab, _ := srv.NewWorkspace("repo", "/tmp")
 	c := herdr.New(srv.SocketPath())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

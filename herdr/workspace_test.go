@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestRenameWorkspace(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(fmt.Sprint(p.protocol), func(t *testing.T) {
-			srv := herdrtest.Start(t, herdrtest.WithProtocol(p.protocol), herdrtest.WithTick(fastTick))
+			srv := herdrtest.Start(t, herdrsim.WithProtocol(p.protocol), herdrsim.WithTick(fastTick))
 			ws, _, _ := srv.NewWorkspace("", t.TempDir())
 			c := herdr.New(srv.SocketPath())
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

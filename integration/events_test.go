@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
@@ -59,7 +59,7 @@ func TestEventsLostResubscribesWithOneFullPass(t *testing.T) {
 func TestPaneExitThatEmptiesATabRenumbersTheRest(t *testing.T) {
 	for _, proto := range []int{20, 22} {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
-			srv := startServer(t, herdrtest.WithProtocol(proto))
+			srv := startServer(t, herdrsim.WithProtocol(proto))
 			sb := newSandbox(t)
 			ws, _, p1 := srv.NewWorkspace("work", sb.HomePath("a"))
 			t2, _ := srv.NewTab(ws, sb.HomePath("b"))

@@ -23,7 +23,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
@@ -70,7 +70,7 @@ func (a *allowedLabels) allow(tab, label string) {
 }
 
 // check fails t for every rename srv answered that was never right.
-func (a *allowedLabels) check(t testing.TB, srv *herdrtest.Server) {
+func (a *allowedLabels) check(t testing.TB, srv *herdrsim.Server) {
 	t.Helper()
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -97,7 +97,7 @@ func TestFaultHerdrRestarts50(t *testing.T) {
 	restarts := soak(50)
 	// Outages and recoveries, not latency: herdr's read poll would only
 	// stretch each of the 50 rounds by up to 100 ms per request.
-	srv := startServer(t, herdrtest.WithTick(5*time.Millisecond), herdrtest.WithoutReadPoll())
+	srv := startServer(t, herdrsim.WithTick(5*time.Millisecond), herdrsim.WithoutReadPoll())
 	sb := newSandbox(t)
 	_, tab, pane := srv.NewWorkspace("main", sb.HomePath("start"))
 	d := startDaemonIn(t, sb, srv, "--poll", "50ms")
@@ -167,11 +167,11 @@ func TestFaultBadResponses(t *testing.T) {
 	// The faults are in the answers, not in how fast herdr reads a
 	// request: without the read poll each of the ~50 rounds takes a few
 	// milliseconds instead of several 100 ms polls.
-	srv := startServer(t, herdrtest.WithTick(5*time.Millisecond), herdrtest.WithoutReadPoll())
+	srv := startServer(t, herdrsim.WithTick(5*time.Millisecond), herdrsim.WithoutReadPoll())
 	sb := newSandbox(t)
 	ws, shellTab, shellPane := srv.NewWorkspace("main", sb.HomePath("a"))
 	progTab, progPane := srv.NewTab(ws, sb.HomePath("b"))
-	srv.SetForeground(progPane, herdrtest.Proc{Argv: []string{"htop"}})
+	srv.SetForeground(progPane, herdrsim.Proc{Argv: []string{"htop"}})
 	var ok allowedLabels
 	ok.allow(shellTab, "a")
 	ok.allow(progTab, "htop")
@@ -179,8 +179,8 @@ func TestFaultBadResponses(t *testing.T) {
 	waitLabels(t, srv, "a", "htop")
 
 	methods := []string{"session.snapshot", "pane.process_info", "tab.rename", "events.subscribe", ""}
-	faults := []herdrtest.Fault{herdrtest.FaultGarbage, herdrtest.FaultCloseNoAnswer, herdrtest.FaultReset,
-		herdrtest.FaultCutLine, herdrtest.FaultOversize}
+	faults := []herdrsim.Fault{herdrsim.FaultGarbage, herdrsim.FaultCloseNoAnswer, herdrsim.FaultReset,
+		herdrsim.FaultCutLine, herdrsim.FaultOversize}
 	round := 0
 	// step injects a fault (or runs hurt), then changes the session: a
 	// shell tab moves to a new directory and a new tab starts a program.
@@ -197,7 +197,7 @@ func TestFaultBadResponses(t *testing.T) {
 		// A failed process_info must never make a program's tab a
 		// directory's, even for a moment.
 		ok.allow(tab, prog)
-		srv.SetForeground(pane, herdrtest.Proc{Argv: []string{prog}})
+		srv.SetForeground(pane, herdrsim.Proc{Argv: []string{prog}})
 		if !poll(waitTimeout, func() bool { return label(srv, shellTab) == dir && label(srv, tab) == prog }) {
 			t.Fatalf("%s: labels %q, want %s=%q and %s=%q\nlog:\n%s", what, labels(srv), shellTab, dir, tab, prog, d.Log())
 		}
@@ -288,7 +288,7 @@ func TestFaultSIGKILL200(t *testing.T) {
 	// life waiting for herdr to read its requests, so most kills would
 	// land in that wait instead of in the work and the state writes this
 	// test is about, and each of the 200 starts would cost several polls.
-	srv := startServer(t, herdrtest.WithTick(5*time.Millisecond), herdrtest.WithoutReadPoll())
+	srv := startServer(t, herdrsim.WithTick(5*time.Millisecond), herdrsim.WithoutReadPoll())
 	sb := newSandbox(t)
 	var panes []string
 	ws, _, p := srv.NewWorkspace("main", sb.HomePath("d0"))
@@ -318,7 +318,7 @@ func TestFaultSIGKILL200(t *testing.T) {
 			k := i % len(panes)
 			on[k] = !on[k]
 			if on[k] {
-				srv.SetForeground(panes[k], herdrtest.Proc{Argv: []string{"vim"}})
+				srv.SetForeground(panes[k], herdrsim.Proc{Argv: []string{"vim"}})
 			} else {
 				srv.SetForeground(panes[k])
 			}
@@ -450,7 +450,7 @@ func TestFaultNudgeFlood10000(t *testing.T) {
 	ws, _, p1 := srv.NewWorkspace("main", sb.HomePath("a"))
 	_, p2 := srv.NewTab(ws, sb.HomePath("b"))
 	p3 := srv.Split(p2, sb.HomePath("c"))
-	srv.SetForeground(p3, herdrtest.Proc{Argv: []string{"vim"}})
+	srv.SetForeground(p3, herdrsim.Proc{Argv: []string{"vim"}})
 	panes := []string{p1, p2, p3}
 	const pollEvery = time.Second
 	// At debug level the daemon logs each hedged read, which the count of

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 )
 
@@ -19,11 +19,11 @@ import (
 // two more passes.
 func runInPane(t *testing.T, d *daemonProc, pane string, argv ...string) {
 	t.Helper()
-	runProcInPane(t, d, pane, herdrtest.Proc{Argv: argv})
+	runProcInPane(t, d, pane, herdrsim.Proc{Argv: argv})
 }
 
 // runProcInPane is runInPane for a program with its own directory.
-func runProcInPane(t *testing.T, d *daemonProc, pane string, proc herdrtest.Proc) {
+func runProcInPane(t *testing.T, d *daemonProc, pane string, proc herdrsim.Proc) {
 	t.Helper()
 	srv := d.Srv
 	argv := proc.Argv
@@ -108,7 +108,7 @@ func TestQuickCommandsDoNotFlicker(t *testing.T) {
 				}
 			}
 			for _, argv := range c.shows {
-				srv.SetForeground(pane, herdrtest.Proc{Argv: argv})
+				srv.SetForeground(pane, herdrsim.Proc{Argv: argv})
 				d.Nudge(t, "preexec", pane)
 				want = append(want, tab+"="+argv[0])
 				waitRenames(t, srv, want...)
@@ -140,7 +140,7 @@ func TestGitStatusInASubdirectory(t *testing.T) {
 			d := startDaemonIn(t, sb, srv, "--format", c.format)
 			waitRenames(t, srv, tab+"="+c.want)
 			calls := srv.Calls("pane.process_info")
-			srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"git", "status"}, Cwd: top})
+			srv.SetForeground(pane, herdrsim.Proc{Argv: []string{"git", "status"}, Cwd: top})
 			if p, _ := srv.Pane(pane); p.ForegroundCwd != top {
 				t.Fatalf("simulator: foreground_cwd %q, want %q", p.ForegroundCwd, top)
 			}

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
@@ -153,7 +154,7 @@ type syncBuffer = testutil.Buffer
 // daemonProc is a running `herdrtabrenamer run`.
 type daemonProc struct {
 	Env    *sandbox
-	Srv    *herdrtest.Server
+	Srv    *herdrsim.Server
 	Stdout *syncBuffer
 	Stderr *syncBuffer
 	Cmd    *exec.Cmd
@@ -166,7 +167,7 @@ type daemonProc struct {
 // daemonArgs are the flags every test daemon gets before its own: fast
 // polling and debouncing, renaming on, a private state file. Later flags
 // win, so a test can override any of them.
-func daemonArgs(sb *sandbox, srv *herdrtest.Server) []string {
+func daemonArgs(sb *sandbox, srv *herdrsim.Server) []string {
 	return []string{"run", "--apply", "--socket", srv.SocketPath(), "--state", sb.StatePath,
 		"--poll", "100ms", "--debounce", "20ms"}
 }
@@ -174,14 +175,14 @@ func daemonArgs(sb *sandbox, srv *herdrtest.Server) []string {
 // startDaemon runs a daemon against srv in a fresh sandbox. It returns once
 // the daemon listens for nudges (its first pass is under way), and stops it
 // with SIGTERM when the test ends, failing the test unless it exited 0.
-func startDaemon(t testing.TB, srv *herdrtest.Server, args ...string) *daemonProc {
+func startDaemon(t testing.TB, srv *herdrsim.Server, args ...string) *daemonProc {
 	t.Helper()
 	return startDaemonIn(t, newSandbox(t), srv, args...)
 }
 
 // startDaemonIn is startDaemon in a given sandbox: a restarted daemon keeps
 // its state file, and nudge/lock/release find it.
-func startDaemonIn(t testing.TB, sb *sandbox, srv *herdrtest.Server, args ...string) *daemonProc {
+func startDaemonIn(t testing.TB, sb *sandbox, srv *herdrsim.Server, args ...string) *daemonProc {
 	t.Helper()
 	d := spawnDaemon(t, sb, srv, append(daemonArgs(sb, srv), args...)...)
 	d.listening(t, srv.SocketPath())
@@ -209,7 +210,7 @@ func (d *daemonProc) listening(t testing.TB, herdrSock string) {
 
 // spawnDaemon starts the binary with exactly args (no defaults, no waiting,
 // no exit check): for tests that need a daemon that fails or is killed.
-func spawnDaemon(t testing.TB, sb *sandbox, srv *herdrtest.Server, args ...string) *daemonProc {
+func spawnDaemon(t testing.TB, sb *sandbox, srv *herdrsim.Server, args ...string) *daemonProc {
 	t.Helper()
 	d := &daemonProc{Env: sb, Srv: srv, Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, done: make(chan struct{})}
 	d.Cmd = exec.Command(binPath, args...)
@@ -353,9 +354,9 @@ func poll(timeout time.Duration, cond func() bool) bool { return testutil.Poll(t
 // startServer starts a fake herdr with a fast event tick. It plays
 // protocol 22 (herdr 0.9.x) with herdr's 100 ms request-read poll, unless
 // opts say otherwise.
-func startServer(t testing.TB, opts ...herdrtest.Option) *herdrtest.Server {
+func startServer(t testing.TB, opts ...herdrsim.Option) *herdrsim.Server {
 	t.Helper()
-	return herdrtest.Start(t, append([]herdrtest.Option{herdrtest.WithTick(10 * time.Millisecond)}, opts...)...)
+	return herdrtest.Start(t, append([]herdrsim.Option{herdrsim.WithTick(10 * time.Millisecond)}, opts...)...)
 }
 
 // playedProtocols are the protocols of the herdr releases people run:
@@ -364,19 +365,19 @@ var playedProtocols = []int{17, 19, 20, 22}
 
 // onProtocols runs scenario in parallel subtests, once per played
 // protocol, each against its own server playing that protocol.
-func onProtocols(t *testing.T, scenario func(t *testing.T, srv *herdrtest.Server)) {
+func onProtocols(t *testing.T, scenario func(t *testing.T, srv *herdrsim.Server)) {
 	t.Helper()
 	for _, p := range playedProtocols {
 		t.Run(fmt.Sprintf("protocol-%d", p), func(t *testing.T) {
 			t.Parallel()
-			scenario(t, startServer(t, herdrtest.WithProtocol(p)))
+			scenario(t, startServer(t, herdrsim.WithProtocol(p)))
 		})
 	}
 }
 
 // labels lists the session's tab labels in snapshot order (workspaces in
 // order, tabs by position).
-func labels(srv *herdrtest.Server) []string {
+func labels(srv *herdrsim.Server) []string {
 	var out []string
 	for _, t := range srv.Snapshot().Tabs {
 		out = append(out, t.Label)
@@ -385,13 +386,13 @@ func labels(srv *herdrtest.Server) []string {
 }
 
 // label is one tab's current label ("" when it is gone).
-func label(srv *herdrtest.Server, tabID string) string {
+func label(srv *herdrsim.Server, tabID string) string {
 	t, _ := srv.Tab(tabID)
 	return t.Label
 }
 
 // waitLabels waits until the session's labels are exactly want.
-func waitLabels(t testing.TB, srv *herdrtest.Server, want ...string) {
+func waitLabels(t testing.TB, srv *herdrsim.Server, want ...string) {
 	t.Helper()
 	if !poll(waitTimeout, func() bool { return slices.Equal(labels(srv), want) }) {
 		t.Fatalf("tab labels = %q, want %q (waited %v)", labels(srv), want, waitTimeout)
@@ -399,7 +400,7 @@ func waitLabels(t testing.TB, srv *herdrtest.Server, want ...string) {
 }
 
 // waitLabel waits until one tab's label is want.
-func waitLabel(t testing.TB, srv *herdrtest.Server, tabID, want string) {
+func waitLabel(t testing.TB, srv *herdrsim.Server, tabID, want string) {
 	t.Helper()
 	if !poll(waitTimeout, func() bool { return label(srv, tabID) == want }) {
 		t.Fatalf("tab %s label = %q, want %q (waited %v)", tabID, label(srv, tabID), want, waitTimeout)
@@ -407,7 +408,7 @@ func waitLabel(t testing.TB, srv *herdrtest.Server, tabID, want string) {
 }
 
 // renameLabels lists the labels of every tab.rename so far, as "tab=label".
-func renameLabels(srv *herdrtest.Server) []string {
+func renameLabels(srv *herdrsim.Server) []string {
 	var out []string
 	for _, r := range srv.Renames() {
 		out = append(out, r.TabID+"="+r.Label)
@@ -417,7 +418,7 @@ func renameLabels(srv *herdrtest.Server) []string {
 
 // waitRenames waits until the renames so far are exactly want, in order.
 // A rename beyond want fails at once.
-func waitRenames(t testing.TB, srv *herdrtest.Server, want ...string) {
+func waitRenames(t testing.TB, srv *herdrsim.Server, want ...string) {
 	t.Helper()
 	ok := poll(waitTimeout, func() bool { return len(srv.Renames()) >= len(want) })
 	got := renameLabels(srv)
@@ -431,7 +432,7 @@ func waitRenames(t testing.TB, srv *herdrtest.Server, want ...string) {
 // finishes quietPasses whole passes that all began after the call. The
 // duration is not waited any more (passes are counted instead); it is
 // kept so that callers need not change.
-func quiet(t testing.TB, srv *herdrtest.Server, _ time.Duration) {
+func quiet(t testing.TB, srv *herdrsim.Server, _ time.Duration) {
 	t.Helper()
 	before := renameLabels(srv)
 	fence(t, srv, quietPasses)
@@ -448,7 +449,7 @@ const quietPasses = 2
 // daemonOf is the daemon last started against each server, for fence:
 // spawnDaemon registers each one, a test with a daemon of another origin
 // (the plugin's) registers it itself.
-var daemonOf sync.Map // *herdrtest.Server -> fenceTarget
+var daemonOf sync.Map // *herdrsim.Server -> fenceTarget
 
 // fenceTarget is what fence needs of a daemon.
 type fenceTarget struct {
@@ -464,7 +465,7 @@ const fencePane = "w999:p999"
 
 // passMethod is the request that starts every pass: session.snapshot, or
 // on a protocol 17 server without it, tab.list.
-func passMethod(srv *herdrtest.Server) string {
+func passMethod(srv *herdrsim.Server) string {
 	if srv.Protocol() == 17 && srv.Calls("session.snapshot") == 0 && srv.Calls("tab.list") > 0 {
 		return "tab.list"
 	}
@@ -483,7 +484,7 @@ func passMethod(srv *herdrtest.Server) string {
 // after the call may have begun before it (its request was still waiting
 // in herdr's read poll), so the second is the first surely begun after
 // it; a pass is over once the next one is counted.
-func fence(t testing.TB, srv *herdrtest.Server, passes int) {
+func fence(t testing.TB, srv *herdrsim.Server, passes int) {
 	t.Helper()
 	v, ok := daemonOf.Load(srv)
 	if !ok {
@@ -558,7 +559,7 @@ func readState(t testing.TB, path string) stateFile {
 // and its renames included, ran after the call, whatever pass was in
 // flight. (It used to wait for n pass requests, which proved that a pass
 // had begun but not that it had ended.)
-func waitPasses(t testing.TB, srv *herdrtest.Server, n int) {
+func waitPasses(t testing.TB, srv *herdrsim.Server, n int) {
 	t.Helper()
 	fence(t, srv, max(n-1, 1))
 }

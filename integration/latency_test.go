@@ -12,7 +12,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
@@ -93,7 +93,7 @@ func TestNewsInsideTheWindowCostsOneTrailingPass(t *testing.T) {
 
 // cd is what herdr sees of a shell that shows its directory in the title
 // changing directory: a new cwd, and the title change that reports it.
-func cd(srv *herdrtest.Server, pane, dir string) {
+func cd(srv *herdrsim.Server, pane, dir string) {
 	srv.SetCwd(pane, dir)
 	srv.SetTitle(pane, dir)
 }
@@ -120,7 +120,7 @@ func settleStream(t *testing.T, d *daemonProc) {
 // local /proc reads and herdrsim's process_info see a real process. It is
 // attached before the daemon starts: its first pass learns the shell is
 // local.
-func realShell(t *testing.T, srv *herdrtest.Server, pane, dir string) (*os.File, int) {
+func realShell(t *testing.T, srv *herdrsim.Server, pane, dir string) (*os.File, int) {
 	t.Helper()
 	sh, err := exec.LookPath("sh")
 	if err != nil {
@@ -206,7 +206,7 @@ func TestStalledSnapshotOfANudgedPassIsHedged(t *testing.T) {
 	srv.ResetCounters()
 	mark := len(d.Log())
 	srv.StallNext("session.snapshot", time.Minute, 1)
-	srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"vim"}})
+	srv.SetForeground(pane, herdrsim.Proc{Argv: []string{"vim"}})
 	d.Nudge(t, "", pane)
 	waitLabel(t, srv, tab, "vim")
 	if n := srv.Calls("session.snapshot"); n < 2 {
@@ -250,7 +250,7 @@ func TestSettleNamesANewProgramWhenItMatures(t *testing.T) {
 	settleStream(t, d)
 
 	started := time.Now()
-	srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"vim"}})
+	srv.SetForeground(pane, herdrsim.Proc{Argv: []string{"vim"}})
 	d.Nudge(t, "", pane)
 	// Two whole passes have seen vim; unless the machine took all of
 	// --settle for them, vim is still too young to name the tab.

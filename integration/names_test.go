@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 )
 
 // onceApply runs one `once --apply` pass against srv in sb and fails the
 // test unless it exits 0.
-func onceApply(t *testing.T, sb *sandbox, srv *herdrtest.Server, args ...string) string {
+func onceApply(t *testing.T, sb *sandbox, srv *herdrsim.Server, args ...string) string {
 	t.Helper()
 	all := append([]string{"once", "--apply", "--socket", srv.SocketPath(), "--state", sb.StatePath}, args...)
 	out, stderr, code := runCLI(t, sb, all...)
@@ -26,7 +26,7 @@ func onceApply(t *testing.T, sb *sandbox, srv *herdrtest.Server, args ...string)
 }
 
 // tabLabels lists the labels of tabs, in the order given.
-func tabLabels(srv *herdrtest.Server, tabs []string) []string {
+func tabLabels(srv *herdrsim.Server, tabs []string) []string {
 	out := make([]string, len(tabs))
 	for i, id := range tabs {
 		out[i] = label(srv, id)
@@ -34,7 +34,7 @@ func tabLabels(srv *herdrtest.Server, tabs []string) []string {
 	return out
 }
 
-func assertLabels(t *testing.T, srv *herdrtest.Server, tabs []string, want ...string) {
+func assertLabels(t *testing.T, srv *herdrsim.Server, tabs []string, want ...string) {
 	t.Helper()
 	if got := tabLabels(srv, tabs); !slices.Equal(got, want) {
 		t.Fatalf("labels = %q, want %q", got, want)
@@ -67,10 +67,10 @@ Host build
 		{"mosh-client", "-# build btop |", "10.0.0.5", "60001"}, // mosh once connected
 	}
 	tabs := []string{first}
-	srv.SetForeground(p1, herdrtest.Proc{Argv: argvs[0]})
+	srv.SetForeground(p1, herdrsim.Proc{Argv: argvs[0]})
 	for _, argv := range argvs[1:] {
 		tab, pane := srv.NewTab(ws, sb.HomePath("src"))
-		srv.SetForeground(pane, herdrtest.Proc{Argv: argv})
+		srv.SetForeground(pane, herdrsim.Proc{Argv: argv})
 		tabs = append(tabs, tab)
 	}
 	onceApply(t, sb, srv)
@@ -95,7 +95,7 @@ func TestDirFollowsForegroundCwd(t *testing.T) {
 	writeFile(t, filepath.Join(api, ".git", "HEAD"), "ref: refs/heads/main\n")
 	writeFile(t, filepath.Join(front, ".git", "HEAD"), "ref: refs/heads/ui-work\n")
 	_, tab, pane := srv.NewWorkspace("work", api)
-	srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"npm", "run", "dev"}, Cwd: front})
+	srv.SetForeground(pane, herdrsim.Proc{Argv: []string{"npm", "run", "dev"}, Cwd: front})
 	if p, _ := srv.Pane(pane); p.Cwd != api || p.ForegroundCwd != front {
 		t.Fatalf("simulator: cwd %q foreground_cwd %q", p.Cwd, p.ForegroundCwd)
 	}
@@ -141,7 +141,7 @@ func TestSymlinkedCwdKeepsTheShellsPath(t *testing.T) {
 	onceApply(t, sb, srv, "--config", cfg)
 	assertLabels(t, srv, []string{tab}, "w:~/work/proj")
 	// A program elsewhere still wins over the shell's path.
-	srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"make"}, Cwd: sb.HomePath("mnt", "ssd")})
+	srv.SetForeground(pane, herdrsim.Proc{Argv: []string{"make"}, Cwd: sb.HomePath("mnt", "ssd")})
 	onceApply(t, sb, srv, "--config", cfg, "--format", "{dir}")
 	assertLabels(t, srv, []string{tab}, "ssd")
 }
@@ -158,18 +158,18 @@ func TestArgsTaskTicketGlyph(t *testing.T) {
 	writeFile(t, filepath.Join(mainRepo, ".git", "HEAD"), "ref: refs/heads/main\n")
 
 	ws, tGit, pGit := srv.NewWorkspace("work", repo)
-	srv.SetForeground(pGit, herdrtest.Proc{Argv: []string{"sudo", "git", "log", "--oneline"}})
+	srv.SetForeground(pGit, herdrsim.Proc{Argv: []string{"sudo", "git", "log", "--oneline"}})
 	tAgent, pAgent := srv.NewTab(ws, repo)
-	srv.SetForeground(pAgent, herdrtest.Proc{Argv: []string{"claude"}})
+	srv.SetForeground(pAgent, herdrsim.Proc{Argv: []string{"claude"}})
 	srv.SetAgent(pAgent, "claude", herdr.StatusWorking)
 	srv.SetTitle(pAgent, "✳ Fix login redirect")
 	tIdle, pIdle := srv.NewTab(ws, repo)
-	srv.SetForeground(pIdle, herdrtest.Proc{Argv: []string{"codex"}})
+	srv.SetForeground(pIdle, herdrsim.Proc{Argv: []string{"codex"}})
 	srv.SetAgent(pIdle, "codex", herdr.StatusIdle)
 	srv.SetTitle(pIdle, "codex v0.42.0")
 	tMain, _ := srv.NewTab(ws, mainRepo)
 	tVim, pVim := srv.NewTab(ws, mainRepo)
-	srv.SetForeground(pVim, herdrtest.Proc{Argv: []string{"nvim", "README.md"}})
+	srv.SetForeground(pVim, herdrsim.Proc{Argv: []string{"nvim", "README.md"}})
 	tabs := []string{tGit, tAgent, tIdle, tMain, tVim}
 
 	onceApply(t, sb, srv, "--format", "{args|dir}", "--max-len", "0")
@@ -196,7 +196,7 @@ func TestIndexFollowsPositions(t *testing.T) {
 	sb := newSandbox(t)
 	ws, t1, _ := srv.NewWorkspace("work", sb.HomePath("a"))
 	t2, p2 := srv.NewTab(ws, sb.HomePath("b"))
-	srv.SetForeground(p2, herdrtest.Proc{Argv: []string{"vim"}})
+	srv.SetForeground(p2, herdrsim.Proc{Argv: []string{"vim"}})
 	t3, _ := srv.NewTab(ws, sb.HomePath("c"))
 	srv.HumanRename(t3, "notes")
 	tabs := []string{t1, t2, t3}

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
@@ -32,7 +32,7 @@ import (
 // only the re-read before each rename protects.
 func TestOwnershipPersonRenameRaceSurvives(t *testing.T) {
 	const tabs = 40
-	srv := startServer(t, herdrtest.WithProtocol(22))
+	srv := startServer(t, herdrsim.WithProtocol(22))
 	sb := newSandbox(t)
 	ws, tab0, p0 := srv.NewWorkspace("main", sb.HomePath("a0"))
 	tabIDs, panes := []string{tab0}, []string{p0}
@@ -190,14 +190,14 @@ func TestOwnershipTenThousandRemotePanesConverge(t *testing.T) {
 	if raceDetector {
 		tabs = 2_000
 	}
-	srv := startServer(t, herdrtest.WithTick(200*time.Millisecond), herdrtest.WithoutSchemas())
+	srv := startServer(t, herdrsim.WithTick(200*time.Millisecond), herdrsim.WithoutSchemas())
 	sb := newSandbox(t)
 	ws, _, p := srv.NewWorkspace("main", sb.HomePath("w"))
 	// pids far above pid_max: nothing local answers for them.
-	srv.SetForeground(p, herdrtest.Proc{PID: 90_000_000, Argv: []string{"vim"}})
+	srv.SetForeground(p, herdrsim.Proc{PID: 90_000_000, Argv: []string{"vim"}})
 	for i := 1; i < tabs; i++ {
 		_, p := srv.NewTab(ws, sb.HomePath("w"))
-		srv.SetForeground(p, herdrtest.Proc{PID: 90_000_000 + i, Argv: []string{"vim"}})
+		srv.SetForeground(p, herdrsim.Proc{PID: 90_000_000 + i, Argv: []string{"vim"}})
 	}
 	start := time.Now()
 	d := startDaemonIn(t, sb, srv, "--poll", "3s", "--log-level", "warn")
@@ -304,7 +304,7 @@ func (s *ackCloseServer) serve(c net.Conn) {
 func TestOwnershipReplayAndSpinnerCostNoPass(t *testing.T) {
 	for _, proto := range []int{19, 20} {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
-			srv := startServer(t, herdrtest.WithProtocol(proto))
+			srv := startServer(t, herdrsim.WithProtocol(proto))
 			sb := newSandbox(t)
 			ws, tab, p := srv.NewWorkspace("main", sb.HomePath("a"))
 			for i := range 8 {

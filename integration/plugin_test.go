@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/pluginmanifest"
 )
 
@@ -106,7 +106,7 @@ func TestPluginInstall(t *testing.T) {
 	// would see btop, since the simulated pane has no local process to
 	// watch, so this fences before the change, not after it.)
 	settle(t, srv)
-	srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"btop"}})
+	srv.SetForeground(pane, herdrsim.Proc{Argv: []string{"btop"}})
 	if got := label(srv, tab); got != "proj" {
 		t.Fatalf("the daemon renamed the tab to %q before any nudge: the test proves nothing", got)
 	}
@@ -132,7 +132,7 @@ func TestPluginInstall(t *testing.T) {
 
 // settle waits until the daemon serving srv has caught up: two whole
 // passes that began after the call are over.
-func settle(t *testing.T, srv *herdrtest.Server) {
+func settle(t *testing.T, srv *herdrsim.Server) {
 	t.Helper()
 	fence(t, srv, 2)
 }

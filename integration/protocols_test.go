@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 )
 
 // The scenarios whose wire traffic differs between herdr releases (replay
@@ -15,12 +15,12 @@ import (
 // program started in it (shell hook nudge) renames it, and its exit
 // brings the directory back.
 func TestProtocolProgramStart(t *testing.T) {
-	onProtocols(t, func(t *testing.T, srv *herdrtest.Server) {
+	onProtocols(t, func(t *testing.T, srv *herdrsim.Server) {
 		sb := newSandbox(t)
 		_, tab, pane := srv.NewWorkspace("work", sb.HomePath("projects", "rmk"))
 		d := startDaemonIn(t, sb, srv)
 		waitRenames(t, srv, tab+"=rmk")
-		srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"btop"}})
+		srv.SetForeground(pane, herdrsim.Proc{Argv: []string{"btop"}})
 		d.Nudge(t, "preexec", pane)
 		waitRenames(t, srv, tab+"=rmk", tab+"=btop")
 		srv.SetForeground(pane)
@@ -32,7 +32,7 @@ func TestProtocolProgramStart(t *testing.T) {
 // TestProtocolHumanLabel: a name a person typed in herdr survives the
 // events it causes, later changes and passes.
 func TestProtocolHumanLabel(t *testing.T) {
-	onProtocols(t, func(t *testing.T, srv *herdrtest.Server) {
+	onProtocols(t, func(t *testing.T, srv *herdrsim.Server) {
 		sb := newSandbox(t)
 		ws, t1, p1 := srv.NewWorkspace("work", sb.HomePath("projects", "rmk"))
 		t2, p2 := srv.NewTab(ws, sb.HomePath("opt", "nixos"))
@@ -54,7 +54,7 @@ func TestProtocolHumanLabel(t *testing.T) {
 // can tell the daemon about a new tab, a tab whose last pane exited, and
 // an agent appearing.
 func TestProtocolEventsDelivered(t *testing.T) {
-	onProtocols(t, func(t *testing.T, srv *herdrtest.Server) {
+	onProtocols(t, func(t *testing.T, srv *herdrsim.Server) {
 		sb := newSandbox(t)
 		ws, _, _ := srv.NewWorkspace("work", sb.HomePath("projects", "rmk"))
 		startDaemonIn(t, sb, srv, "--poll", "0", "--format", "{icon} {dir}")
@@ -77,7 +77,7 @@ func TestProtocolEventsDelivered(t *testing.T) {
 // only, no polling); the daemon reconnects, resubscribes and names the
 // tabs opened after the restart.
 func TestProtocolReconnect(t *testing.T) {
-	onProtocols(t, func(t *testing.T, srv *herdrtest.Server) {
+	onProtocols(t, func(t *testing.T, srv *herdrsim.Server) {
 		sb := newSandbox(t)
 		ws, _, _ := srv.NewWorkspace("work", sb.HomePath("projects", "rmk"))
 		d := startDaemonIn(t, sb, srv, "--poll", "0")

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/realherdr"
 )
 
@@ -97,7 +97,7 @@ type diffTarget struct {
 }
 
 func newDiffSim(t *testing.T) *diffTarget {
-	srv := startServer(t, herdrtest.WithProtocol(20), herdrtest.WithTick(100*time.Millisecond))
+	srv := startServer(t, herdrsim.WithProtocol(20), herdrsim.WithTick(100*time.Millisecond))
 	return &diffTarget{name: "herdrsim", sock: srv.SocketPath(), base: t.TempDir(),
 		newWorkspace: func(_ *testing.T, cwd string) (string, string, string) { return srv.NewWorkspace("", cwd) },
 		split:        func(_ *testing.T, pane, cwd string) string { return srv.Split(pane, cwd) },
@@ -106,7 +106,7 @@ func newDiffSim(t *testing.T) *diffTarget {
 		setTitle:     func(_ *testing.T, pane, title string) { srv.SetTitle(pane, title) },
 		cd:           func(_ *testing.T, pane, dir string) { srv.SetCwd(pane, dir) },
 		run: func(_ *testing.T, pane, program string) {
-			srv.SetForeground(pane, herdrtest.Proc{Argv: []string{program}})
+			srv.SetForeground(pane, herdrsim.Proc{Argv: []string{program}})
 		},
 		eof: func(_ *testing.T, pane string) { srv.SetForeground(pane) },
 		restart: func(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 )
 
 // TestRestore: `restore` gives every tab we named its position number back
@@ -116,7 +116,7 @@ func TestRestoreRenameFails(t *testing.T) {
 	if code := d.Stop(); code != 0 {
 		t.Fatalf("daemon exit %d\n%s", code, d.Log())
 	}
-	srv.InjectFault("tab.rename", herdrtest.FaultCloseNoAnswer, 1)
+	srv.InjectFault("tab.rename", herdrsim.FaultCloseNoAnswer, 1)
 	out, errOut, code := runCLI(t, sb, "restore", "--apply", "--socket", srv.SocketPath(), "--state", sb.StatePath)
 	if code != 1 || !strings.Contains(errOut, "restore "+tabs[0]+` to "1"`) || !strings.Contains(errOut, "1 rename(s) failed") {
 		t.Fatalf("exit %d, want 1 naming the failed rename of %s\nstdout:\n%s\nstderr:\n%s", code, tabs[0], out, errOut)

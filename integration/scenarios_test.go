@@ -17,7 +17,7 @@ import (
 	"github.com/rivo/uniseg"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
@@ -25,23 +25,23 @@ import (
 // workspace: pi (the pi agent in ~/pi), nixos (claude working in
 // ~/opt/nixos), rmk (a shell in ~/projects/rmk) and btop (btop started in
 // ~/projects/rmk). It returns the tab ids in that order.
-func readmeSession(srv *herdrtest.Server, sb *sandbox) (tabs []string, panes []string) {
+func readmeSession(srv *herdrsim.Server, sb *sandbox) (tabs []string, panes []string) {
 	pi := sb.HomePath("pi")
 	nixos := sb.HomePath("opt", "nixos")
 	rmk := sb.HomePath("projects", "rmk")
 
 	ws, t1, p1 := srv.NewWorkspace("work", pi)
-	srv.SetForeground(p1, herdrtest.Proc{Argv: []string{"pi"}})
+	srv.SetForeground(p1, herdrsim.Proc{Argv: []string{"pi"}})
 	srv.SetAgent(p1, "pi", herdr.StatusIdle)
 
 	t2, p2 := srv.NewTab(ws, nixos)
-	srv.SetForeground(p2, herdrtest.Proc{Argv: []string{"node", "/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"}})
+	srv.SetForeground(p2, herdrsim.Proc{Argv: []string{"node", "/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"}})
 	srv.SetAgent(p2, "claude", herdr.StatusWorking)
 
 	t3, p3 := srv.NewTab(ws, rmk)
 
 	t4, p4 := srv.NewTab(ws, rmk)
-	srv.SetForeground(p4, herdrtest.Proc{Argv: []string{"btop"}})
+	srv.SetForeground(p4, herdrsim.Proc{Argv: []string{"btop"}})
 	return []string{t1, t2, t3, t4}, []string{p1, p2, p3, p4}
 }
 
@@ -123,7 +123,7 @@ func TestLifecycleRenamesInOrder(t *testing.T) {
 	}
 	step("shell", "rmk", nil)
 	step("btop starts", "btop", func() {
-		srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"btop"}})
+		srv.SetForeground(pane, herdrsim.Proc{Argv: []string{"btop"}})
 		d.Nudge(t, "precmd", pane)
 	})
 	step("btop exits", "rmk", func() {
@@ -144,7 +144,7 @@ func TestLifecycleRenamesInOrder(t *testing.T) {
 	// process_info from after claude started, gave a "claude" the test did
 	// not expect.
 	step("claude starts", "claude", func() {
-		srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"claude"}})
+		srv.SetForeground(pane, herdrsim.Proc{Argv: []string{"claude"}})
 		d.Nudge(t, "precmd", pane)
 	})
 	step("claude reports working", "🟡 nixos", func() { srv.SetAgent(pane, "claude", herdr.StatusWorking) })
@@ -292,7 +292,7 @@ name = "monitor"
 	srv.NewTab(ws, sb.HomePath("secret", "x"))
 	srv.NewTab(ws, sb.HomePath("work"))
 	_, p := srv.NewTab(ws, sb.HomePath("other"))
-	srv.SetForeground(p, herdrtest.Proc{Argv: []string{"btop"}})
+	srv.SetForeground(p, herdrsim.Proc{Argv: []string{"btop"}})
 	startDaemonIn(t, sb, srv, "--config", cfg)
 	waitLabels(t, srv, "w:api", "DEEP", "DEEP", "4", "work", "monitor")
 	quiet(t, srv, 500*time.Millisecond)
@@ -356,7 +356,7 @@ func TestMaxLenWideText(t *testing.T) {
 	}
 }
 
-func tabPos(srv *herdrtest.Server, tabID string) int {
+func tabPos(srv *herdrsim.Server, tabID string) int {
 	for i, t := range srv.Snapshot().Tabs {
 		if t.ID == tabID {
 			return i + 1
@@ -420,7 +420,7 @@ func TestHostileNames(t *testing.T) {
 	}
 	for _, argv := range procs {
 		tab, pane := srv.NewTab(ws, sb.HomePath("x"))
-		srv.SetForeground(pane, herdrtest.Proc{Argv: argv})
+		srv.SetForeground(pane, herdrsim.Proc{Argv: argv})
 		checks = append(checks, check{tab, fmt.Sprintf("argv %q", argv), ""})
 	}
 	startDaemonIn(t, sb, srv, "--format", "{proc|title|dir}", "--max-len", "0")
@@ -452,7 +452,7 @@ func TestProtocols(t *testing.T) {
 	for _, p := range []int{17, 19, 20, 21, 22, herdr.NewestKnownProtocol + 1} {
 		t.Run(strconv.Itoa(p), func(t *testing.T) {
 			t.Parallel()
-			srv := startServer(t, herdrtest.WithProtocol(p))
+			srv := startServer(t, herdrsim.WithProtocol(p))
 			sb := newSandbox(t)
 			readmeSession(srv, sb)
 			d := startDaemonIn(t, sb, srv, "--log-level", "debug")

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
@@ -38,7 +38,7 @@ func passRenames(log string) (renames, warm []int) {
 // daemon's client learns that a warm connection is the better choice
 // (herdr/pool.go weighs the two) and the test does not hang on timing.
 func TestNudgeWarmsConnectionsForTheRenamesThatFollow(t *testing.T) {
-	srv := startServer(t, herdrtest.WithLateWrites())
+	srv := startServer(t, herdrsim.WithLateWrites())
 	_, tab, pane := srv.NewWorkspace("w", "/home/u/a")
 	d := startDaemon(t, srv, "--poll", "0", "--format", "{proc|dir}", "--log-level", "debug")
 	waitLabel(t, srv, tab, "a")
@@ -49,7 +49,7 @@ func TestNudgeWarmsConnectionsForTheRenamesThatFollow(t *testing.T) {
 	testutil.WaitFor(t, "the warm pool", func() bool { return srv.OpenConnections() >= 1+warmPool })
 
 	for i, prog := range []string{"vim", "htop", "make"} {
-		srv.SetForeground(pane, herdrtest.Proc{Argv: []string{prog}})
+		srv.SetForeground(pane, herdrsim.Proc{Argv: []string{prog}})
 		d.Nudge(t, "precmd", pane)
 		waitLabel(t, srv, tab, prog)
 		// The pass logs its line just after its rename is answered.
@@ -85,7 +85,7 @@ func TestWarmSpellEnds(t *testing.T) {
 			d := startDaemon(t, srv, "--poll", "0", "--format", "{proc|dir}", "--warm", warm)
 			waitLabel(t, srv, tab, "a")
 			d.Nudge(t, "precmd", pane)
-			srv.SetForeground(pane, herdrtest.Proc{Argv: []string{"vim"}})
+			srv.SetForeground(pane, herdrsim.Proc{Argv: []string{"vim"}})
 			d.Nudge(t, "precmd", pane)
 			waitLabel(t, srv, tab, "vim")
 			fence(t, srv, 1)

@@ -7,11 +7,11 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 )
 
 // workspaceLabels lists the session's workspace labels in sidebar order.
-func workspaceLabels(srv *herdrtest.Server) []string {
+func workspaceLabels(srv *herdrsim.Server) []string {
 	var out []string
 	for _, w := range srv.Snapshot().Workspaces {
 		out = append(out, w.Label)

@@ -17,7 +17,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/realherdr"
 )
 
@@ -254,7 +254,7 @@ func (w *realWorld) Snapshot(t *testing.T) herdr.Snapshot {
 // is played.
 type simWorld struct {
 	proto int
-	srv   *herdrtest.Server
+	srv   *herdrsim.Server
 	sb    *sandbox
 	opts  worldOptions
 	mu    sync.Mutex
@@ -264,7 +264,7 @@ type simWorld struct {
 
 func newSimWorld(t *testing.T, opts worldOptions, proto int) *simWorld {
 	t.Helper()
-	srv := startServer(t, herdrtest.WithProtocol(proto), herdrtest.WithTick(100*time.Millisecond))
+	srv := startServer(t, herdrsim.WithProtocol(proto), herdrsim.WithTick(100*time.Millisecond))
 	return &simWorld{proto: proto, srv: srv, sb: newSandbox(t), opts: opts,
 		ttys: map[string]*os.File{}, kills: map[string]func(){}}
 }

@@ -3,6 +3,7 @@ package herdrtest
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"reflect"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 )
 
 // paneSession is the agent_session pane.get answers for pane, nil for none.
-func paneSession(t *testing.T, s *Server, pane string) *herdr.AgentSession {
+func paneSession(t *testing.T, s *herdrsim.Server, pane string) *herdr.AgentSession {
 	t.Helper()
 	raw, err := json.Marshal(result(t, call(t, s, "pane.get", map[string]any{"pane_id": pane}))["pane"])
 	if err != nil {
@@ -36,7 +37,7 @@ func TestAgentSessionReports(t *testing.T) {
 		name   string
 		method string
 		params map[string]any
-		do     func(s *Server, pane string)
+		do     func(s *herdrsim.Server, pane string)
 		want   *herdr.AgentSession
 	}{
 		{"none at first", "", nil, nil, nil},
@@ -55,7 +56,7 @@ func TestAgentSessionReports(t *testing.T) {
 			map[string]any{"source": "herdr:claude", "agent": "claude", "state": "working", "seq": 13, "agent_session_id": "s4"}, nil, claudeID("s4")},
 		{"another integration cannot take it", "pane.report_agent",
 			map[string]any{"source": "herdr:pi", "agent": "pi", "state": "working", "agent_session_path": piPath}, nil, claudeID("s4")},
-		{"claude leaves: the session goes", "", nil, func(s *Server, pane string) {
+		{"claude leaves: the session goes", "", nil, func(s *herdrsim.Server, pane string) {
 			s.SetAgent(pane, "claude", herdr.StatusIdle)
 			s.SetAgent(pane, "", "")
 		}, nil},
@@ -66,7 +67,7 @@ func TestAgentSessionReports(t *testing.T) {
 	}
 	for _, protocol := range []int{20, 22} {
 		t.Run(fmt.Sprint("protocol ", protocol), func(t *testing.T) {
-			s := start(t, WithProtocol(protocol))
+			s := start(t, herdrsim.WithProtocol(protocol))
 			_, _, pane := s.NewWorkspace("w", "/tmp")
 			for _, st := range steps {
 				if st.do != nil {

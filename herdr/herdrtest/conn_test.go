@@ -107,10 +107,10 @@ func TestRequestSizeLimit(t *testing.T) {
 func TestSlowRequestTimesOut(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		opts []Option
-	}{{"poll on", nil}, {"poll off", []Option{WithoutReadPoll()}}} {
+		opts []herdrsim.Option
+	}{{"poll on", nil}, {"poll off", []herdrsim.Option{herdrsim.WithoutReadPoll()}}} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := Start(t, append([]Option{schemaOpt(t), WithReadTimeout(100 * time.Millisecond)}, tt.opts...)...)
+			s := Start(t, append([]herdrsim.Option{schemaOpt(t), herdrsim.WithReadTimeout(100 * time.Millisecond)}, tt.opts...)...)
 			c, err := net.Dial("unix", s.SocketPath())
 			if err != nil {
 				t.Fatal(err)
@@ -150,14 +150,14 @@ func TestFaults(t *testing.T) {
 	s := start(t)
 	ping := `{"id":"a","method":"ping","params":{}}` + "\n"
 	tests := []struct {
-		fault Fault
+		fault herdrsim.Fault
 		check func(out string, err error) bool
 	}{
-		{FaultGarbage, func(out string, err error) bool { return err == nil && out != "" && !json.Valid([]byte(out)) }},
-		{FaultCloseNoAnswer, func(out string, err error) bool { return err == nil && out == "" }},
-		{FaultReset, func(out string, err error) bool { return out == "" && errors.Is(err, syscall.ECONNRESET) }},
-		{FaultCutLine, func(out string, err error) bool { return err == nil && out != "" && !strings.Contains(out, "\n") }},
-		{FaultOversize, func(out string, err error) bool {
+		{herdrsim.FaultGarbage, func(out string, err error) bool { return err == nil && out != "" && !json.Valid([]byte(out)) }},
+		{herdrsim.FaultCloseNoAnswer, func(out string, err error) bool { return err == nil && out == "" }},
+		{herdrsim.FaultReset, func(out string, err error) bool { return out == "" && errors.Is(err, syscall.ECONNRESET) }},
+		{herdrsim.FaultCutLine, func(out string, err error) bool { return err == nil && out != "" && !strings.Contains(out, "\n") }},
+		{herdrsim.FaultOversize, func(out string, err error) bool {
 			return err == nil && len(out) > herdrsim.MaxRequestBytes && json.Valid([]byte(out))
 		}},
 	}

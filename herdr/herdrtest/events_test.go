@@ -2,6 +2,7 @@ package herdrtest
 
 import (
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"io"
 	"net"
 	"path/filepath"
@@ -34,7 +35,7 @@ func kinds(t *testing.T, lines []string) []string {
 // Up to 20 the ring replays its backlog to every new bus subscription,
 // oldest first, one event per subscription per tick.
 func TestSubscribeReplaysBacklog(t *testing.T) {
-	s := start(t, WithProtocol(20))
+	s := start(t, herdrsim.WithProtocol(20))
 	ws, t1, p1 := s.NewWorkspace("w", "/tmp")
 	t2, _ := s.NewTab(ws, "/tmp")
 	s.Split(p1, "/tmp")
@@ -83,7 +84,7 @@ func TestSubscribeReplaysBacklog(t *testing.T) {
 }
 
 func TestAtMostOneEventPerTick(t *testing.T) {
-	s := start(t, WithProtocol(20), WithTick(200*time.Millisecond))
+	s := start(t, herdrsim.WithProtocol(20), herdrsim.WithTick(200*time.Millisecond))
 	ws, _, _ := s.NewWorkspace("w", "/tmp")
 	for range 3 {
 		s.NewTab(ws, "/tmp")
@@ -101,7 +102,7 @@ func TestAtMostOneEventPerTick(t *testing.T) {
 }
 
 func TestEventKeysAlphabeticalAndDialects(t *testing.T) {
-	s := start(t, WithProtocol(20)) // the tab_created below is replayed
+	s := start(t, herdrsim.WithProtocol(20)) // the tab_created below is replayed
 	_, tab, p := s.NewWorkspace("w", "/tmp")
 	st := subscribe(t, s, map[string]any{"type": "tab.created"},
 		map[string]any{"type": "pane.agent_status_changed", "pane_id": p})
@@ -217,7 +218,7 @@ func TestProtocolDifferences(t *testing.T) {
 		{22, "0.9.1", true, "not_implemented", "not_implemented"},
 	} {
 		t.Run(fmt.Sprint(tt.protocol), func(t *testing.T) {
-			s := start(t, WithProtocol(tt.protocol))
+			s := start(t, herdrsim.WithProtocol(tt.protocol))
 			r := result(t, call(t, s, "ping", map[string]any{}))
 			if r["version"] != tt.version || r["protocol"] != float64(tt.protocol) {
 				t.Fatalf("pong %v", r)
@@ -247,7 +248,7 @@ func TestSchemaViolationsAreCaught(t *testing.T) {
 	dir := filepath.Dir(SchemaFile(t, 17))
 	t.Run("rewritten response fails the test", func(t *testing.T) {
 		rec := &recordingTB{TB: t}
-		s := Start(rec, WithSchemaDir(dir))
+		s := Start(rec, herdrsim.WithSchemaDir(dir))
 		if !s.SchemasLoaded() {
 			t.Skip("no schemas")
 		}
@@ -261,34 +262,34 @@ func TestSchemaViolationsAreCaught(t *testing.T) {
 		}
 	})
 	t.Run("FaultSchemaInvalid lands in Violations", func(t *testing.T) {
-		s, err := New(WithSchemaDir(dir))
+		s, err := New(herdrsim.WithSchemaDir(dir))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		s.InjectFault("tab.get", FaultSchemaInvalid, 1)
+		s.InjectFault("tab.get", herdrsim.FaultSchemaInvalid, 1)
 		call(t, s, "tab.get", map[string]any{"tab_id": "w1:t1"})
 		if v := s.Violations(); len(v) != 1 || !strings.Contains(v[0], "violates the schema") {
 			t.Fatalf("violations %q", v)
 		}
 	})
 	t.Run("CheckLine per kind", func(t *testing.T) {
-		s, err := New(WithSchemaDir(dir), WithProtocol(17))
+		s, err := New(herdrsim.WithSchemaDir(dir), herdrsim.WithProtocol(17))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
 		for _, tt := range []struct {
-			kind LineKind
+			kind herdrsim.LineKind
 			line string
 			ok   bool
 		}{
-			{LineEvent, `{"data":{"label":"x","tab_id":"w1:t1","type":"tab_renamed","workspace_id":"w1"},"event":"tab_renamed"}`, true},
-			{LineEvent, `{"data":{"tab_id":"w1:t1","type":"tab_renamed","workspace_id":"w1"},"event":"tab_renamed"}`, false},
-			{LineSubscriptionEvent, `{"data":{"agent_status":"done","pane_id":"w1:p1","workspace_id":"w1"},"event":"pane.agent_status_changed"}`, true},
-			{LineError, `{"id":"","error":{"code":"invalid_request"}}`, false},
-			{LineRequest, `{"id":"a","method":"ping","params":{}}`, true},
-			{LineRequest, `{"id":"a","method":"tab.rename","params":{"tab_id":"w1:t1"}}`, false},
+			{herdrsim.LineEvent, `{"data":{"label":"x","tab_id":"w1:t1","type":"tab_renamed","workspace_id":"w1"},"event":"tab_renamed"}`, true},
+			{herdrsim.LineEvent, `{"data":{"tab_id":"w1:t1","type":"tab_renamed","workspace_id":"w1"},"event":"tab_renamed"}`, false},
+			{herdrsim.LineSubscriptionEvent, `{"data":{"agent_status":"done","pane_id":"w1:p1","workspace_id":"w1"},"event":"pane.agent_status_changed"}`, true},
+			{herdrsim.LineError, `{"id":"","error":{"code":"invalid_request"}}`, false},
+			{herdrsim.LineRequest, `{"id":"a","method":"ping","params":{}}`, true},
+			{herdrsim.LineRequest, `{"id":"a","method":"tab.rename","params":{"tab_id":"w1:t1"}}`, false},
 		} {
 			if err := s.CheckLine(tt.kind, []byte(tt.line)); (err == nil) != tt.ok {
 				t.Errorf("%v %s: err %v, want ok=%v", tt.kind, tt.line, err, tt.ok)
@@ -307,7 +308,7 @@ func TestUndeliveredAndEventsDelivered(t *testing.T) {
 		owed     int // tab_closed events the stream will send
 	}{{20, 3}, {22, 1}} {
 		t.Run(fmt.Sprint(tt.protocol), func(t *testing.T) {
-			s := start(t, WithProtocol(tt.protocol))
+			s := start(t, herdrsim.WithProtocol(tt.protocol))
 			ws, _, _ := s.NewWorkspace("w", "/tmp")
 			for range 2 { // history: two tab_closed in the ring
 				tab, _ := s.NewTab(ws, "/tmp")

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"io"
 	"net"
 	"slices"
@@ -15,15 +16,15 @@ import (
 
 // schemaOpt passes $HERDR_API_SCHEMA_DIR explicitly; without it the
 // server falls back to `herdr api schema --json` or runs unchecked.
-func schemaOpt(t *testing.T) Option {
+func schemaOpt(t *testing.T) herdrsim.Option {
 	t.Helper()
 	dir, _ := SchemaDir()
-	return WithSchemaDir(dir)
+	return herdrsim.WithSchemaDir(dir)
 }
 
-func start(t *testing.T, opts ...Option) *Server {
+func start(t *testing.T, opts ...herdrsim.Option) *herdrsim.Server {
 	t.Helper()
-	s := Start(t, append([]Option{schemaOpt(t), WithTick(10 * time.Millisecond), WithoutReadPoll()}, opts...)...)
+	s := Start(t, append([]herdrsim.Option{schemaOpt(t), herdrsim.WithTick(10 * time.Millisecond), herdrsim.WithoutReadPoll()}, opts...)...)
 	if !s.SchemasLoaded() {
 		t.Log("schema checks are off for this run")
 	}
@@ -32,7 +33,7 @@ func start(t *testing.T, opts ...Option) *Server {
 
 // exchange sends raw bytes and returns everything read until the server
 // closes, plus the read error that ended it (nil for EOF).
-func exchange(t *testing.T, s *Server, raw string) (string, error) {
+func exchange(t *testing.T, s *herdrsim.Server, raw string) (string, error) {
 	t.Helper()
 	c, err := net.Dial("unix", s.SocketPath())
 	if err != nil {
@@ -48,7 +49,7 @@ func exchange(t *testing.T, s *Server, raw string) (string, error) {
 }
 
 // call sends one request and decodes the single answer line.
-func call(t *testing.T, s *Server, method string, params any) map[string]any {
+func call(t *testing.T, s *herdrsim.Server, method string, params any) map[string]any {
 	t.Helper()
 	req, _ := json.Marshal(map[string]any{"id": "t", "method": method, "params": params})
 	out, err := exchange(t, s, string(req)+"\n")
@@ -91,7 +92,7 @@ type stream struct {
 	done  chan error
 }
 
-func subscribe(t *testing.T, s *Server, subs ...map[string]any) *stream {
+func subscribe(t *testing.T, s *herdrsim.Server, subs ...map[string]any) *stream {
 	t.Helper()
 	c, err := net.Dial("unix", s.SocketPath())
 	if err != nil {

@@ -9,7 +9,8 @@
 // logged message, or, with CI=true, the server refuses to start.
 //
 // The server plays herdr's 100 ms request-read poll by default, as herdr
-// does; WithoutReadPoll turns it off for tests that do not measure latency.
+// does; herdrsim.WithoutReadPoll turns it off for tests that do not
+// measure latency. Options and the server's type are herdrsim's.
 package herdrtest
 
 import (
@@ -18,55 +19,9 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 )
 
-// The simulator's types, under the names tests know them by.
-type (
-	Server   = herdrsim.Server
-	Option   = herdrsim.Option
-	Proc     = herdrsim.Proc
-	Fault    = herdrsim.Fault
-	LineKind = herdrsim.LineKind
-)
-
-// Line kinds.
-const (
-	LineRequest           = herdrsim.LineRequest
-	LineError             = herdrsim.LineError
-	LineEvent             = herdrsim.LineEvent
-	LineSubscriptionEvent = herdrsim.LineSubscriptionEvent
-)
-
-// Faults.
-const (
-	FaultGarbage       = herdrsim.FaultGarbage
-	FaultCloseNoAnswer = herdrsim.FaultCloseNoAnswer
-	FaultReset         = herdrsim.FaultReset
-	FaultCutLine       = herdrsim.FaultCutLine
-	FaultOversize      = herdrsim.FaultOversize
-	FaultSchemaInvalid = herdrsim.FaultSchemaInvalid
-	FaultEventsLost    = herdrsim.FaultEventsLost
-)
-
-// NewestProtocol is the newest protocol the simulator plays.
-const NewestProtocol = herdrsim.NewestProtocol
-
-// ReadPollInterval is herdr's request-read poll interval.
-const ReadPollInterval = herdrsim.ReadPollInterval
-
-// Options.
-var (
-	WithProtocol    = herdrsim.WithProtocol
-	WithTick        = herdrsim.WithTick
-	WithSchemaDir   = herdrsim.WithSchemaDir
-	WithReadTimeout = herdrsim.WithReadTimeout
-	WithLateWrites  = herdrsim.WithLateWrites
-	WithoutSchemas  = herdrsim.WithoutSchemas
-	WithRelease     = herdrsim.WithRelease
-	WithoutReadPoll = herdrsim.WithoutReadPoll
-)
-
 // Start starts a server for a test; it is closed by t.Cleanup and every
 // schema violation fails t.
-func Start(t testing.TB, opts ...Option) *Server {
+func Start(t testing.TB, opts ...herdrsim.Option) *herdrsim.Server {
 	t.Helper()
 	s, err := newServer(opts, func(msg string) { t.Errorf("%s", msg) })
 	if err != nil {
@@ -82,9 +37,9 @@ func Start(t testing.TB, opts ...Option) *Server {
 
 // New starts a validated server outside a test; violations are collected
 // for Violations.
-func New(opts ...Option) (*Server, error) { return newServer(opts, nil) }
+func New(opts ...herdrsim.Option) (*herdrsim.Server, error) { return newServer(opts, nil) }
 
-func newServer(opts []Option, onViolation func(string)) (*Server, error) {
+func newServer(opts []herdrsim.Option, onViolation func(string)) (*herdrsim.Server, error) {
 	set, err := herdrsim.SettingsOf(opts)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package herdrtest
 import (
 	"bufio"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"io"
 	"net"
 	"reflect"
@@ -50,7 +51,7 @@ func TestTitleStripping(t *testing.T) {
 	}
 	for _, rel := range []string{"0.7.5", "0.8.0", "0.8.2", "0.9.0", "0.9.3"} {
 		t.Run(rel, func(t *testing.T) {
-			s := start(t, WithRelease(rel))
+			s := start(t, herdrsim.WithRelease(rel))
 			_, _, p := s.NewWorkspace("w", "/tmp")
 			for _, tt := range tests {
 				want := tt.want
@@ -98,22 +99,22 @@ func TestRevisionFollowsStrippedTitle(t *testing.T) {
 // ping and snapshot report what each release reports, capabilities included.
 func TestReleases(t *testing.T) {
 	for _, tt := range []struct {
-		opt      Option
+		opt      herdrsim.Option
 		version  string
 		protocol float64
 		caps     map[string]any
 	}{
-		{WithRelease("0.7.5"), "0.7.5", 17, map[string]any{"live_handoff": true, "detached_server_daemon": true}},
-		{WithProtocol(17), "0.7.5", 17, nil},
-		{WithRelease("0.8.0"), "0.8.0", 19, nil},
-		{WithProtocol(19), "0.8.0", 19, nil},
-		{WithRelease("0.8.2"), "0.8.2", 20, map[string]any{"live_handoff": true, "detached_server_daemon": true}},
-		{WithProtocol(20), "0.8.2", 20, nil},
-		{WithRelease("0.9.0"), "0.9.0", 22, nil},
-		{WithRelease("0.9.3"), "0.9.3", 22, nil},
-		{WithProtocol(22), "0.9.1", 22, map[string]any{"live_handoff": true, "detached_server_daemon": true,
+		{herdrsim.WithRelease("0.7.5"), "0.7.5", 17, map[string]any{"live_handoff": true, "detached_server_daemon": true}},
+		{herdrsim.WithProtocol(17), "0.7.5", 17, nil},
+		{herdrsim.WithRelease("0.8.0"), "0.8.0", 19, nil},
+		{herdrsim.WithProtocol(19), "0.8.0", 19, nil},
+		{herdrsim.WithRelease("0.8.2"), "0.8.2", 20, map[string]any{"live_handoff": true, "detached_server_daemon": true}},
+		{herdrsim.WithProtocol(20), "0.8.2", 20, nil},
+		{herdrsim.WithRelease("0.9.0"), "0.9.0", 22, nil},
+		{herdrsim.WithRelease("0.9.3"), "0.9.3", 22, nil},
+		{herdrsim.WithProtocol(22), "0.9.1", 22, map[string]any{"live_handoff": true, "detached_server_daemon": true,
 			"endpoint_protocol_generation": 1.0, "surface_interest": true, "health_check": true}},
-		{WithProtocol(23), "0.10.0", 23, nil},
+		{herdrsim.WithProtocol(23), "0.10.0", 23, nil},
 	} {
 		s := start(t, tt.opt)
 		r := result(t, call(t, s, "ping", map[string]any{}))
@@ -130,13 +131,13 @@ func TestReleases(t *testing.T) {
 	}
 	// 0.9.1 added pane.link.resolve within protocol 22.
 	for rel, want := range map[string]string{"0.9.0": "invalid_request", "0.9.1": "not_implemented"} {
-		s := start(t, WithRelease(rel))
+		s := start(t, herdrsim.WithRelease(rel))
 		if code, _ := errCode(t, call(t, s, "pane.link.resolve", map[string]any{"pane_id": "w1:p1", "viewport_row": 0, "col": 0})); code != want {
 			t.Errorf("%s: pane.link.resolve answered %s, want %s", rel, code, want)
 		}
 	}
-	for _, bad := range [][]Option{{WithRelease("0.8.1")}, {WithRelease("0.8.0"), WithProtocol(20)}, {WithProtocol(18)}, {WithProtocol(16)}} {
-		if s, err := New(append(bad, WithoutSchemas())...); err == nil {
+	for _, bad := range [][]herdrsim.Option{{herdrsim.WithRelease("0.8.1")}, {herdrsim.WithRelease("0.8.0"), herdrsim.WithProtocol(20)}, {herdrsim.WithProtocol(18)}, {herdrsim.WithProtocol(16)}} {
+		if s, err := New(append(bad, herdrsim.WithoutSchemas())...); err == nil {
 			s.Close()
 			t.Errorf("%v: started, want a refusal", bad)
 		}
@@ -150,7 +151,7 @@ func TestServerStopGuard(t *testing.T) {
 		refuse  bool
 	}{{"0.7.5", false}, {"0.8.0", false}, {"0.8.2", true}, {"0.9.1", true}} {
 		t.Run(tt.release, func(t *testing.T) {
-			s := start(t, WithRelease(tt.release))
+			s := start(t, herdrsim.WithRelease(tt.release))
 			s.NewWorkspace("w", "/tmp")
 			if r := result(t, call(t, s, "server.stop", map[string]any{})); r["type"] != "ok" {
 				t.Fatalf("server.stop: %v", r)
@@ -203,7 +204,7 @@ func TestReplayOnlyUpTo20(t *testing.T) {
 		{22, []string{"tab_renamed"}},
 	} {
 		t.Run(fmt.Sprint(tt.protocol), func(t *testing.T) {
-			s := start(t, WithProtocol(tt.protocol))
+			s := start(t, herdrsim.WithProtocol(tt.protocol))
 			ws, tab, _ := s.NewWorkspace("w", "/tmp")
 			s.HumanRename(tab, "old")
 			st := subscribe(t, s, map[string]any{"type": "tab.created"}, map[string]any{"type": "tab.renamed"})
@@ -238,7 +239,7 @@ func TestBurstDelivery(t *testing.T) {
 		rounds   int
 	}{{19, n}, {20, n}, {22, 1}} {
 		t.Run(fmt.Sprint(tt.protocol), func(t *testing.T) {
-			s := start(t, WithProtocol(tt.protocol))
+			s := start(t, herdrsim.WithProtocol(tt.protocol))
 			ws, _, _ := s.NewWorkspace("w", "/tmp")
 			st := subscribe(t, s, map[string]any{"type": "pane.created"})
 			st.next(t)
@@ -268,7 +269,7 @@ func TestEventsLostFault(t *testing.T) {
 	_, _, p := s.NewWorkspace("w", "/tmp")
 	const lostPrefix = `{"id":"sub","error":{"code":"events_lost","message":"`
 	t.Run("injected at subscribe", func(t *testing.T) {
-		s.InjectFault("events.subscribe", FaultEventsLost, 1)
+		s.InjectFault("events.subscribe", herdrsim.FaultEventsLost, 1)
 		st := subscribe(t, s, map[string]any{"type": "tab.renamed"})
 		got := st.closed(t)
 		if len(got) != 2 || got[0] != ack || !strings.HasPrefix(got[1], lostPrefix) {
@@ -305,8 +306,8 @@ func TestEventsLostFault(t *testing.T) {
 	})
 	t.Run("not on 20", func(t *testing.T) {
 		rec := &recordingTB{TB: t}
-		s20 := Start(rec, schemaOpt(t), WithProtocol(20), WithoutReadPoll())
-		s20.InjectFault("events.subscribe", FaultEventsLost, 1)
+		s20 := Start(rec, schemaOpt(t), herdrsim.WithProtocol(20), herdrsim.WithoutReadPoll())
+		s20.InjectFault("events.subscribe", herdrsim.FaultEventsLost, 1)
 		s20.LoseEvents()
 		if errs := rec.errors(); len(errs) != 2 || !strings.Contains(errs[0], "no events_lost") {
 			t.Fatalf("reported %q", errs)
@@ -325,7 +326,7 @@ func TestSlowConsumerLosesEvents(t *testing.T) {
 	}{{20, false}, {22, true}} {
 		t.Run(fmt.Sprint(tt.protocol), func(t *testing.T) {
 			// unchecked: 600 lines of 16 KiB through the validator is slow
-			s := Start(t, WithProtocol(tt.protocol), WithTick(10*time.Millisecond), WithoutSchemas(), WithoutReadPoll())
+			s := Start(t, herdrsim.WithProtocol(tt.protocol), herdrsim.WithTick(10*time.Millisecond), herdrsim.WithoutSchemas(), herdrsim.WithoutReadPoll())
 			_, tab, p := s.NewWorkspace("w", "/tmp")
 			c, err := net.Dial("unix", s.SocketPath())
 			if err != nil {
@@ -437,7 +438,7 @@ func TestClosedEventsOnPaneExit(t *testing.T) {
 		{22, true, []string{"pane_exited"}},
 	} {
 		t.Run(fmt.Sprintf("%d/split=%v", tt.protocol, tt.split), func(t *testing.T) {
-			s := start(t, WithProtocol(tt.protocol))
+			s := start(t, herdrsim.WithProtocol(tt.protocol))
 			_, _, p := s.NewWorkspace("gone", "/tmp")
 			if tt.split {
 				s.Split(p, "/tmp")
@@ -463,14 +464,14 @@ func TestClosedEventsOnPaneExit(t *testing.T) {
 func TestReadPoll(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		opts []Option
+		opts []herdrsim.Option
 		on   bool
 	}{
 		{"default", nil, true},
-		{"WithoutReadPoll", []Option{WithoutReadPoll()}, false},
+		{"WithoutReadPoll", []herdrsim.Option{herdrsim.WithoutReadPoll()}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := Start(t, append([]Option{schemaOpt(t)}, tt.opts...)...)
+			s := Start(t, append([]herdrsim.Option{schemaOpt(t)}, tt.opts...)...)
 			if s.ReadPollOn() != tt.on {
 				t.Fatalf("ReadPollOn %v", s.ReadPollOn())
 			}
@@ -501,8 +502,8 @@ func TestReadPoll(t *testing.T) {
 				}
 				return
 			}
-			if polls < 1 || answered < time.Duration(polls)*ReadPollInterval {
-				t.Fatalf("answered after %v with %d polls of %v", answered, polls, ReadPollInterval)
+			if polls < 1 || answered < time.Duration(polls)*herdrsim.ReadPollInterval {
+				t.Fatalf("answered after %v with %d polls of %v", answered, polls, herdrsim.ReadPollInterval)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -200,7 +201,7 @@ func compileSchemas(source string, p int, raw []byte) (*schemaSet, error) {
 // validate checks one wire line (without its newline) against the schema of
 // its kind and returns a one-line description of the violation, if any.
 // Validate implements herdrsim.Validator.
-func (s *schemaSet) Validate(kind LineKind, line []byte) error {
+func (s *schemaSet) Validate(kind herdrsim.LineKind, line []byte) error {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
 	if err != nil {
 		return fmt.Errorf("not JSON: %w", err)

@@ -2,6 +2,7 @@ package herdrtest
 
 import (
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -104,7 +105,7 @@ func TestStartWithoutSchemasUnderCI(t *testing.T) {
 		}
 		t.Fatalf("New under CI without schemas: %v", err)
 	}
-	if s, err := New(WithoutSchemas()); err != nil {
+	if s, err := New(herdrsim.WithoutSchemas()); err != nil {
 		t.Fatalf("WithoutSchemas under CI: %v", err)
 	} else {
 		s.Close()

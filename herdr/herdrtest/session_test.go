@@ -2,6 +2,7 @@ package herdrtest
 
 import (
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"os"
 	"os/exec"
 	"reflect"
@@ -13,7 +14,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
-func labels(t *testing.T, s *Server, ws string) []string {
+func labels(t *testing.T, s *herdrsim.Server, ws string) []string {
 	t.Helper()
 	var out []string
 	for _, tb := range result(t, call(t, s, "tab.list", map[string]any{"workspace_id": ws}))["tabs"].([]any) {
@@ -24,7 +25,7 @@ func labels(t *testing.T, s *Server, ws string) []string {
 }
 
 func TestPositionalLabels(t *testing.T) {
-	s := start(t, WithProtocol(20)) // the rename event below is replayed
+	s := start(t, herdrsim.WithProtocol(20)) // the rename event below is replayed
 	ws, t1, _ := s.NewWorkspace("w", "/tmp")
 	t2, _ := s.NewTab(ws, "/tmp")
 	t3, _ := s.NewTab(ws, "/tmp")
@@ -62,7 +63,7 @@ func TestPositionalLabels(t *testing.T) {
 }
 
 func TestRenameAlwaysEmitsAndErrors(t *testing.T) {
-	s := start(t, WithProtocol(20)) // the rename events below are replayed
+	s := start(t, herdrsim.WithProtocol(20)) // the rename events below are replayed
 	_, tab, _ := s.NewWorkspace("w", "/tmp")
 	for range 2 {
 		r := result(t, call(t, s, "tab.rename", map[string]any{"tab_id": tab, "label": " x\n"}))
@@ -98,7 +99,7 @@ func TestRenameAlwaysEmitsAndErrors(t *testing.T) {
 	}
 }
 
-func revision(t *testing.T, s *Server, pane string) float64 {
+func revision(t *testing.T, s *herdrsim.Server, pane string) float64 {
 	t.Helper()
 	return result(t, call(t, s, "pane.get", map[string]any{"pane_id": pane}))["pane"].(map[string]any)["revision"].(float64)
 }
@@ -114,7 +115,7 @@ func TestRevision(t *testing.T) {
 		{"start", func() {}, 0},
 		{"title", func() { s.SetTitle(p, "vim") }, 1},
 		{"same stripped title", func() { s.SetTitle(p, "⠋ vim") }, 1},
-		{"foreground", func() { s.SetForeground(p, Proc{PID: 7, Argv: []string{"vim"}}) }, 1},
+		{"foreground", func() { s.SetForeground(p, herdrsim.Proc{PID: 7, Argv: []string{"vim"}}) }, 1},
 		{"cwd", func() { s.SetCwd(p, "/var") }, 1},
 		{"agent", func() { s.SetAgent(p, "claude", herdr.StatusWorking) }, 1},
 		{"token", func() { s.SetTokens(p, map[string]string{"k": "v"}) }, 2},
@@ -183,7 +184,7 @@ func TestProcessInfoAndCwd(t *testing.T) {
 }
 
 func testProcessInfoAndCwd(t *testing.T, protocol int, fgCwd string) {
-	s := start(t, WithProtocol(protocol))
+	s := start(t, herdrsim.WithProtocol(protocol))
 	_, _, p := s.NewWorkspace("w", "/home/u")
 	s.SetShellPID(p, 100)
 	pi := func() map[string]any {
@@ -200,8 +201,8 @@ func testProcessInfoAndCwd(t *testing.T, protocol int, fgCwd string) {
 		t.Fatalf("idle cwds: %v", pn)
 	}
 	s.SetForeground(p,
-		Proc{PID: 300, Argv: []string{"node", "", "/usr/local/bin/claude"}, Cwd: "/home/u"},
-		Proc{PID: 250, Argv: []string{"/usr/bin/a-very-long-program-name"}, Cwd: "/home/u/repo"})
+		herdrsim.Proc{PID: 300, Argv: []string{"node", "", "/usr/local/bin/claude"}, Cwd: "/home/u"},
+		herdrsim.Proc{PID: 250, Argv: []string{"/usr/bin/a-very-long-program-name"}, Cwd: "/home/u/repo"})
 	got := pi()
 	want := map[string]any{"pane_id": p, "shell_pid": 100.0, "foreground_process_group_id": 300.0,
 		"foreground_processes": []any{

@@ -66,7 +66,7 @@ func TestAutoWorkspaceLabel(t *testing.T) {
 	}
 }
 
-func wsLabel(t *testing.T, s *Server, id string) string {
+func wsLabel(t *testing.T, s *herdrsim.Server, id string) string {
 	t.Helper()
 	w, ok := s.Workspace(id)
 	if !ok {
@@ -120,7 +120,7 @@ func TestWorkspaceAutoLabelFollowsRootPane(t *testing.T) {
 func TestWorkspaceRenameAPI(t *testing.T) {
 	for _, proto := range []int{17, 19, 20, 22} {
 		t.Run(fmt.Sprint("protocol ", proto), func(t *testing.T) {
-			s := start(t, WithProtocol(proto))
+			s := start(t, herdrsim.WithProtocol(proto))
 			st := subscribe(t, s, map[string]any{"type": "workspace.renamed"})
 			st.next(t) // ack
 			ws, _, _ := s.NewWorkspace("", t.TempDir())
