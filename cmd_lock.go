@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -42,7 +41,7 @@ func (c *ReleaseCmd) Run(g *Globals, env *runEnv) error {
 // shows now.
 func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(m *state.TabMemory, label string), what string) error {
 	if tabID == "" {
-		tabID = os.Getenv("HERDR_TAB_ID")
+		tabID = env.getenv("HERDR_TAB_ID")
 		if tabID == "" {
 			return withExit(2, errors.New("no TAB_ID given and $HERDR_TAB_ID is not set (run it inside a herdr pane, or name the tab: w1:t2)"))
 		}
@@ -50,7 +49,7 @@ func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(m *s
 	if _, _, err := herdr.ParseTabID(tabID); err != nil {
 		return withExit(2, err)
 	}
-	sock, err := herdr.ResolveSocketPath(g.Socket, os.LookupEnv)
+	sock, err := herdr.ResolveSocketPath(g.Socket, env.lookup)
 	if err != nil {
 		return withExit(2, err)
 	}
@@ -88,7 +87,7 @@ func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(m *s
 	}
 	fmt.Fprintf(env.stdout, "%s %s\n", what, tabID)
 	// Tell a running daemon to look now; no daemon is fine.
-	if pane := os.Getenv("HERDR_PANE_ID"); pane != "" {
+	if pane := env.getenv("HERDR_PANE_ID"); pane != "" {
 		_ = nudge.Send(nudge.SocketPath(sock), pane, nudge.WhenNow)
 	}
 	return nil

@@ -21,7 +21,7 @@ type NudgeCmd struct {
 
 // Run sends the nudge. Exit 2: bad pane id; exit 3: no daemon.
 func (c *NudgeCmd) Run(g *Globals, env *runEnv) error {
-	err := c.send(g)
+	err := c.send(g, env)
 	if c.Quiet {
 		return nil
 	}
@@ -31,16 +31,16 @@ func (c *NudgeCmd) Run(g *Globals, env *runEnv) error {
 	return err
 }
 
-func (c *NudgeCmd) send(g *Globals) error {
+func (c *NudgeCmd) send(g *Globals, env *runEnv) error {
 	if c.PaneID == "" {
-		if c.PaneID = os.Getenv("HERDR_PANE_ID"); c.PaneID == "" {
+		if c.PaneID = env.getenv("HERDR_PANE_ID"); c.PaneID == "" {
 			return withExit(2, errors.New("nudge: no PANE_ID given and $HERDR_PANE_ID is not set (run it inside herdr, or name the pane: w1:p3)"))
 		}
 	}
 	if _, _, err := herdr.ParsePaneID(c.PaneID); err != nil {
 		return withExit(2, err)
 	}
-	sock, err := herdr.ResolveSocketPath(g.Socket, os.LookupEnv)
+	sock, err := herdr.ResolveSocketPath(g.Socket, env.lookup)
 	if err != nil {
 		return withExit(2, fmt.Errorf("nudge: %w", err))
 	}

@@ -61,7 +61,7 @@ func (c *StatusCmd) Run(g *Globals, env *runEnv) error {
 
 func (c *StatusCmd) checks(g *Globals, env *runEnv) []check {
 	var out []check
-	sock, err := herdr.ResolveSocketPath(g.Socket, os.LookupEnv)
+	sock, err := herdr.ResolveSocketPath(g.Socket, env.lookup)
 	if err != nil {
 		out = append(out, check{name: "herdr", found: err.Error(), fix: "start herdr, or pass --socket PATH"})
 	} else {
@@ -72,7 +72,7 @@ func (c *StatusCmd) checks(g *Globals, env *runEnv) []check {
 	if sock != "" {
 		out = append(out, stateCheck(c.State, sock))
 	}
-	out = append(out, hooksCheck(), pluginCheck())
+	out = append(out, hooksCheck(env), pluginCheck(env))
 	return out
 }
 
@@ -265,8 +265,8 @@ func stateCheck(flag, sock string) check {
 }
 
 // hooksCheck reads the marker the shell snippets export.
-func hooksCheck() check {
-	return hooksVerdict(os.Getenv("HERDRTABRENAMER_HOOKS"), os.Getppid(), parentShell)
+func hooksCheck(env *runEnv) check {
+	return hooksVerdict(env.getenv, os.Getppid(), parentShell)
 }
 
 // hooksVerdict judges the marker, "SHELL:PID" as the snippets export it
@@ -274,9 +274,11 @@ func hooksCheck() check {
 // started from a hooked one inherits the marker but not the hooks, so the
 // pid must be that of status's parent, when the parent is a shell:
 // started through env, time or a script, status cannot tell, and trusts
-// the marker. shellName says which shell pid runs, "" for none.
-func hooksVerdict(marker string, ppid int, shellName func(pid int) string) check {
-	if marker != "" {
+// the marker. shellName says which shell pid runs, "" for none; getenv
+// reads the marker and the rest of the environment.
+func hooksVerdict(getenv func(string) string, ppid int, shellName func(pid int) string) check {
+	inPane := getenv("HERDR_PANE_ID") != ""
+	if marker := getenv("HERDRTABRENAMER_HOOKS"); marker != "" {
 		shell, pidText, hasPID := strings.Cut(marker, ":")
 		pid, err := strconv.Atoi(pidText)
 		if !hasPID || err != nil || pid == ppid {
@@ -286,14 +288,14 @@ func hooksVerdict(marker string, ppid int, shellName func(pid int) string) check
 		if parent == "" {
 			return check{name: "hooks", ok: true, found: fmt.Sprintf("%s hooks loaded in shell %d, which started this command", shell, pid)}
 		}
-		return hooksMissing(fmt.Sprintf("not loaded in this shell (%s, pid %d), only in the %s it was started from (pid %d)", parent, ppid, shell, pid), parent)
+		return hooksMissing(fmt.Sprintf("not loaded in this shell (%s, pid %d), only in the %s it was started from (pid %d)", parent, ppid, shell, pid), parent, inPane)
 	}
-	return hooksMissing("not loaded in this shell: renames wait for the next poll", filepath.Base(os.Getenv("SHELL")))
+	return hooksMissing("not loaded in this shell: renames wait for the next poll", filepath.Base(getenv("SHELL")), inPane)
 }
 
 // hooksMissing is the check for a shell without the hooks, with the line
-// that adds them to its rc file.
-func hooksMissing(found, shell string) check {
+// that adds them to its rc file; outside a herdr pane that is no problem.
+func hooksMissing(found, shell string, inPane bool) check {
 	fix := "add the line for your shell from herdrtabrenamer init --help to its rc file"
 	switch shell {
 	case "zsh":
@@ -303,7 +305,7 @@ func hooksMissing(found, shell string) check {
 	case "fish":
 		fix = `echo 'herdrtabrenamer init fish | source' >> ~/.config/fish/config.fish, then open a new shell`
 	}
-	if os.Getenv("HERDR_PANE_ID") == "" {
+	if !inPane {
 		// Outside herdr the hooks do nothing, so their absence is no problem.
 		return check{name: "hooks", ok: true, found: "not loaded (this shell is not in a herdr pane)"}
 	}
@@ -334,10 +336,10 @@ const pluginID = "herdrtabrenamer"
 // pluginCheck looks for our plugin in herdr's registry, a JSON array of
 // installed plugins at <herdr config dir>/plugins.json
 // (src/persist/plugin_registry.rs).
-func pluginCheck() check {
-	dir := os.Getenv("XDG_CONFIG_HOME")
+func pluginCheck(env *runEnv) check {
+	dir := env.getenv("XDG_CONFIG_HOME")
 	if dir == "" {
-		home, _ := os.UserHomeDir()
+		home, _ := env.home()
 		dir = filepath.Join(home, ".config")
 	}
 	reg := filepath.Join(dir, "herdr", "plugins.json")

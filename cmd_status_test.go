@@ -195,8 +195,6 @@ func TestStatusNamedConfigMissing(t *testing.T) {
 // whose parent is that shell, says so, while a parent that is no shell
 // (env, time, a script) cannot tell and the marker stands.
 func TestHooksVerdictTellsAnInheritedMarker(t *testing.T) {
-	t.Setenv("HERDR_PANE_ID", "w1:p1")
-	t.Setenv("SHELL", "/bin/zsh")
 	shells := map[int]string{100: "zsh", 200: "bash"}
 	shellName := func(pid int) string { return shells[pid] }
 	for _, tc := range []struct {
@@ -211,7 +209,9 @@ func TestHooksVerdictTellsAnInheritedMarker(t *testing.T) {
 		{"started through env", "zsh:100", 300, true, "zsh hooks loaded in shell 100, which started this command", ""},
 		{"no marker", "", 100, false, "not loaded in this shell: renames wait for the next poll", "~/.zshrc"},
 	} {
-		c := hooksVerdict(tc.marker, tc.ppid, shellName)
+		env := map[string]string{"HERDR_PANE_ID": "w1:p1", "SHELL": "/bin/zsh", "HERDRTABRENAMER_HOOKS": tc.marker}
+		getenv := func(k string) string { return env[k] }
+		c := hooksVerdict(getenv, tc.ppid, shellName)
 		if c.ok != tc.ok || c.found != tc.found || !strings.Contains(c.fix, tc.fix) {
 			t.Errorf("%s: %+v; want ok %v, found %q, a fix with %q", tc.name, c, tc.ok, tc.found, tc.fix)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
@@ -19,7 +18,7 @@ func (c *ExplainCmd) notify(g *Globals, env *runEnv) error {
 		return withExit(2, errors.New("explain: --notify and --json do not go together"))
 	}
 	if c.TabID == "" {
-		if c.TabID = os.Getenv("HERDR_TAB_ID"); c.TabID == "" {
+		if c.TabID = env.getenv("HERDR_TAB_ID"); c.TabID == "" {
 			return withExit(2, errors.New("explain --notify: no TAB_ID given and $HERDR_TAB_ID is not set (herdr sets it for plugin actions; or name the tab: w1:t2)"))
 		}
 	}
