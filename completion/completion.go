@@ -256,7 +256,14 @@ func bashCompletion(root *compNode) string {
 			fmt.Fprintf(&b, "\t%s) echo %s ;;\n", quote.POSIX(fmt.Sprintf("%s %d", n.key(), i)), quote.POSIX(bashValueKind(a.enum, a.file)))
 		}
 	})
-	fmt.Fprintf(&b, `	esac
+	fmt.Fprintf(&b, bashDriver, fn, prog)
+	return b.String()
+}
+
+// bashDriver ends the bash script: the function bash calls, which walks
+// the words typed so far through the tables above (%[1]s: its name, %[2]s:
+// the program's).
+const bashDriver = `	esac
 }
 
 # %[1]s_offer KIND CUR: fill COMPREPLY from a value kind.
@@ -325,9 +332,7 @@ func bashCompletion(root *compNode) string {
 }
 
 complete -F %[1]s %[2]s
-`, fn, prog)
-	return b.String()
-}
+`
 
 func bashValueKind(enum []string, file bool) string {
 	switch {
