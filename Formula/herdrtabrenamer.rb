@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "87f2082935719b0763edfe05a189f4c47cb6a12d7232f2159a71ffb2e564a7b1"
+      sha256 "c0de06f283e9a56506fcec34ec3ca825501454f45b5e59b1e437ad382a4de9b6"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "1cabbeb93b328ac9d80e8b59658d6389747acc1518faab49965032efe0554f47"
+      sha256 "9819ad7d998101360b4d691a7aae07199cd752244a05082b68d36f8312bbbf25"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "de985429f190d7f2e834d732b74e057c92f22b9f92967e315703f311b7ad973f"
+      sha256 "9d3d49df6e1023af5b29367d16d78806eb6b84f1438dc95add81392be06f5e99"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "2298e99474721b7cacd1bfb1eda444bc9af0def5e2f66ca067226b6bea4d40f5"
+      sha256 "eae1f92be7030f1fb1521e28617c60892ff3476df44299ac3b17a0a845e1b040"
     end
   end
 
