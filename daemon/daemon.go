@@ -76,9 +76,9 @@ type Daemon struct {
 	client *herdr.Client
 	state  *state.State
 	procs  map[string]*paneProc
-	// fresh holds each lead pane's program and when it was first seen,
-	// for --settle.
-	fresh map[string]newProg
+	// newProgs holds each lead pane's program and when it was first
+	// seen, for --settle.
+	newProgs map[string]newProg
 	// passes counts passes that read a snapshot: a snapshot fetched
 	// ahead for a pass is stale once another pass ran after it.
 	passes atomic.Uint64
@@ -137,10 +137,10 @@ func New(opt Options) (*Daemon, error) {
 		// Hedged reads (docs/herdr.md §2) are on, but only passes someone
 		// waits for use them (passInput.urgent): a poll tick costs one
 		// connection, as it always did.
-		client:  herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log), herdr.WithHedging(true)),
-		procs:   map[string]*paneProc{},
-		fresh:   map[string]newProg{},
-		printed: map[target]string{},
+		client:   herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log), herdr.WithHedging(true)),
+		procs:    map[string]*paneProc{},
+		newProgs: map[string]newProg{},
+		printed:  map[target]string{},
 	}
 	d.sessions = d.newSessions()
 	d.traceFn = opt.Trace

@@ -516,7 +516,7 @@ func TestRenameInsideTheLastWindowIsPutBack(t *testing.T) {
 	var once sync.Once
 	f.srv.RewriteResponses(func(method string, line []byte) []byte {
 		// The last read before the rename: tab.get, or the snapshot
-		// itself when it is fresh enough to stand in for it. Only a
+		// itself when it is young enough to stand in for it. Only a
 		// snapshot that shows the new directory counts: an earlier one
 		// (a poll, the subscription's pass) would let the person's
 		// name land before our re-read, where it is simply kept.

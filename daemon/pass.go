@@ -199,7 +199,7 @@ const renameWorkers = 8
 // started yet are left for the next pass rather than cut off mid-request
 // (which would read as herdr being gone). It returns the first error after
 // which nothing more can be sent.
-func (d *Daemon) renameAll(ctx context.Context, rows []*row, fresh bool) error {
+func (d *Daemon) renameAll(ctx context.Context, rows []*row, young bool) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -233,7 +233,7 @@ func (d *Daemon) renameAll(ctx context.Context, rows []*row, fresh bool) error {
 					r.report.Action, r.report.Error = ActionKeep, "deferred to the next pass: this one ran out of time"
 					continue
 				}
-				out, err := d.renameOne(rctx, &mu, &r.report, r.decision, fresh)
+				out, err := d.renameOne(rctx, &mu, &r.report, r.decision, young)
 				r.outcome = out
 				// The pass's own deadline cutting a request is no outage.
 				if err != nil && herdr.IsServerGone(err) && ctx.Err() == nil {
@@ -253,8 +253,8 @@ func (d *Daemon) renameAll(ctx context.Context, rows []*row, fresh bool) error {
 
 // renameOne re-checks one tab and renames it. mu guards the daemon's
 // state while workers run.
-func (d *Daemon) renameOne(ctx context.Context, mu *sync.Mutex, rep *TabReport, dec namer.Decision, fresh bool) (renameOutcome, error) {
-	switch rc, err := d.recheck(ctx, mu, rep, dec, fresh); {
+func (d *Daemon) renameOne(ctx context.Context, mu *sync.Mutex, rep *TabReport, dec namer.Decision, young bool) (renameOutcome, error) {
+	switch rc, err := d.recheck(ctx, mu, rep, dec, young); {
 	case err != nil:
 		rep.Action, rep.Error = ActionFailed, err.Error()
 		return renameNotSent, err
@@ -318,11 +318,11 @@ func (d *Daemon) putBackLock(ctx context.Context, mu *sync.Mutex, rep *TabReport
 // round trip, plus herdr's request-read poll, docs/herdr.md §2): herdr has
 // no conditional rename. checkOverwrite closes that from the event stream
 // where it can.
-func (d *Daemon) recheck(ctx context.Context, mu *sync.Mutex, rep *TabReport, dec namer.Decision, fresh bool) (recheck, error) {
+func (d *Daemon) recheck(ctx context.Context, mu *sync.Mutex, rep *TabReport, dec namer.Decision, young bool) (recheck, error) {
 	var got struct {
 		Tab *herdr.Tab `json:"tab"`
 	}
-	if fresh {
+	if young {
 		// The pass's snapshot is the re-read (see renameAll's caller).
 		got.Tab = &herdr.Tab{ID: rep.TabID, Label: rep.Label}
 	} else if err := d.client.Call(ctx, "tab.get", map[string]string{"tab_id": rep.TabID}, &got); err != nil {

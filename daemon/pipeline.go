@@ -114,9 +114,9 @@ func (d *Daemon) read(ctx context.Context, in passInput) (*view, error) {
 			delete(d.procs, id)
 		}
 	}
-	for id := range d.fresh {
+	for id := range d.newProgs {
 		if !live[id] {
-			delete(d.fresh, id)
+			delete(d.newProgs, id)
 		}
 	}
 	d.sessions.Prune(live)
@@ -275,8 +275,8 @@ func (d *Daemon) commit(ctx context.Context, v *view, rows []*row, in passInput,
 	// echo, needs no re-read before each rename: a person's rename since
 	// shows on the stream before our echo, and checkOverwrite puts it
 	// back.
-	fresh := d.now().Sub(v.snapAt) < freshSnapshot && d.echoWatched()
-	gone := d.renameAll(ctx, renames, fresh)
+	young := d.now().Sub(v.snapAt) < youngSnapshot && d.echoWatched()
+	gone := d.renameAll(ctx, renames, young)
 	d.recordOutcomes(renames, w, stats)
 	if gone != nil {
 		// The loop logs the outage once; a pass cut short says nothing

@@ -30,18 +30,18 @@ type Sessions struct {
 	log     *slog.Logger
 	changed chan struct{}
 
-	mu      sync.Mutex
-	panes   map[string]*sessionPane // by pane id
-	dirs    map[string]int          // watched folder -> panes watching it
-	watcher *fsnotify.Watcher       // nil until a file is to be watched
-	failed  bool                    // fsnotify could not start: no watching
-	full    bool                    // the watch bound was hit (logged once)
-	dirty   map[string]bool         // watched files written since their last read
-	check   map[string]bool         // panes to read again once their watch is in place
-	fresh   bool                    // a session file appeared since the last signal
-	timer   *time.Timer             // the coalescing delay under way; nil: none
-	closed  bool
-	done    chan struct{} // closed when the watching goroutine ends
+	mu       sync.Mutex
+	panes    map[string]*sessionPane // by pane id
+	dirs     map[string]int          // watched folder -> panes watching it
+	watcher  *fsnotify.Watcher       // nil until a file is to be watched
+	failed   bool                    // fsnotify could not start: no watching
+	full     bool                    // the watch bound was hit (logged once)
+	dirty    map[string]bool         // watched files written since their last read
+	check    map[string]bool         // panes to read again once their watch is in place
+	appeared bool                    // a session file appeared since the last signal
+	timer    *time.Timer             // the coalescing delay under way; nil: none
+	closed   bool
+	done     chan struct{} // closed when the watching goroutine ends
 }
 
 // sessionPane is one pane's session as last read.
@@ -275,7 +275,7 @@ func (s *Sessions) written(name string, created bool) {
 	case s.watched(name):
 		s.dirty[name] = true
 	case created && s.awaits(name):
-		s.fresh = true
+		s.appeared = true
 	default:
 		return
 	}
@@ -324,8 +324,8 @@ func (s *Sessions) awaits(name string) bool {
 // read, a pane's file appeared or moved, or a new session file appeared.
 func (s *Sessions) reread() {
 	s.mu.Lock()
-	dirty, check, changed := s.dirty, s.check, s.fresh
-	s.dirty, s.check, s.fresh, s.timer = map[string]bool{}, map[string]bool{}, false, nil
+	dirty, check, changed := s.dirty, s.check, s.appeared
+	s.dirty, s.check, s.appeared, s.timer = map[string]bool{}, map[string]bool{}, false, nil
 	todo := map[string]sessionPane{}
 	for id, p := range s.panes {
 		if p.path != "" && dirty[p.path] || check[id] {

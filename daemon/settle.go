@@ -22,16 +22,16 @@ func (d *Daemon) unsettled(paneID string, prog procinfo.Program, now time.Time, 
 		return 0
 	}
 	if prog.Name == "" {
-		delete(d.fresh, paneID)
+		delete(d.newProgs, paneID)
 		return 0
 	}
-	e, ok := d.fresh[paneID]
+	e, ok := d.newProgs[paneID]
 	if !ok || e.name != prog.Name {
 		e = newProg{name: prog.Name, since: now}
 		if first {
 			e.since = time.Time{}
 		}
-		d.fresh[paneID] = e
+		d.newProgs[paneID] = e
 	}
 	return max(0, e.since.Add(d.opt.Settle).Sub(now))
 }
@@ -41,7 +41,7 @@ func (d *Daemon) unsettled(paneID string, prog procinfo.Program, now time.Time, 
 func (d *Daemon) settleDue() time.Time {
 	var due time.Time
 	now := d.now()
-	for _, e := range d.fresh {
+	for _, e := range d.newProgs {
 		at := e.since.Add(d.opt.Settle)
 		if at.After(now) && (due.IsZero() || at.Before(due)) {
 			due = at

@@ -29,10 +29,10 @@ const (
 	// 0.8 stream is paced at one echo per tick, so this covers about a
 	// hundred renames queued ahead of it.
 	inflightTTL = 100 * herdrTick
-	// freshSnapshot is the age under which a pass's snapshot stands in for
+	// youngSnapshot is the age under which a pass's snapshot stands in for
 	// the re-read before a rename, when its echo is watched: a person's
 	// rename since shows on the stream before our echo anyway.
-	freshSnapshot = 250 * time.Millisecond
+	youngSnapshot = 250 * time.Millisecond
 	// firstSubscribeWait bounds how long the first pass waits for the
 	// event stream. A rename sent before the stream is up cannot have a
 	// person's rename inside it told from the stream (0.9 sends only what

@@ -68,7 +68,7 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 		}
 		// A server that acks and then closes (or sends garbage) would
 		// otherwise get a subscribe, a snapshot and a pass per loop: only
-		// a stream that stayed up for a while earns a fresh backoff.
+		// a stream that stayed up for a while earns a reset backoff.
 		if d.now().Sub(began) >= healthyStream {
 			b.reset()
 			lostInARow = 0
