@@ -305,8 +305,9 @@ func askFullPass(subscribed chan<- struct{}) string {
 	}
 }
 
-// eventKinds are the bus events that can change a tab's name.
-var eventKinds = []string{
+// subscribedKinds are the bus events the daemon subscribes to: those that
+// can change a tab's name.
+var subscribedKinds = []string{
 	"tab.created", "tab.closed", "tab.renamed", "tab.moved", "tab.focused",
 	"pane.created", "pane.closed", "pane.exited", "pane.focused", "pane.moved",
 	"pane.updated", "pane.agent_detected",
@@ -314,8 +315,8 @@ var eventKinds = []string{
 }
 
 func subscriptions(agentPanes []string) []herdr.Subscription {
-	subs := make([]herdr.Subscription, 0, len(eventKinds)+len(agentPanes))
-	for _, k := range eventKinds {
+	subs := make([]herdr.Subscription, 0, len(subscribedKinds)+len(agentPanes))
+	for _, k := range subscribedKinds {
 		subs = append(subs, herdr.Subscription{Type: k})
 	}
 	// herdr has no session-wide agent status subscription (PROTOCOL.md §6).

@@ -218,7 +218,7 @@ func TestStalledSnapshotOfANudgedPassIsHedged(t *testing.T) {
 	}
 }
 
-// The idle side of lever 2: poll ticks never hedge, so an idle pass stays
+// The idle side of hedged reads: poll ticks never hedge, so an idle pass stays
 // one connection even when its answer is late.
 func TestPollPassesNeverHedge(t *testing.T) {
 	srv := startServer(t)
