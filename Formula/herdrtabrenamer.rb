@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "c0de06f283e9a56506fcec34ec3ca825501454f45b5e59b1e437ad382a4de9b6"
+      sha256 "e460858b1a20efb86654a1f346da7b0e1692672668e53a9728da525ffced6447"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "9819ad7d998101360b4d691a7aae07199cd752244a05082b68d36f8312bbbf25"
+      sha256 "d2fb81af2bdfa6d06ced300d6c99374ea8bb933d06aad76d8a5a074afa2d8673"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "9d3d49df6e1023af5b29367d16d78806eb6b84f1438dc95add81392be06f5e99"
+      sha256 "6b0acafc00d6a7b8690b1556a9d08787a0555506100949667c86e7213a2150ec"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "eae1f92be7030f1fb1521e28617c60892ff3476df44299ac3b17a0a845e1b040"
+      sha256 "8f7ea36bb19cb7ab8109d336ef073a745c35bab8d5c6246e0cec12532bb1ff35"
     end
   end
 
