@@ -172,8 +172,7 @@ func claimRestore(sock string) (*daemon.Instance, error) {
 	path := strings.TrimSuffix(daemon.InstanceLockPath(sock), ".lock") + ".restore.lock"
 	inst, err := daemon.AcquireInstance(path)
 	if errors.Is(err, daemon.ErrAlreadyRunning) {
-		h, _ := daemon.ReadHolder(path)
-		return nil, fmt.Errorf("restore: another restore (pid %d) is running for this herdr; let it finish, then run this one again", h.PID)
+		return nil, fmt.Errorf("restore: another restore (pid %d) is running for this herdr; let it finish, then run this one again", daemon.HolderPID(path))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("restore: %w", err)

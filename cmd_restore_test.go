@@ -37,8 +37,7 @@ func TestTwoRestoresDoNotSignalEachOther(t *testing.T) {
 	}
 	lock := daemon.InstanceLockPath(srv.SocketPath())
 	waitFor(t, "the first restore to take the daemon's claim", func() bool {
-		h, _ := daemon.ReadHolder(lock)
-		return h.PID == first.Process.Pid
+		return daemon.HolderPID(lock) == first.Process.Pid
 	})
 
 	var out, errb bytes.Buffer

@@ -139,11 +139,7 @@ func daemonCheck(sock string) (c check, pid int, since time.Time) {
 	if !ok || !processAlive(h.PID) {
 		return notRunning, 0, since
 	}
-	sinceText := "an unknown time"
-	if !h.Since.IsZero() {
-		sinceText = h.Since.Format(time.RFC3339)
-	}
-	return check{name: "daemon", ok: true, found: fmt.Sprintf("running, pid %d since %s (lock %s)", h.PID, sinceText, lock)}, h.PID, h.Since
+	return check{name: "daemon", ok: true, found: fmt.Sprintf("running, %s (lock %s)", h, lock)}, h.PID, h.Since
 }
 
 // reloadCheck reads what the running daemon recorded of its last reload

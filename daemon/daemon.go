@@ -94,8 +94,8 @@ type Daemon struct {
 	// gatherBudget bounds the time a pass spends on process_info (0:
 	// defaultGatherBudget); tests shorten it.
 	gatherBudget time.Duration
-	// replayCap bounds how long a 0.7/0.8 entry counts as replaying (0:
-	// ReplayWindow); tests shorten it.
+	// replayCap bounds how long a 0.7/0.8 entry counts as replaying
+	// (ReplayWindow); tests shorten it.
 	replayCap time.Duration
 	// flights holds our renames whose fate is not known yet (Run only):
 	// a person's rename reported right before the echo of ours means we
@@ -137,10 +137,11 @@ func New(opt Options) (*Daemon, error) {
 		// Hedged reads (docs/herdr.md §2) are on, but only passes someone
 		// waits for use them (passInput.urgent): a poll tick costs one
 		// connection, as it always did.
-		client:   herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log), herdr.WithHedging(true)),
-		procs:    map[string]*paneProc{},
-		newProgs: map[string]newProg{},
-		printed:  map[target]string{},
+		client:    herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log), herdr.WithHedging(true)),
+		procs:     map[string]*paneProc{},
+		newProgs:  map[string]newProg{},
+		printed:   map[target]string{},
+		replayCap: ReplayWindow,
 	}
 	d.sessions = d.newSessions()
 	d.traceFn = opt.Trace

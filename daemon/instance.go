@@ -41,14 +41,14 @@ func AcquireInstance(path string) (*Instance, error) {
 		if errors.Is(err, errLockBusy) {
 			holder := "another process"
 			if h, ok := ReadHolder(path); ok {
-				holder = h.line()
+				holder = h.String()
 			}
 			return nil, fmt.Errorf("%w: %s holds %s", ErrAlreadyRunning, holder, path)
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(Holder{PID: os.Getpid(), Since: time.Now()}.line()+"\n"), 0)
+		_, _ = f.WriteAt([]byte(Holder{PID: os.Getpid(), Since: time.Now()}.String()+"\n"), 0)
 	}
 	in := &Instance{f: f, path: path}
 	if fi, err := f.Stat(); err == nil {
@@ -64,7 +64,12 @@ type Holder struct {
 	Since time.Time // zero when the line has no readable time
 }
 
-func (h Holder) line() string {
+// String is the holder's line: "pid N since TIME", or "pid N" when the
+// time is not known.
+func (h Holder) String() string {
+	if h.Since.IsZero() {
+		return "pid " + strconv.Itoa(h.PID)
+	}
 	return "pid " + strconv.Itoa(h.PID) + " since " + h.Since.Format(time.RFC3339)
 }
 
@@ -90,6 +95,12 @@ func ReadHolder(path string) (Holder, bool) {
 	}
 	since, _ := time.Parse(time.RFC3339, sinceText)
 	return Holder{PID: pid, Since: since}, true
+}
+
+// HolderPID is the pid in the instance lock at path, 0 when it names none.
+func HolderPID(path string) int {
+	h, _ := ReadHolder(path)
+	return h.PID
 }
 
 // Intact reports whether the lock file at the path is still the one we

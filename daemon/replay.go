@@ -49,22 +49,21 @@ func (d *Daemon) forward(ctx context.Context, stream *herdr.Stream, gen uint64, 
 	// quiet holds, per rename entry still replaying, since when we have
 	// been ready to read and it sent nothing.
 	quiet := map[string]time.Time{}
-	now := d.now()
-	start := now
+	start := d.now()
 	for _, k := range renamedEvent {
 		if d.client.Protocol() < 22 {
-			quiet[k] = now
+			quiet[k] = start
 			continue
 		}
-		// Tests of the built binary wait for this record by its
-		// replay_over field, as for the end of a replay.
-		d.log.Debug("0.9 subscriptions do not replay; its events are live", "replay_over", k, "gen", gen)
+		// Traced as the end of a replay, which tests and the built
+		// binary's log (its replay_over field) wait for.
+		d.trace(Trace{Kind: TraceReplayOver, Event: k}, "0.9 subscriptions do not replay; its events are live", "replay_over", k, "gen", gen)
 	}
 	for {
 		var wake <-chan time.Time
 		if len(quiet) > 0 {
 			now := d.now()
-			wake = time.After(min(replayQuiet-now.Sub(earliest(quiet)), d.replayBound()-now.Sub(start)))
+			wake = time.After(min(replayQuiet-now.Sub(earliest(quiet)), d.replayCap-now.Sub(start)))
 		}
 		var l streamLine
 		select {
@@ -100,7 +99,7 @@ func (d *Daemon) forward(ctx context.Context, stream *herdr.Stream, gen uint64, 
 // quiet starts anew.
 func (d *Daemon) endReplays(ctx context.Context, quiet map[string]time.Time, start time.Time, gen uint64, out chan<- streamEvent) bool {
 	now := d.now()
-	capped := now.Sub(start) >= d.replayBound()
+	capped := now.Sub(start) >= d.replayCap
 	for k, since := range quiet {
 		from := since
 		if now.Sub(since) < replayQuiet {
@@ -138,14 +137,6 @@ func (d *Daemon) send(ctx context.Context, out chan<- streamEvent, ev streamEven
 		quiet[k] = now
 	}
 	return true
-}
-
-// replayBound is how long an entry may replay at most.
-func (d *Daemon) replayBound() time.Duration {
-	if d.replayCap > 0 {
-		return d.replayCap
-	}
-	return ReplayWindow
 }
 
 func earliest(m map[string]time.Time) time.Time {

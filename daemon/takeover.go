@@ -34,8 +34,7 @@ func TakeOver(herdrSocket string, stop bool, wait time.Duration) (inst *Instance
 	if err == nil || !errors.Is(err, ErrAlreadyRunning) {
 		return inst, 0, err
 	}
-	h, _ := ReadHolder(path)
-	pid = h.PID
+	pid = HolderPID(path)
 	if !stop {
 		return nil, pid, err
 	}

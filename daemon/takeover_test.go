@@ -17,7 +17,7 @@ func TestReadHolder(t *testing.T) {
 		ok      bool
 	}{
 		{"pid 4242 since 2026-12-03T07:00:00Z\n", Holder{4242, since}, true},
-		{Holder{77, since}.line(), Holder{77, since}, true},
+		{Holder{77, since}.String(), Holder{77, since}, true},
 		{"pid 4242", Holder{PID: 4242}, true},
 		{"pid 4242 since yesterday", Holder{PID: 4242}, true},
 		{"", Holder{}, false},

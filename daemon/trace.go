@@ -41,8 +41,9 @@ const (
 	TraceBack   TraceKind = "back"
 	// TraceEventsLost: herdr dropped events the stream was too slow for.
 	TraceEventsLost TraceKind = "events_lost"
-	// TraceReplayOver: a 0.7/0.8 subscription's entry (Event: its kind)
-	// has delivered its history; what it sends from now on is live.
+	// TraceReplayOver: a subscription's rename entry (Event: its kind)
+	// has delivered its history, at once on 0.9, which does not replay;
+	// what it sends from now on is live.
 	TraceReplayOver TraceKind = "replay_over"
 	// TraceReloaded: a reload took effect. TraceStateKept: it asked for
 	// another state file, which only a restart may change (Path: the one

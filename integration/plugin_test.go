@@ -88,7 +88,7 @@ func TestPluginInstall(t *testing.T) {
 	t.Cleanup(func() {
 		// The startup hook detaches the daemon; restore stops it, and a
 		// failed test must not leave it behind either.
-		if pid := holderPID(lock); pid > 0 {
+		if pid := daemon.HolderPID(lock); pid > 0 {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
@@ -97,7 +97,7 @@ func TestPluginInstall(t *testing.T) {
 	// The startup hook detached the daemon, so fence learns it here.
 	daemonOf.Store(srv, fenceTarget{
 		sock:  sb.NudgeSocket(srv.SocketPath()),
-		alive: func() bool { pid := holderPID(lock); return pid > 0 && syscall.Kill(pid, 0) == nil },
+		alive: func() bool { pid := daemon.HolderPID(lock); return pid > 0 && syscall.Kill(pid, 0) == nil },
 		log:   func() string { return "(the plugin's daemon logs to herdr, not here)" },
 	})
 
@@ -118,7 +118,7 @@ func TestPluginInstall(t *testing.T) {
 	// Only the hook's nudge can tell the daemon that btop started.
 	waitLabel(t, srv, tab, "btop")
 
-	pid := holderPID(lock)
+	pid := daemon.HolderPID(lock)
 	for _, a := range m.Actions {
 		if a.ID == "restore" {
 			runPlugin(t, sb, root, "action restore", a.Command, append(env, "HERDR_PLUGIN_ACTION_ID="+a.ID, "HERDR_TAB_ID="+tab))
@@ -218,10 +218,4 @@ func runPlugin(t *testing.T, sb *sandbox, root, where string, argv, env []string
 		t.Fatalf("%s: %q still holds its output after %v", where, argv, waitTimeout)
 	}
 	t.Logf("%s: %q\n%s", where, argv, out.String())
-}
-
-// holderPID is the pid in the daemon's instance lock, 0 when none.
-func holderPID(lock string) int {
-	h, _ := daemon.ReadHolder(lock)
-	return h.PID
 }
