@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "e460858b1a20efb86654a1f346da7b0e1692672668e53a9728da525ffced6447"
+      sha256 "825b228cae8de48b748d9a1e055120642b4be7f3a865f7dc5a85418c2a73da9a"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "d2fb81af2bdfa6d06ced300d6c99374ea8bb933d06aad76d8a5a074afa2d8673"
+      sha256 "5549b76c6c1ffb1c88a1b4c270a7778001c036c2980827046dabde9266db8d50"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "6b0acafc00d6a7b8690b1556a9d08787a0555506100949667c86e7213a2150ec"
+      sha256 "1f4c0e1c89c20758a37484f5b354eb0eb2b62a54f7c94868c9507742eff481bf"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "8f7ea36bb19cb7ab8109d336ef073a745c35bab8d5c6246e0cec12532bb1ff35"
+      sha256 "29fa76838fe9c17ff680c5fbbc0533770b9c4fd332329bd0638d4e82ac1f50d6"
     end
   end
 
