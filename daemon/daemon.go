@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -201,22 +202,44 @@ func (d *Daemon) Client() *herdr.Client { return d.client }
 // After preexec the shell itself is in front until the program starts, so
 // the probe waits for anything but the shell in front. Comparing with the
 // cached group instead would fire at once when the cache is stale (a
-// program ended without a precmd nudge) and miss the program.
+// program ended without a precmd nudge) and miss the program. The shell's
+// fork, in front before it execs the program, is the shell still: a pass
+// then would find no program and none would follow the exec.
 func (d *Daemon) foregroundProbe(paneID string) (func(ctx context.Context) bool, time.Duration) {
 	if c := d.procs[paneID]; c != nil && c.localOK {
 		insp, shell := d.opt.Inspector, c.shellPID
+		var shellArgv []string
 		return func(context.Context) bool {
 			pg, err := insp.ForegroundPGID(shell)
-			return err != nil || pg != shell
+			if err != nil || pg == shell {
+				return err != nil
+			}
+			if shellArgv == nil {
+				if p, err := insp.Process(shell); err == nil {
+					shellArgv = p.Argv
+				}
+			}
+			return !forkOf(insp, pg, shellArgv)
 		}, preexecInterval
 	}
-	client := d.client
+	client, procs := d.client, d.opt.Procs
 	return func(ctx context.Context) bool {
 		// Hedged: the program's name waits on this answer, and one
 		// stuck in herdr's read poll would hold it back 100 ms.
 		pi, err := client.ProcessInfo(ctx, paneID)
-		return err != nil || pi.ShellPID == 0 || pi.ForegroundPGID != pi.ShellPID
+		return err != nil || pi.ShellPID == 0 || pi.ForegroundPGID != pi.ShellPID && procs.Program(pi).Name != ""
 	}, 5 * preexecInterval
+}
+
+// forkOf says whether the leader of group pg runs the shell's command line,
+// as the shell's fork does until it execs. A leader that cannot be read
+// (another user's, one that ended) is taken for the program.
+func forkOf(insp procinfo.Inspector, pg int, shellArgv []string) bool {
+	if len(shellArgv) == 0 {
+		return false
+	}
+	p, err := insp.Process(pg)
+	return err == nil && slices.Equal(p.Argv, shellArgv)
 }
 
 // preexecReady is a preexec nudge whose program has appeared (or whose

@@ -30,6 +30,7 @@ var builtinGlyphs, _ = glyphs.New(nil)
 // {glyph}.
 func (d *Daemon) programFacts(f *namer.Facts, plan namer.Plan, prog procinfo.Program) {
 	f.Proc, f.Exe, f.Args = prog.Name, prog.Name, prog.Args
+	f.ShellInFront = prog.Shell
 	if prog.Dest != "" {
 		if host := d.sshHost(prog.Dest); host != "" {
 			f.Host = host

@@ -87,6 +87,26 @@ type paneProc struct {
 	// reads it from the foreground process, so when it moves, so may the
 	// program: an answer from before must not be paired with it.
 	fgCwd string
+	// pgSince is when the group pgid was first seen in front.
+	pgSince time.Time
+}
+
+// maybeFork says whether the cached answer may be the shell's fork before
+// it execs the program typed: a group of its own that a shell leads, last
+// looked at within forkExecWindow of its appearance. Such an answer is no
+// fact yet: passes look again until an answer from later confirms it (a
+// nested shell) or names the program.
+func (c *paneProc) maybeFork() bool {
+	return c.pgid != c.shellPID && c.prog.Name == "" && c.asked.Sub(c.pgSince) < forkExecWindow
+}
+
+// sinceFor is when group pg was first seen in front, by the cache c (nil
+// for none) and now.
+func (c *paneProc) sinceFor(pg int, now time.Time) time.Time {
+	if c != nil && c.pgid == pg && !c.pgSince.IsZero() {
+		return c.pgSince
+	}
+	return now
 }
 
 // passInput narrows what a pass must re-check.
@@ -522,7 +542,7 @@ func (d *Daemon) pickAsks(leads []leadPane, scope gatherScope, answers map[strin
 		case scope.nudged:
 			// Another pane than the nudged ones: its last answer stands
 			// (facts), see gatherScope.
-		case c.localOK, c.revision != l.pane.Revision:
+		case c.localOK, c.revision != l.pane.Revision, c.maybeFork():
 			asks = append(asks, ask{pane: l.pane, rank: 2})
 		default:
 			answers[l.pane.ID] = c.prog
@@ -601,7 +621,7 @@ func (d *Daemon) readLocal(pane herdr.Pane, c *paneProc, forced bool, stats *Pas
 	if err != nil || pg <= 0 {
 		return procinfo.Program{}, false
 	}
-	if pg == c.pgid && !forced {
+	if pg == c.pgid && !forced && !c.maybeFork() {
 		return c.prog, true
 	}
 	// Nudged: the same group may have exec'd another program.
@@ -610,7 +630,9 @@ func (d *Daemon) readLocal(pane herdr.Pane, c *paneProc, forced bool, stats *Pas
 		return procinfo.Program{}, false
 	}
 	stats.LocalReads++
-	c.pgid, c.prog, c.asked, c.fgCwd = pg, prog, d.now(), pane.ForegroundCwd
+	now := d.now()
+	c.pgSince = c.sinceFor(pg, now)
+	c.pgid, c.prog, c.asked, c.fgCwd = pg, prog, now, pane.ForegroundCwd
 	return prog, true
 }
 
@@ -622,7 +644,8 @@ func (d *Daemon) learn(pane herdr.Pane, pi herdr.ProcessInfo, now time.Time) pro
 		delete(d.procs, pane.ID)
 		return prog
 	}
-	nc := &paneProc{shellPID: pi.ShellPID, pgid: pi.ForegroundPGID, prog: prog, revision: pane.Revision, asked: now, fgCwd: pane.ForegroundCwd}
+	nc := &paneProc{shellPID: pi.ShellPID, pgid: pi.ForegroundPGID, prog: prog, revision: pane.Revision, asked: now, fgCwd: pane.ForegroundCwd,
+		pgSince: d.procs[pane.ID].sinceFor(pi.ForegroundPGID, now)}
 	if d.opt.Inspector != nil && pi.ShellPID > 0 {
 		if pg, err := d.opt.Inspector.ForegroundPGID(pi.ShellPID); err == nil && pg == pi.ForegroundPGID {
 			nc.localOK = true

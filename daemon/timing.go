@@ -59,6 +59,12 @@ const (
 	// program to start, looking every preexecInterval.
 	preexecWindow   = time.Second
 	preexecInterval = 10 * time.Millisecond
+	// forkExecWindow is how long a group of its own that a shell leads may
+	// still be the pane shell's fork before it execs the program typed:
+	// well under a millisecond on an idle machine, hundreds on a loaded
+	// one. Within it the group is watched, and looked at again, as no
+	// program yet.
+	forkExecWindow = preexecWindow
 	// titleWindow is how long a title change at the prompt is watched for a
 	// program to start: the shell sets the title just before it forks.
 	titleWindow = 300 * time.Millisecond

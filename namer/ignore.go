@@ -116,11 +116,6 @@ func compileQuick(ignore, extend []string) (quickList, error) {
 	return q, nil
 }
 
-// any reports whether the list has any pattern.
-func (q *quickList) any() bool {
-	return len(q.exact)+len(q.names)+len(q.lines) > 0
-}
-
 // name reports whether a program name is on the list.
 func (q *quickList) name(s string) bool {
 	return s != "" && (q.exact[s] || anyMatch(q.names, s))

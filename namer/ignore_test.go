@@ -95,9 +95,9 @@ func TestQuickCommandKeepsTheShellsDirectory(t *testing.T) {
 	}
 }
 
-// Whether a program that moved away from the shell's directory is quick
-// decides the name, so the daemon must learn the program even when the
-// template has no {proc}.
+// Whether a program that moved away from the shell's directory is quick,
+// or is the shell itself, decides the name, so the daemon must learn the
+// program even when the template has no {proc} and nothing is ignored.
 func TestQuickNeedsProcWhenTheProgramMoved(t *testing.T) {
 	moved := herdr.Pane{ID: "w1:p1", Cwd: "/x/repo/src", ForegroundCwd: "/x/repo"}
 	here := herdr.Pane{ID: "w1:p1", Cwd: "/x/repo/src", ForegroundCwd: "/x/repo/src"}
@@ -110,7 +110,7 @@ func TestQuickNeedsProcWhenTheProgramMoved(t *testing.T) {
 		want bool
 	}{
 		{"moved", Config{Format: "{cwd}"}, moved, true},
-		{"moved, nothing ignored", Config{Format: "{cwd}", Ignore: []string{}}, moved, false},
+		{"moved, nothing ignored", Config{Format: "{cwd}", Ignore: []string{}}, moved, true},
 		{"moved, only extend-ignore", Config{Format: "{cwd}", Ignore: []string{}, ExtendIgnore: []string{"x"}}, moved, true},
 		{"in the shell's directory", Config{Format: "{cwd}"}, here, false},
 		{"agent", Config{Format: "{cwd}"}, agent, false},

@@ -154,9 +154,10 @@ func (n *Namer) Plan(tab herdr.Tab, ws herdr.Workspace, panes []herdr.Pane) Plan
 		uses |= n.tmpl.uses
 	}
 	// A program working in another directory than the shell's names the
-	// tab after that directory, unless it is a quick command: which it is
-	// decides the name, whatever the template.
-	moved := p.Lead.Cwd != "" && cwd != p.Lead.Cwd && n.quick.any()
+	// tab after that directory, unless it is a quick command or the shell
+	// itself is in front: which runs decides the name, whatever the
+	// template.
+	moved := p.Lead.Cwd != "" && cwd != p.Lead.Cwd
 	p.NeedsProc = !agent && (p.NeedsProc || moved || uses&(1<<kProc|1<<kArgs|1<<kGlyph) != 0)
 	p.NeedsHost = uses&(1<<kHost) != 0
 	p.NeedsRepo = uses&(1<<kRepo) != 0
@@ -193,6 +194,12 @@ type Facts struct {
 	// Session is {session}: the title of the lead pane's agent session
 	// (facts/session), ignored without an agent.
 	Session string
+	// ShellInFront says the pane's own shell leads its foreground process
+	// group: the tab is named from the shell's directory (herdr's cwd).
+	// herdr up to 0.8 reports as foreground_cwd the cwd of any other member
+	// of that group, such as a background job started while the shell had
+	// no job control yet, which is no program in front.
+	ShellInFront bool
 }
 
 // Decision is what Decide concluded for one tab.
@@ -206,7 +213,10 @@ type Decision struct {
 
 // Decide renders the name of a planned tab from the facts.
 func (n *Namer) Decide(p Plan, f Facts) Decision {
-	if n.quickProgram(p, f) {
+	switch {
+	case f.ShellInFront:
+		p = n.shellPlan(p)
+	case n.quickProgram(p, f):
 		// A quick command is gone before its name could be read: name
 		// the tab as with the shell in front, so no rename goes out now
 		// and none goes back when it exits.

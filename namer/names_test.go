@@ -300,3 +300,38 @@ func TestIndexVariantsAreOurs(t *testing.T) {
 		t.Errorf("label \"2 emacs\": %v, want person's", v)
 	}
 }
+
+// With the pane's own shell in front, its directory names the tab, not the
+// foreground_cwd herdr up to 0.8 reports: the cwd of another member of the
+// shell's process group, such as a background job started while the shell
+// had no job control yet (fish's first-start completion generator, through
+// pyenv's shims, sits in pyenv.d/which).
+func TestShellInFrontKeepsItsDirectory(t *testing.T) {
+	const shellDir, jobDir = home + "/projects/rmk", "/root/.pyenv/pyenv.d/which"
+	tests := []struct {
+		name   string
+		cfg    Config
+		facts  Facts
+		want   string
+		wantNP bool
+	}{
+		{"{proc|dir}", Config{Format: "{proc|dir}"}, Facts{ShellInFront: true}, "rmk", true},
+		{"{cwd}", Config{Format: "{cwd}"}, Facts{ShellInFront: true}, "~/projects/rmk", true},
+		{"{dir}, nothing ignored", Config{Format: "{dir}", Ignore: []string{}}, Facts{ShellInFront: true}, "rmk", true},
+		{"a dir rule of the job's folder", Config{Format: "{dir}", Rules: []RuleSpec{{Dir: "/root/**", Name: "job"}}}, Facts{ShellInFront: true}, "rmk", true},
+		{"a program in front keeps its own", Config{Format: "{dir}"}, Facts{Proc: "python3", Exe: "python3"}, "which", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := mustNew(t, tt.cfg)
+			tab := herdr.Tab{ID: "w1:t1", Number: 1, AgentStatus: herdr.StatusUnknown}
+			p := n.Plan(tab, herdr.Workspace{}, []herdr.Pane{{ID: "w1:p1", Cwd: shellDir, ForegroundCwd: jobDir}})
+			if p.NeedsProc != tt.wantNP {
+				t.Errorf("NeedsProc = %v, want %v: whether the shell is in front decides the name", p.NeedsProc, tt.wantNP)
+			}
+			if got := n.Decide(p, tt.facts).Want; got != tt.want {
+				t.Errorf("Want = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

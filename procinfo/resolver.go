@@ -46,7 +46,13 @@ type Program struct {
 	Argv []string
 	PID  int // the process the name came from
 	PGID int // the foreground group it came from; the daemon caches it to notice changes
-	Why  string
+	// Shell says the pane's own shell leads the foreground group: it is
+	// at its prompt (or running a builtin), in the directory herdr calls
+	// the pane's cwd. A shell leading a group of its own is another one
+	// (nested, or the shell's fork before it execs a program): Name is ""
+	// for both, Shell true only for the first.
+	Shell bool
+	Why   string
 	// Args is the command line for {args}: Argv with its first word shown
 	// by the name it goes by (basename, launcher's package name, alias).
 	Args string
@@ -162,7 +168,7 @@ func (r *Resolver) Program(pi herdr.ProcessInfo) Program {
 		p.Why = "no foreground process group"
 		return p
 	case pi.ForegroundPGID == pi.ShellPID:
-		p.PID = pi.ShellPID
+		p.PID, p.Shell = pi.ShellPID, true
 		p.Why = "the shell (pid " + strconv.Itoa(pi.ShellPID) + ") is in front"
 		return p
 	}

@@ -479,3 +479,14 @@ func BenchmarkProgram(b *testing.B) {
 		})
 	}
 }
+
+// Shell is true only when the pane's own shell leads the foreground group:
+// another shell in front (nested, or the shell's fork before its exec)
+// has a name of "" too, but not the pane's directory.
+func TestProgramShellIsThePanesOwn(t *testing.T) {
+	for fixture, want := range map[string]bool{"idle_shell": true, "login_shell": false, "subshell": false, "btop": false, "no_group": false} {
+		if got := mustNew(t, Options{}, nil).Program(loadProcessInfo(t, fixture)).Shell; got != want {
+			t.Errorf("%s: Shell = %v, want %v", fixture, got, want)
+		}
+	}
+}

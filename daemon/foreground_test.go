@@ -1,0 +1,129 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+)
+
+// On herdr up to 0.8, foreground_cwd is the cwd of any member of the
+// foreground group other than the shell when the leader sits where the
+// shell does, so a background job left in the shell's own group (fish
+// starts its completion generator before it has job control) lends the
+// pane its directory while the shell is at its prompt. With the shell in
+// front, the tab keeps the shell's directory.
+func TestShellInFrontNamesItsOwnDirectory(t *testing.T) {
+	for _, proto := range []int{17, 19, 20, 22} {
+		for _, format := range []string{"{proc|dir}", "{dir}"} {
+			t.Run(fmt.Sprintf("%d %s", proto, format), func(t *testing.T) {
+				f := newFixture(t, format, nil, herdrsim.WithProtocol(proto))
+				_, _, p1 := f.srv.NewWorkspace("main", home+"/rmk")
+				f.srv.SetShellPID(p1, 4242)
+				// The job's folder must exist: protocol 17 reports only
+				// an existing directory.
+				job := t.TempDir() + "/which"
+				if err := os.Mkdir(job, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				f.srv.SetForeground(p1,
+					herdrsim.Proc{PID: 4242, Argv: []string{"fish"}, Cwd: home + "/rmk"},
+					herdrsim.Proc{Argv: []string{"bash", "/root/.pyenv/libexec/pyenv-exec"}, Cwd: job})
+				f.once()
+				f.wantLabels("rmk")
+			})
+		}
+	}
+}
+
+// argvInspector is fakeInspector with command lines: what /proc would say
+// of the simulated shell and of its fork before and after the exec.
+type argvInspector struct {
+	fakeInspector
+	mu   sync.Mutex
+	argv map[int][]string
+}
+
+func (a *argvInspector) set(pid int, argv ...string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.argv[pid] = argv
+}
+
+func (a *argvInspector) Process(pid int) (procinfo.Proc, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if argv, ok := a.argv[pid]; ok {
+		return procinfo.Proc{PID: pid, Argv: slices.Clone(argv)}, nil
+	}
+	return procinfo.Proc{}, os.ErrNotExist
+}
+
+// A shell forks, makes the child's group the terminal's, and only then
+// does the child exec the program typed. Until the exec the group in front
+// is a copy of the shell; on a loaded machine that lasts long enough for a
+// preexec watcher, or a pass, to look. The copy is not the program: the
+// watcher waits for the exec, and a pass that met the copy looks again.
+func TestForkBeforeExecIsNotTheProgram(t *testing.T) {
+	const shell, child = 4242, 5000
+	fork := func(f *fixture, insp *argvInspector, pane string) {
+		insp.set(child, "fish")
+		f.srv.SetForeground(pane, herdrsim.Proc{PID: child, Argv: []string{"fish"}})
+	}
+	exec := func(f *fixture, insp *argvInspector, pane string) {
+		insp.set(child, "tee")
+		f.srv.SetForeground(pane, herdrsim.Proc{PID: child, Argv: []string{"tee"}})
+	}
+	setup := func(t *testing.T, poll time.Duration) (*fixture, *argvInspector, string) {
+		t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+		f := newFixture(t, "{proc|dir}", func(o *Options) { o.Poll = poll })
+		insp := &argvInspector{fakeInspector: fakeInspector{f.srv}, argv: map[int][]string{shell: {"fish"}}}
+		f.d.opt.Inspector = insp
+		_, _, p1 := f.srv.NewWorkspace("main", home+"/rmk")
+		f.srv.SetShellPID(p1, shell)
+		return f, insp, p1
+	}
+
+	t.Run("preexec watcher", func(t *testing.T) {
+		f, insp, p1 := setup(t, 0)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- f.d.Run(ctx, nil) }()
+		defer func() { cancel(); <-done }()
+		waitFor(t, "first pass", func() bool { return f.labels()[0] == "rmk" })
+		// No pass of the daemon's own may come after the exec.
+		waitFor(t, "the passes after subscribing", f.subscribePassesDone)
+		passes := f.traced(TracePass)
+		fork(f, insp, p1)
+		if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenPreexec); err != nil {
+			t.Fatal(err)
+		}
+		// The exec comes once a pass has met the copy, or after 300 ms
+		// when none does.
+		deadline := time.Now().Add(300 * time.Millisecond)
+		for f.traced(TracePass) == passes && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		exec(f, insp, p1)
+		waitFor(t, "the program named", func() bool { return f.labels()[0] == "tee" })
+	})
+
+	t.Run("poll", func(t *testing.T) {
+		f, insp, p1 := setup(t, time.Hour)
+		f.once()
+		f.wantLabels("rmk")
+		fork(f, insp, p1)
+		f.once()
+		f.wantLabels("rmk")
+		exec(f, insp, p1)
+		f.once()
+		f.wantLabels("tee")
+	})
+}
