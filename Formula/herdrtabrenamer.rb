@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "825b228cae8de48b748d9a1e055120642b4be7f3a865f7dc5a85418c2a73da9a"
+      sha256 "edbacb9e9e8a7cbd1ce7098aef58469e008037b73d45706b1e5fae3a1bcb4bd2"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "5549b76c6c1ffb1c88a1b4c270a7778001c036c2980827046dabde9266db8d50"
+      sha256 "ae6620257dd2a9ff94323ae638d5603e9935e37b9eca316f837876794f81dddc"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "1f4c0e1c89c20758a37484f5b354eb0eb2b62a54f7c94868c9507742eff481bf"
+      sha256 "247d783c0277d11f686f62617de82535a9b8d4080c1947d455da6d2ebd0385ab"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "29fa76838fe9c17ff680c5fbbc0533770b9c4fd332329bd0638d4e82ac1f50d6"
+      sha256 "bb5c97b6b8bf040a6b71a5d956ff663bb6bb85e817469406a8bbadb55fce4ed3"
     end
   end
 
