@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,14 +10,15 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 )
 
 // runInPane plays one command in pane as a shell with hooks would: the
-// program comes to the front with a preexec nudge, stays for two whole
-// daemon passes (each of which asks herdr for the pane's program, so the
-// daemon has seen it), then the prompt comes back with a precmd nudge and
-// two more passes.
+// program comes to the front with a preexec nudge and stays until the
+// daemon has asked herdr for the pane's program and run two more whole
+// passes, then the prompt comes back with a precmd nudge and two more
+// passes.
 func runInPane(t *testing.T, d *daemonProc, pane string, argv ...string) {
 	t.Helper()
 	runProcInPane(t, d, pane, herdrsim.Proc{Argv: argv})
@@ -27,16 +29,27 @@ func runProcInPane(t *testing.T, d *daemonProc, pane string, proc herdrsim.Proc)
 	t.Helper()
 	srv := d.Srv
 	argv := proc.Argv
-	calls := srv.Calls("pane.process_info")
 	srv.SetForeground(pane, proc)
+	calls := srv.Calls("pane.process_info")
 	d.Nudge(t, "preexec", pane)
+	waitAsked(t, d, calls, fmt.Sprint(argv))
 	waitPasses(t, srv, 2)
-	if srv.Calls("pane.process_info") == calls {
-		t.Fatalf("%v: the daemon never asked herdr for the pane's program", argv)
-	}
 	srv.SetForeground(pane)
 	d.Nudge(t, "precmd", pane)
 	waitPasses(t, srv, 2)
+}
+
+// waitAsked waits until herdr has had more than `calls` process_info
+// requests: herdr answers each with the state it reads when it takes the
+// request, so once the program is in front before calls is read, a later
+// request has seen it. Counting passes instead would not do: passes for
+// other reasons (the fence's own, a poll) may come while the preexec
+// watcher still waits its turn.
+func waitAsked(t *testing.T, d *daemonProc, calls int, what string) {
+	t.Helper()
+	testutil.WaitFor(t, what+": the daemon asking herdr for the pane's program", func() bool {
+		return d.Srv.Calls("pane.process_info") > calls
+	}, d.Log)
 }
 
 // TestQuickCommandsDoNotFlicker: the daemon with --apply, hooks nudging; a
@@ -139,16 +152,14 @@ func TestGitStatusInASubdirectory(t *testing.T) {
 			_, tab, pane := srv.NewWorkspace("work", filepath.Join(top, "src"))
 			d := startDaemonIn(t, sb, srv, "--format", c.format)
 			waitRenames(t, srv, tab+"="+c.want)
-			calls := srv.Calls("pane.process_info")
 			srv.SetForeground(pane, herdrsim.Proc{Argv: []string{"git", "status"}, Cwd: top})
+			calls := srv.Calls("pane.process_info")
 			if p, _ := srv.Pane(pane); p.ForegroundCwd != top {
 				t.Fatalf("simulator: foreground_cwd %q, want %q", p.ForegroundCwd, top)
 			}
 			d.Nudge(t, "preexec", pane)
+			waitAsked(t, d, calls, "git status")
 			waitPasses(t, srv, 3)
-			if srv.Calls("pane.process_info") == calls {
-				t.Fatal("the daemon never asked herdr for the pane's program")
-			}
 			if got := renameLabels(srv); len(got) != 1 {
 				t.Fatalf("git status renamed the tab: %q\n%s", got, d.Log())
 			}
