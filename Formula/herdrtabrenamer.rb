@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "edbacb9e9e8a7cbd1ce7098aef58469e008037b73d45706b1e5fae3a1bcb4bd2"
+      sha256 "0774ae67c7ed936ac7e81be5853180003ef7d8a5b8b4683355ec886abc52d415"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "ae6620257dd2a9ff94323ae638d5603e9935e37b9eca316f837876794f81dddc"
+      sha256 "45df516bd279896b1588a3edfe1341d6387e47bcea3ce46925c6e70f60226ceb"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "247d783c0277d11f686f62617de82535a9b8d4080c1947d455da6d2ebd0385ab"
+      sha256 "a611b939ed35372f2abf4d73baa9da5e573a8fbf2bcb00be05d35ae49cf10de3"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "bb5c97b6b8bf040a6b71a5d956ff663bb6bb85e817469406a8bbadb55fce4ed3"
+      sha256 "ec4c674d1807d0e305f4726a5f3b614c3028685cf8ffc8646d640bef499fb4c3"
     end
   end
 
