@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
@@ -126,4 +128,28 @@ func TestForkBeforeExecIsNotTheProgram(t *testing.T) {
 		f.once()
 		f.wantLabels("tee")
 	})
+}
+
+// {repo} and {branch} come from the directory the tab is named from: with
+// the shell in front, the shell's, not that of a background job in its
+// group that sits in another work tree.
+func TestShellInFrontNamesItsOwnRepo(t *testing.T) {
+	root := t.TempDir()
+	repos := map[string]string{"shop": "main", "pyenv": "master"}
+	for repo, branch := range repos {
+		if err := os.MkdirAll(filepath.Join(root, repo, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, repo, ".git", "HEAD"), []byte("ref: refs/heads/"+branch+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := newFixture(t, "{repo}:{branch}", func(o *Options) { o.Git = gitinfo.New() }, herdrsim.WithProtocol(20))
+	_, _, p1 := f.srv.NewWorkspace("main", filepath.Join(root, "shop"))
+	f.srv.SetShellPID(p1, 4242)
+	f.srv.SetForeground(p1,
+		herdrsim.Proc{PID: 4242, Argv: []string{"fish"}, Cwd: filepath.Join(root, "shop")},
+		herdrsim.Proc{Argv: []string{"bash", "pyenv-exec"}, Cwd: filepath.Join(root, "pyenv")})
+	f.once()
+	f.wantLabels("shop:main")
 }

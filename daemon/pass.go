@@ -446,8 +446,11 @@ func (d *Daemon) facts(plan namer.Plan, answers map[string]procinfo.Program) (na
 		}
 	}
 	d.programFacts(&f, plan, prog)
-	if (plan.NeedsRepo || plan.NeedsBranch) && d.opt.Git != nil && plan.Dir != "" {
-		if info, ok := d.opt.Git.Lookup(plan.Dir); ok {
+	// Where Decide will name the tab from: the shell's directory when it
+	// or a quick command is in front.
+	at, _ := d.opt.Namer.Front(plan, f)
+	if (at.NeedsRepo || at.NeedsBranch) && d.opt.Git != nil && at.Dir != "" {
+		if info, ok := d.opt.Git.Lookup(at.Dir); ok {
 			f.Repo, f.Branch, f.DefaultBranch = info.Repo, info.Branch, info.DefaultBranch
 		}
 	}

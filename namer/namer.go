@@ -211,17 +211,27 @@ type Decision struct {
 	Variants []string          // renders that count as ours (for Judge), Want included
 }
 
-// Decide renders the name of a planned tab from the facts.
-func (n *Namer) Decide(p Plan, f Facts) Decision {
+// Front is the plan and facts a tab is named from, given what is in
+// front: with the pane's own shell or a quick command there, the shell's
+// directory (and for the command, no program). Decide applies it; a
+// caller that gathers facts by the plan's directory ({repo}, {branch})
+// applies it first, to look in the same place.
+func (n *Namer) Front(p Plan, f Facts) (Plan, Facts) {
 	switch {
 	case f.ShellInFront:
-		p = n.shellPlan(p)
+		return n.shellPlan(p), f
 	case n.quickProgram(p, f):
 		// A quick command is gone before its name could be read: name
 		// the tab as with the shell in front, so no rename goes out now
 		// and none goes back when it exits.
-		p, f = n.shellPlan(p), asShell(f)
+		return n.shellPlan(p), asShell(f)
 	}
+	return p, f
+}
+
+// Decide renders the name of a planned tab from the facts.
+func (n *Namer) Decide(p Plan, f Facts) Decision {
+	p, f = n.Front(p, f)
 	var vs values
 	n.fill(&vs, p, f)
 	rm, r := p.Rule, n.ruleAt(p.Rule)
