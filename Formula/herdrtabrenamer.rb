@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "0774ae67c7ed936ac7e81be5853180003ef7d8a5b8b4683355ec886abc52d415"
+      sha256 "73dab861d6be42260473cf4e1366fe8a22b80279d40dc1928922836775649203"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "45df516bd279896b1588a3edfe1341d6387e47bcea3ce46925c6e70f60226ceb"
+      sha256 "9a9bf8aecdb04063809130d2060beb2b8391ac6337b7a61140c3a706f0a1f94a"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "a611b939ed35372f2abf4d73baa9da5e573a8fbf2bcb00be05d35ae49cf10de3"
+      sha256 "9e3872bd383f426c207b1ab7a5e474e0ec10bbdcaab429b26baa023a48b34a8f"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "ec4c674d1807d0e305f4726a5f3b614c3028685cf8ffc8646d640bef499fb4c3"
+      sha256 "8b5f32ef69e794095c96f11f8051c445dd6b93fa9a5f38105ff261d65a483664"
     end
   end
 
