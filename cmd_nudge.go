@@ -15,7 +15,7 @@ import (
 // so it does no socket call to herdr and never waits for an answer.
 type NudgeCmd struct {
 	PaneID string `arg:"" optional:"" name:"PANE_ID" help:"Pane to look at, e.g. w1:p3 (default: $HERDR_PANE_ID, which herdr sets in panes and in plugin event hooks)."`
-	When   string `help:"Hook point: preexec (a program is about to start) or precmd (back at the prompt)." enum:",preexec,precmd" default:"" env:"-"`
+	When   string `help:"Hook point: preexec (a program is about to start), precmd (back at the prompt) or agent (an agent's status changed: herdr's plugin event hook)." enum:",preexec,precmd,agent" default:"" env:"-"`
 	Quiet  bool   `help:"Print nothing and exit 0 even when no daemon runs (for shell hooks)." env:"-"`
 }
 

@@ -35,6 +35,8 @@ func TestHookNudgeFastPathMatchesKong(t *testing.T) {
 		{[]string{"nudge"}, false, 2, ""},
 		// herdr's plugin event hook: the pane comes from the environment.
 		{[]string{"nudge", "--quiet"}, true, 0, "w1:p3"},
+		{[]string{"nudge", "--quiet", "--when", "agent"}, true, 0, "w1:p3"},
+		{[]string{"nudge", "--when", "agent"}, true, 3, "w1:p3"},
 		{[]string{"nudge"}, true, 3, "w1:p3"},
 		{[]string{"nudge"}, true, 2, "bogus"},
 		{[]string{"nudge", "w1:p4"}, true, 3, "bogus"},

@@ -48,12 +48,18 @@ const minPoll = 10 * time.Millisecond
 
 // RunCmd is the daemon.
 type RunCmd struct {
-	NamingFlags  `embed:""`
-	Apply        bool          `help:"Rename tabs (without it: dry run, print only new decisions)."`
-	Poll         time.Duration `help:"Full pass interval besides events; 0 for events only." default:"3s"`
-	Debounce     time.Duration `help:"Events after the first one within this long are coalesced into one more pass." default:"400ms"`
-	Settle       time.Duration `help:"Wait this long before naming a new program (0: at once); calm over speed." default:"0s"`
-	Warm         time.Duration `help:"After a shell hook's nudge, keep connections to herdr open this long so renames skip its 100 ms read poll (0: never)." default:"30s"`
+	NamingFlags `embed:""`
+	Apply       bool          `help:"Rename tabs (without it: dry run, print only new decisions)."`
+	Poll        time.Duration `help:"Full pass interval besides events; 0 for events only." default:"3s"`
+	RestPoll    time.Duration `help:"Full pass interval instead of --poll while --local-watch follows every tab, which leaves the poll only what nothing announces; 0: none then." default:"30s"`
+	AgentPoll   time.Duration `help:"While agents run and no herdr plugin event hook reports their statuses (herdr pushes them to nothing else), read the session this often for them; 0: never." default:"1s"`
+	LocalWatch  bool          `help:"Learn from the kernel when a program starts or exits or a shell changes directory in a pane on this machine, so its tab is renamed at once without hooks (and the full poll rests, --rest-poll)." default:"true" negatable:""`
+	Debounce    time.Duration `help:"Events after the first one within this long are coalesced into one more pass." default:"400ms"`
+	Settle      time.Duration `help:"Wait this long before naming a new program (0: at once); calm over speed." default:"0s"`
+	// Warm is accepted, and ignored with a warning, for the services and
+	// config files that still set it: the connections it kept open cost
+	// herdr more than the few renames a read poll delays.
+	Warm         time.Duration `hidden:"" help:"No longer used."`
 	IfNotRunning bool          `help:"Exit 0 quietly when a daemon already serves this herdr (for startup hooks)." env:"-"`
 }
 
@@ -177,19 +183,26 @@ func (c *RunCmd) build(g *Globals, env *runEnv) (daemon.Options, error) {
 	if err != nil {
 		return opt, err
 	}
-	if c.Poll < 0 || c.Debounce < 0 {
-		return opt, withExit(2, errors.New("--poll and --debounce must not be negative"))
+	if c.Poll < 0 || c.RestPoll < 0 || c.Debounce < 0 || c.AgentPoll < 0 {
+		return opt, withExit(2, errors.New("--poll, --rest-poll, --agent-poll and --debounce must not be negative"))
 	}
 	if c.Settle < 0 {
 		return opt, withExit(2, fmt.Errorf("--settle %v: must not be negative (0 names a new program at once)", c.Settle))
 	}
-	if c.Warm < 0 {
-		return opt, withExit(2, fmt.Errorf("--warm %v: must not be negative (0 keeps no connection open)", c.Warm))
+	if c.Warm != 0 {
+		opt.Log.Warn("--warm (HERDRTABRENAMER_WARM, config key warm) is no longer used: renames go out on fresh connections; remove it")
 	}
 	if c.Poll > 0 && c.Poll < minPoll {
 		return opt, withExit(2, fmt.Errorf("--poll %v is too short: use %v or more, or 0 for events only", c.Poll, minPoll))
 	}
-	opt.Apply, opt.Poll, opt.Debounce, opt.Settle, opt.Warm = c.Apply, c.Poll, c.Debounce, c.Settle, c.Warm
+	if c.RestPoll > 0 && c.RestPoll < minPoll {
+		return opt, withExit(2, fmt.Errorf("--rest-poll %v is too short: use %v or more, or 0 for none", c.RestPoll, minPoll))
+	}
+	if c.AgentPoll > 0 && c.AgentPoll < minPoll {
+		return opt, withExit(2, fmt.Errorf("--agent-poll %v is too short: use %v or more, or 0 for never", c.AgentPoll, minPoll))
+	}
+	opt.Apply, opt.Poll, opt.AgentPoll, opt.Debounce, opt.Settle = c.Apply, c.Poll, c.AgentPoll, c.Debounce, c.Settle
+	opt.LocalWatch, opt.RestPoll = c.LocalWatch, c.RestPoll
 	opt.Plugin = pluginTie(env.getenv)
 	return opt, nil
 }

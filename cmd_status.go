@@ -20,6 +20,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procwatch"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
@@ -262,7 +263,24 @@ func stateCheck(flag, sock string) check {
 
 // hooksCheck reads the marker the shell snippets export.
 func hooksCheck(env *runEnv) check {
-	return hooksVerdict(env.getenv, os.Getppid(), parentShell)
+	return hooksVerdict(env.getenv, os.Getppid(), parentShell, localWatchOn(env))
+}
+
+// localWatchOn says whether a daemon started with this environment and
+// config file follows local shells through the kernel: where the platform
+// has the watch, unless --local-watch's variable or config key says no.
+func localWatchOn(env *runEnv) bool {
+	if !procwatch.Supported() {
+		return false
+	}
+	if v, ok := env.lookup("HERDRTABRENAMER_LOCAL_WATCH"); ok {
+		on, err := strconv.ParseBool(v)
+		return err != nil || on // run refuses a bad value; it is no "off"
+	}
+	if on, ok := env.config.boolValue("local-watch"); ok {
+		return on
+	}
+	return true
 }
 
 // hooksVerdict judges the marker, "SHELL:PID" as the snippets export it
@@ -271,8 +289,10 @@ func hooksCheck(env *runEnv) check {
 // pid must be that of status's parent, when the parent is a shell:
 // started through env, time or a script, status cannot tell, and trusts
 // the marker. shellName says which shell pid runs, "" for none; getenv
-// reads the marker and the rest of the environment.
-func hooksVerdict(getenv func(string) string, ppid int, shellName func(pid int) string) check {
+// reads the marker and the rest of the environment. watched: the daemon
+// learns of this shell's programs from the kernel, so hooks only make
+// renames a few ms sooner.
+func hooksVerdict(getenv func(string) string, ppid int, shellName func(pid int) string, watched bool) check {
 	inPane := getenv("HERDR_PANE_ID") != ""
 	if marker := getenv("HERDRTABRENAMER_HOOKS"); marker != "" {
 		shell, pidText, hasPID := strings.Cut(marker, ":")
@@ -284,14 +304,15 @@ func hooksVerdict(getenv func(string) string, ppid int, shellName func(pid int) 
 		if parent == "" {
 			return check{name: "hooks", ok: true, found: fmt.Sprintf("%s hooks loaded in shell %d, which started this command", shell, pid)}
 		}
-		return hooksMissing(fmt.Sprintf("not loaded in this shell (%s, pid %d), only in the %s it was started from (pid %d)", parent, ppid, shell, pid), parent, inPane)
+		return hooksMissing(fmt.Sprintf("not loaded in this shell (%s, pid %d), only in the %s it was started from (pid %d)", parent, ppid, shell, pid), parent, inPane, watched)
 	}
-	return hooksMissing("not loaded in this shell: renames wait for the next poll", filepath.Base(getenv("SHELL")), inPane)
+	return hooksMissing("not loaded in this shell", filepath.Base(getenv("SHELL")), inPane, watched)
 }
 
 // hooksMissing is the check for a shell without the hooks, with the line
-// that adds them to its rc file; outside a herdr pane that is no problem.
-func hooksMissing(found, shell string, inPane bool) check {
+// that adds them to its rc file; outside a herdr pane, or with the local
+// watch, that is no problem.
+func hooksMissing(found, shell string, inPane, watched bool) check {
 	fix := "add the line for your shell from herdrtabrenamer init --help to its rc file"
 	switch shell {
 	case "zsh":
@@ -301,11 +322,14 @@ func hooksMissing(found, shell string, inPane bool) check {
 	case "fish":
 		fix = `echo 'herdrtabrenamer init fish | source' >> ~/.config/fish/config.fish, then open a new shell`
 	}
-	if !inPane {
+	switch {
+	case !inPane:
 		// Outside herdr the hooks do nothing, so their absence is no problem.
 		return check{name: "hooks", ok: true, found: "not loaded (this shell is not in a herdr pane)"}
+	case watched:
+		return check{name: "hooks", ok: true, found: found + "; the daemon's local watch renames at once without them (optional: " + fix + ")"}
 	}
-	return check{name: "hooks", found: found, fix: fix}
+	return check{name: "hooks", found: found + ": renames wait for the next poll", fix: fix}
 }
 
 // parentShell names the shell running as pid (zsh for a login shell's

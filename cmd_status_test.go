@@ -15,6 +15,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procwatch"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
@@ -54,6 +55,8 @@ func TestStatusNamesEachProblemWithItsFix(t *testing.T) {
 
 	t.Run("nothing running", func(t *testing.T) {
 		t.Setenv("HERDR_SOCKET_PATH", filepath.Join(dir, "none.sock"))
+		// Without the local watch, missing hooks make renames wait.
+		t.Setenv("HERDRTABRENAMER_LOCAL_WATCH", "false")
 		code, l := statusLines(t)
 		if code != 1 {
 			t.Fatalf("exit %d, want 1", code)
@@ -205,16 +208,63 @@ func TestHooksVerdictTellsAnInheritedMarker(t *testing.T) {
 	}{
 		{"loaded in the parent shell", "zsh:100", 100, true, "zsh hooks loaded in this shell", ""},
 		{"marker of an older snippet", "zsh", 200, true, "zsh hooks loaded in this shell", ""},
-		{"inherited by a bash", "zsh:100", 200, false, "not loaded in this shell (bash, pid 200), only in the zsh it was started from (pid 100)", "~/.bashrc"},
+		{"inherited by a bash", "zsh:100", 200, false, "not loaded in this shell (bash, pid 200), only in the zsh it was started from (pid 100): renames wait for the next poll", "~/.bashrc"},
 		{"started through env", "zsh:100", 300, true, "zsh hooks loaded in shell 100, which started this command", ""},
 		{"no marker", "", 100, false, "not loaded in this shell: renames wait for the next poll", "~/.zshrc"},
 	} {
 		env := map[string]string{"HERDR_PANE_ID": "w1:p1", "SHELL": "/bin/zsh", "HERDRTABRENAMER_HOOKS": tc.marker}
 		getenv := func(k string) string { return env[k] }
-		c := hooksVerdict(getenv, tc.ppid, shellName)
+		c := hooksVerdict(getenv, tc.ppid, shellName, false)
 		if c.ok != tc.ok || c.found != tc.found || !strings.Contains(c.fix, tc.fix) {
 			t.Errorf("%s: %+v; want ok %v, found %q, a fix with %q", tc.name, c, tc.ok, tc.found, tc.fix)
 		}
+	}
+}
+
+// With the local watch, a shell without hooks is renamed at once anyway:
+// their absence is no problem, and status says why, with the line that
+// adds them.
+func TestHooksVerdictWithTheLocalWatch(t *testing.T) {
+	env := map[string]string{"HERDR_PANE_ID": "w1:p1", "SHELL": "/bin/bash"}
+	c := hooksVerdict(func(k string) string { return env[k] }, 100, func(int) string { return "bash" }, true)
+	if !c.ok || !strings.Contains(c.found, "local watch") || !strings.Contains(c.found, "~/.bashrc") {
+		t.Fatalf("hooks check %+v; want ok, naming the local watch and the optional line", c)
+	}
+}
+
+// The local watch is on unless the environment or the config file turns
+// it off, as run reads them.
+func TestLocalWatchOnFollowsEnvAndConfig(t *testing.T) {
+	if !procwatch.Supported() {
+		t.Skip("no local watch on this platform")
+	}
+	for _, tc := range []struct {
+		name, env, file string
+		want            bool
+	}{
+		{"default", "", "", true},
+		{"config off", "", "local-watch = false\n", false},
+		{"env off", "false", "", false},
+		{"env on over config off", "true", "local-watch = false\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.toml")
+			if err := os.WriteFile(path, []byte(tc.file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cf, err := loadConfigFile(path, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vars := map[string]string{}
+			if tc.env != "" {
+				vars["HERDRTABRENAMER_LOCAL_WATCH"] = tc.env
+			}
+			env := &runEnv{config: cf, lookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
+			if got := localWatchOn(env); got != tc.want {
+				t.Fatalf("localWatchOn = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 

@@ -430,6 +430,16 @@ func (cf *configFile) Resolve(_ *kong.Context, _ *kong.Path, f *kong.Flag) (any,
 	return v.v, nil
 }
 
+// boolValue is the file's value of a top-level boolean key; ok is false
+// when the file has none (or is broken, which sets nothing).
+func (cf *configFile) boolValue(key string) (v, ok bool) {
+	if cf == nil || cf.broken != nil {
+		return false, false
+	}
+	v, ok = cf.values[key].v.(bool)
+	return v, ok
+}
+
 // configSocket reads the file's socket key and nothing after it, for the
 // hooks' nudge, which runs twice per shell command: top-level keys come
 // before the first table, so it stops at the key or at the first table.

@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "73dab861d6be42260473cf4e1366fe8a22b80279d40dc1928922836775649203"
+      sha256 "6d6f7efc5af7a208bbe5c219007b8369f3cbc3c47a8e9f663463b4c642eefb72"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "9a9bf8aecdb04063809130d2060beb2b8391ac6337b7a61140c3a706f0a1f94a"
+      sha256 "b39196e436570574a23e6d47bf7d3536e0b528f10fa207d563a23892987c997e"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "9e3872bd383f426c207b1ab7a5e474e0ec10bbdcaab429b26baa023a48b34a8f"
+      sha256 "630c2a98d059a88c590ec9316b27c9d8e169b1c57daa1d5879f4524435a64df6"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "8b5f32ef69e794095c96f11f8051c445dd6b93fa9a5f38105ff261d65a483664"
+      sha256 "5fe18b24ab932ba6b2d58f56765fd8147ae276be84e582fba4abe5b6191ec5e2"
     end
   end
 

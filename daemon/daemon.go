@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"slices"
-	"sort"
 	"sync/atomic"
 	"time"
 
@@ -43,16 +42,24 @@ type Options struct {
 	Unique    bool
 	Workspace string
 	Poll      time.Duration // 0: events only
+	// RestPoll replaces Poll while the local watch follows every tab's
+	// lead pane (0: no full poll then).
+	RestPoll time.Duration
+	// AgentPoll is how often the session is read for agents' statuses
+	// while agents run and no plugin event hook brings them: herdr pushes
+	// a status change to no session-wide stream (docs/herdr.md §7).
+	// 0: never.
+	AgentPoll time.Duration
 	Debounce  time.Duration
 	// Settle is how long a new program must run before it names its tab
 	// (0: at once).
 	Settle time.Duration
-	// Warm is how long after a nudge the client keeps idle connections
-	// open (herdr.Client.Warm), so that renames skip herdr's read poll;
-	// 0: never.
-	Warm      time.Duration
-	StatePath string // "": remember nothing
-	Timeout   time.Duration
+	// LocalWatch follows the shells of lead panes on this machine through
+	// the kernel (package procwatch): a program's start and exit and a
+	// cd name their tabs at once, without hooks.
+	LocalWatch bool
+	StatePath  string // "": remember nothing
+	Timeout    time.Duration
 	// Plugin is the herdr plugin that started the daemon, whose life it
 	// follows; zero: none.
 	Plugin Plugin
@@ -338,31 +345,30 @@ var subscribedKinds = []string{
 	"workspace.created", "workspace.closed", "workspace.renamed",
 }
 
-func subscriptions(agentPanes []string) []herdr.Subscription {
-	subs := make([]herdr.Subscription, 0, len(subscribedKinds)+len(agentPanes))
+// subscriptions are the daemon's one subscription's entries: bus events
+// only. An agent's status change reaches no such entry; the entry for one
+// pane's status that herdr has costs it a read of the pane every 100 ms
+// tick (docs/herdr.md §7), so statuses come from the plugin's event hook
+// or the status poll instead.
+func subscriptions() []herdr.Subscription {
+	subs := make([]herdr.Subscription, 0, len(subscribedKinds))
 	for _, k := range subscribedKinds {
 		subs = append(subs, herdr.Subscription{Type: k})
-	}
-	// herdr has no session-wide agent status subscription (PROTOCOL.md §6).
-	for _, p := range agentPanes {
-		subs = append(subs, herdr.Subscription{Type: "pane.agent_status_changed", PaneID: p})
 	}
 	return subs
 }
 
-// agentPanes lists panes with a detected agent in the last snapshot.
-func (d *Daemon) agentPanes() []string {
+// hasAgents says whether the last snapshot shows an agent in any pane.
+func (d *Daemon) hasAgents() bool {
 	if d.last == nil {
-		return nil
+		return false
 	}
-	var ids []string
 	for _, p := range d.last.Panes {
 		if p.Agent != "" {
-			ids = append(ids, p.ID)
+			return true
 		}
 	}
-	sort.Strings(ids)
-	return ids
+	return false
 }
 
 // printDryRun shows each new decision once.

@@ -331,11 +331,15 @@ func TestRunLoopFollowsEventsAndNudges(t *testing.T) {
 	// Junk on the nudge socket is dropped and the daemon lives on.
 	sendRaw(t, nudge.SocketPath(f.srv.SocketPath()), []byte("garbage"))
 
-	// Agent status changes arrive on per-pane subscriptions.
+	// A new agent comes on the stream (pane.agent_detected); its status
+	// changes come from the plugin's event hook.
 	f.srv.SetForeground(p1)
 	f.srv.SetAgent(p1, "claude", herdr.StatusWorking)
 	waitFor(t, "agent icon", func() bool { return f.labels()[0] == "🟡 a" })
 	f.srv.SetAgent(p1, "claude", herdr.StatusBlocked)
+	if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenAgent); err != nil {
+		t.Fatal(err)
+	}
 	waitFor(t, "blocked icon", func() bool { return f.labels()[0] == "🔴 a" })
 
 	// A second daemon for the same server refuses to start.

@@ -157,8 +157,6 @@ func (d *Daemon) paneNews(ev herdr.Event) bool {
 		})
 	case "pane.agent_detected":
 		return known && p.Agent != eventField(ev, "agent")
-	case "pane.agent_status_changed":
-		return !known || string(p.AgentStatus) != eventField(ev, "agent_status")
 	case "pane.updated":
 		return d.paneUpdated(ev)
 	}

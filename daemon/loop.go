@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -29,12 +28,10 @@ type loop struct {
 	nudges      chan nudge.Message
 	events      chan streamEvent
 	subscribed  chan struct{}
-	agentPanes  chan []string // to the watcher: the panes to follow
 	preexecDone chan preexecReady
 
 	// Triggers.
-	ticker *time.Ticker
-	poll   <-chan time.Time
+	polls polls
 	// The debounce window opens at the first news, which runs a pass at
 	// once (edge), and is not pushed back by later news: a pane whose title
 	// changes faster than --debounce would otherwise hold every pass off
@@ -53,7 +50,12 @@ type loop struct {
 	// lastReadAhead is when a watcher last read the session ahead of its
 	// pass: read-aheads are spaced like nudge passes.
 	lastReadAhead time.Time
-	curAgents     []string
+	// watch is the kernel's watch of local shells.
+	local localWatch
+	// hookSeen is when the plugin's event hook last nudged us about an
+	// agent's status: while it vouches for the hook, statuses need no
+	// poll.
+	hookSeen time.Time
 
 	// pluginTick paces the checks of a daemon tied to a herdr plugin
 	// (Options.Plugin); nil when untied.
@@ -78,7 +80,6 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 		nudges:      make(chan nudge.Message, 1024),
 		events:      make(chan streamEvent, 256),
 		subscribed:  make(chan struct{}, 1),
-		agentPanes:  make(chan []string, 1),
 		preexecDone: make(chan preexecReady, 64),
 		debounce:    stoppedTimer(),
 		settle:      stoppedTimer(),
@@ -95,7 +96,6 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 	}
 	defer func() { l.ln.Close() }()
 	go l.ln.serve(l.nudges, d.log)
-	defer d.client.Cool()
 
 	d.flights = newFlights()
 	defer func() { d.flights = nil }()
@@ -105,12 +105,14 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 	evDone := make(chan struct{})
 	go func() {
 		defer close(evDone)
-		d.watchEvents(evCtx, d.client, l.events, l.subscribed, l.agentPanes)
+		d.watchEvents(evCtx, d.client, l.events, l.subscribed)
 	}()
 	defer func() { stopEvents(); <-evDone }()
 
-	l.setPoll(d.opt.Poll)
-	defer l.setPoll(0)
+	defer l.polls.stop()
+	l.planPolls(false)
+	l.startWatch()
+	defer l.stopWatch()
 	if d.opt.Plugin.ID != "" {
 		tick := time.NewTicker(pluginCheckEvery)
 		defer tick.Stop()
@@ -164,14 +166,12 @@ func (l *loop) step(reload <-chan Options) bool {
 			return false
 		}
 	case opt := <-reload:
-		oldPoll := d.opt.Poll
 		d.reconfigure(opt)
-		if d.opt.Poll != oldPoll {
-			l.setPoll(d.opt.Poll)
-		}
 		l.run(passInput{})
-	case <-l.poll:
+	case <-l.polls.full.c:
 		l.run(passInput{})
+	case <-l.polls.agents.c:
+		l.run(passInput{agentPoll: true})
 	case <-d.sessions.Changed():
 		// An agent's session got a new title (a /rename).
 		l.run(passInput{urgent: true})
@@ -190,9 +190,9 @@ func (l *loop) step(reload <-chan Options) bool {
 		l.settleAt = time.Time{}
 		l.run(passInput{})
 	case m := <-l.nudges:
-		// A shell hook spoke: renames are likely soon (this one, the
-		// program's exit, the next command).
-		d.client.Warm(d.opt.Warm)
+		if m.When == nudge.WhenAgent {
+			l.hookSeen = d.now()
+		}
 		if m.When == nudge.WhenPreexec && d.knownPane(m.PaneID) {
 			l.watch(preexecWatch{pane: m.PaneID, window: preexecWindow, snapshot: true, timeout: d.opt.Timeout})
 			return true
@@ -203,6 +203,8 @@ func (l *loop) step(reload <-chan Options) bool {
 		if !r.skip {
 			l.nudged(r.pane, &r)
 		}
+	case <-l.watchChanged():
+		l.watchReported()
 	case <-l.nudgeTimer.C:
 		if len(l.forced) > 0 {
 			l.nudgePass(nil)
@@ -241,6 +243,9 @@ func (l *loop) event(sev streamEvent) {
 			l.debounce.Reset(d.opt.Debounce)
 		}
 		return
+	}
+	if l.watched(ev.PaneID) {
+		return // the kernel tells of this shell's programs already
 	}
 	switch d.titleNews(ev) {
 	case titleProgramChanged:
@@ -282,18 +287,6 @@ func (l *loop) watch(w preexecWatch) {
 	go l.d.awaitProgram(l.ctx, w, l.preexecDone)
 }
 
-// setPoll (re)starts the poll ticker: a reload may change --poll.
-func (l *loop) setPoll(every time.Duration) {
-	if l.ticker != nil {
-		l.ticker.Stop()
-		l.ticker, l.poll = nil, nil
-	}
-	if every > 0 {
-		l.ticker = time.NewTicker(every)
-		l.poll = l.ticker.C
-	}
-}
-
 // nudged runs a pass for a nudged pane at once, unless the last nudge pass
 // was under nudgeGap ago: then one pass at the end of the gap serves every
 // pane nudged meanwhile. Every nudge-driven pass, preexec re-checks
@@ -333,7 +326,7 @@ func (l *loop) run(in passInput) {
 	// One line per pass, also when nothing changed: tests of the built
 	// binary count passes by this line's fields (a real herdr has no
 	// request counter to fence on).
-	d.trace(Trace{Kind: TracePass, Stats: st}, "pass", "renames", st.Renames, "warm", st.Warm, "hedges", st.Hedges, "process_info", st.ProcessInfoCalls, "local_reads", st.LocalReads)
+	d.trace(Trace{Kind: TracePass, Stats: st}, "pass", "renames", st.Renames, "hedges", st.Hedges, "process_info", st.ProcessInfoCalls, "local_reads", st.LocalReads)
 	// A program that has not settled yet gets the pass that names it when
 	// it does (--settle).
 	if at := d.settleDue(); !at.IsZero() && (l.settleAt.IsZero() || at.Before(l.settleAt)) {
@@ -346,22 +339,12 @@ func (l *loop) run(in passInput) {
 		} else {
 			d.log.Warn("pass failed", "err", err)
 		}
+		l.planPolls(false)
 		return
 	}
 	d.logBack()
 	d.printDryRun(reps)
-	if ag := d.agentPanes(); !slices.Equal(ag, l.curAgents) {
-		l.curAgents = ag
-		// Replace an update the watcher has not taken yet. Only this
-		// goroutine sends, so after the drain the send cannot block; a
-		// blocking receive here would hang the loop if the watcher took
-		// the old value in between.
-		select {
-		case <-l.agentPanes:
-		default:
-		}
-		l.agentPanes <- ag
-	}
+	l.planPolls(l.rewatch(reps))
 }
 
 // keepClaim runs after every pass: it follows a herdr that appeared or

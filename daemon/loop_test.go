@@ -124,46 +124,119 @@ func TestReloadAppliesAliasesToRunningPrograms(t *testing.T) {
 		func() string { return fmt.Sprintf("label %q", f.labels()[0]) })
 }
 
-// The per-pane agent subscriptions name panes from the last snapshot. If
-// such a pane is gone when the stream is re-opened (herdr restarted
-// without it), herdr refuses the whole subscription. The daemon must not
-// retry the same refused request forever: with --poll 0 it would never
-// see another event.
-func TestResubscribeSurvivesAGoneAgentPane(t *testing.T) {
+// herdr pushes an agent's status change on no session-wide stream: only
+// to a subscription entry for its one pane, which herdr 0.8.2 serves by
+// reading the pane on every 100 ms tick, forever (docs/herdr.md §7). An
+// idle daemon must make herdr do no such work, however many agents run.
+func TestIdleDaemonMakesHerdrReadNoPane(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Poll = 0 })
-	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
-	_, p2 := f.srv.NewTab(ws, home+"/agent")
-	f.srv.SetAgent(p2, "claude", herdr.StatusWorking)
+	f := newFixture(t, "{icon}{proc|dir}", func(o *Options) { o.Poll = 0 })
+	ws, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	_, p2 := f.srv.NewTab(ws, home+"/b")
+	f.srv.SetAgent(p1, "claude", herdr.StatusWorking)
+	f.srv.SetAgent(p2, "codex", herdr.StatusIdle)
 	runDaemon(t, f, nil)
-	waitFor(t, "first pass", func() bool { l := f.labels(); return len(l) == 2 && l[0] == "a" })
-	// The stream that follows the agent pane is up (the restart below
-	// makes its resubscribe name a pane that is gone), and no pass is
-	// owed that could send the watcher a new pane list after the restart.
-	waitFor(t, "agent subscription", func() bool {
-		subs := f.traces.of(TraceSubscribed)
-		return len(subs) > 0 && subs[len(subs)-1].AgentPanes == 1 && f.subscribePassesDone()
+	waitFor(t, "first pass", func() bool { l := f.labels(); return len(l) == 2 && l[0] == "🟡a" })
+	waitFor(t, "the subscription's full pass", func() bool {
+		return len(f.traces.of(TraceSubscribed)) > 0 && f.subscribePassesDone()
 	})
-
-	if err := f.srv.Stop(); err != nil {
-		t.Fatal(err)
+	// A tab created now comes on the stream in a round that also served
+	// every other entry of it.
+	before := len(f.traces.of(TraceTriaged))
+	_, _ = f.srv.NewTab(ws, home+"/c")
+	waitFor(t, "the new tab's event", func() bool {
+		for _, tr := range f.traces.of(TraceTriaged)[before:] {
+			if tr.Event == "tab.created" {
+				return true
+			}
+		}
+		return false
+	})
+	if n := f.srv.PanePolls(); n != 0 {
+		t.Fatalf("herdr read agent panes %d times for the daemon's subscription; want 0", n)
 	}
-	f.srv.ClosePane(p2) // herdr comes back without the agent pane
-	if err := f.srv.Restart(); err != nil {
-		t.Fatal(err)
-	}
-	f.srv.NewTab(ws, home+"/c")
-	testutil.WaitForWithin(t, 8*time.Second, "daemon to hear again after herdr came back without an agent pane",
-		func() bool { l := f.labels(); return len(l) == 2 && l[1] == "c" },
-		func() string { return fmt.Sprintf("labels %q\n%s", f.labels(), lastLines(f.log.String(), 8)) })
 }
 
-func lastLines(s string, n int) string {
-	l := strings.Split(strings.TrimSpace(s), "\n")
-	if len(l) > n {
-		l = l[len(l)-n:]
+// Without the plugin's event hook, nothing pushes an agent's status to the
+// daemon: it reads the session every AgentPoll while agents run, and not
+// at all once none does.
+func TestAgentStatusComesFromTheStatusPoll(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{icon}{proc|dir}", func(o *Options) { o.Poll, o.AgentPoll = 0, 20*time.Millisecond })
+	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
+	_, p1 := f.srv.NewTab(ws, home+"/b")
+	runDaemon(t, f, nil)
+	waitFor(t, "first pass", func() bool { return strings.Join(f.labels(), "|") == "a|b" })
+	f.srv.SetAgent(p1, "claude", herdr.StatusWorking)
+	// herdr's agent_detected event brings the agent; its status changes
+	// after that come on no stream of the daemon's.
+	waitFor(t, "agent icon", func() bool { return f.labels()[1] == "🟡b" })
+	waitFor(t, "the status poll", func() bool { return lastPolls(f).AgentPoll == 20*time.Millisecond })
+	f.srv.SetAgent(p1, "claude", herdr.StatusBlocked)
+	waitFor(t, "blocked icon", func() bool { return f.labels()[1] == "🔴b" })
+	f.srv.ClosePane(p1)
+	waitFor(t, "no agent: no status poll", func() bool { return lastPolls(f).AgentPoll == 0 })
+}
+
+// The plugin's event hook nudges the daemon on every agent status change
+// (nudge --when agent): a daemon it serves reads nothing for statuses,
+// neither when the plugin started it nor once a hook nudge came.
+func TestHookServedDaemonDoesNotPollStatuses(t *testing.T) {
+	for _, tied := range []bool{true, false} {
+		t.Run(fmt.Sprintf("tied=%v", tied), func(t *testing.T) {
+			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+			f := newFixture(t, "{icon}{proc|dir}", func(o *Options) {
+				o.Poll, o.AgentPoll = 0, 20*time.Millisecond
+				if tied {
+					o.Plugin = Plugin{ID: "herdrtabrenamer"}
+				}
+			})
+			_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+			f.srv.SetAgent(p1, "claude", herdr.StatusWorking)
+			runDaemon(t, f, nil)
+			waitFor(t, "first pass", func() bool { return f.labels()[0] == "🟡a" })
+			if !tied {
+				waitFor(t, "the status poll", func() bool { return lastPolls(f).AgentPoll > 0 })
+			}
+			f.srv.SetAgent(p1, "claude", herdr.StatusBlocked)
+			if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenAgent); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "blocked icon", func() bool { return f.labels()[0] == "🔴a" })
+			waitFor(t, "no status poll", func() bool { return lastPolls(f).AgentPoll == 0 })
+			for _, tr := range f.traces.of(TracePolls) {
+				if tied && tr.AgentPoll != 0 {
+					t.Fatalf("a daemon the plugin started polled statuses every %v", tr.AgentPoll)
+				}
+			}
+		})
 	}
-	return strings.Join(l, "\n")
+}
+
+// A status that no name shows ({proc|dir}: no {icon}, no {status}) is
+// not looked for, however many agents run.
+func TestNoStatusPollWhenNoNameShowsStatus(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{agent|proc|dir}", func(o *Options) { o.Poll, o.AgentPoll = 0, 20*time.Millisecond })
+	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	f.srv.SetAgent(p1, "claude", herdr.StatusWorking)
+	runDaemon(t, f, nil)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "claude" })
+	waitFor(t, "the polls planned", func() bool { return len(f.traces.of(TracePolls)) > 0 && f.subscribePassesDone() })
+	for _, tr := range f.traces.of(TracePolls) {
+		if tr.AgentPoll != 0 {
+			t.Fatalf("statuses polled every %v for names that show none", tr.AgentPoll)
+		}
+	}
+}
+
+// lastPolls is the daemon's last word on its polls (zero before any).
+func lastPolls(f *fixture) Trace {
+	ps := f.traces.of(TracePolls)
+	if len(ps) == 0 {
+		return Trace{}
+	}
+	return ps[len(ps)-1]
 }
 
 // Without $XDG_RUNTIME_DIR the instance lock lives under the shared

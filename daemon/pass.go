@@ -60,10 +60,6 @@ type PassStats struct {
 	// LocalReads counts programs read from this machine's /proc instead
 	// of asking herdr (the pane's shell is ours to look at).
 	LocalReads int
-	// Warm counts requests (renames, mostly) sent on a connection the
-	// client held open after a nudge, so herdr's read poll did not make
-	// them wait (herdr.Client.Warm).
-	Warm int
 }
 
 // paneProc caches what we learnt of a pane's foreground program. It is a
@@ -130,6 +126,9 @@ type passInput struct {
 	// asking again.
 	snap   *herdr.Snapshot
 	snapAt time.Time // when snap was asked for
+	// agentPoll: the status poll, for agents' statuses alone; it asks
+	// herdr about no program.
+	agentPoll bool
 }
 
 // pass reads the session once and brings every tab in scope to its wanted
@@ -138,10 +137,9 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]TabReport, PassStats
 	if !in.urgent {
 		ctx = herdr.WithoutHedge(ctx)
 	}
-	before, warmBefore := d.hedged(), d.client.WarmStats().Used
+	before := d.hedged()
 	reps, stats, err := d.readAndRename(ctx, in)
 	stats.Hedges = int(d.hedged() - before)
-	stats.Warm = int(d.client.WarmStats().Used - warmBefore)
 	return reps, stats, err
 }
 

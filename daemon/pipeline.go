@@ -62,7 +62,7 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 		return nil, stats, err
 	}
 	rows := d.planRows(v, in)
-	answers := d.gather(ctx, leadsOf(rows), gatherScope{refresh: !in.urgent, nudged: len(in.forced) > 0}, &stats)
+	answers := d.gather(ctx, leadsOf(rows), gatherScope{refresh: !in.urgent && !in.agentPoll, nudged: len(in.forced) > 0}, &stats)
 	titles := d.sessions.Titles(sessionLeads(rows))
 	d.decide(v, rows, answers, titles)
 	var w stateWrites

@@ -50,6 +50,11 @@ const (
 	// kept).
 	TraceReloaded  TraceKind = "reloaded"
 	TraceStateKept TraceKind = "state_kept"
+	// TracePolls: the polls changed (Poll: the full poll, AgentPoll: the
+	// status poll; 0: off).
+	TracePolls TraceKind = "polls"
+	// TraceWatched: the local watch saw a change in Pane's shell.
+	TraceWatched TraceKind = "watched"
 )
 
 // Trace is one traced moment.
@@ -62,16 +67,17 @@ type Trace struct {
 	Pane  string
 	Label string
 	News  bool
-	// Subscribed, SubscribeFailed: the agent panes subscribed to, and
-	// whether a full pass was asked for (not already owed).
-	AgentPanes int
-	FullPass   bool
+	// Subscribed, SubscribeFailed: whether a full pass was asked for (not
+	// already owed).
+	FullPass bool
 	// ResubscribePause: how long.
 	Pause time.Duration
 	// Pass: the pass's counters.
 	Stats PassStats
 	// StateKept: the state file kept.
 	Path string
+	// Polls: the intervals.
+	Poll, AgentPoll time.Duration
 }
 
 // trace logs t at debug level under msg, with its stable "trace" field

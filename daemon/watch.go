@@ -39,20 +39,12 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 // watchEvents keeps one subscription open, reconnecting with capped
 // backoff and jitter. After every (re)subscribe it asks for a full pass.
-func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan<- streamEvent, subscribed chan<- struct{}, agents <-chan []string) {
+func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan<- streamEvent, subscribed chan<- struct{}) {
 	var b backoff
 	lostInARow := 0
-	var agentPanes []string
 	for ctx.Err() == nil {
-		select {
-		case a := <-agents:
-			agentPanes = a
-		default:
-		}
-		sctx, cancel := context.WithCancel(ctx)
-		stream, err := client.Subscribe(sctx, subscriptions(agentPanes))
+		stream, err := client.Subscribe(ctx, subscriptions())
 		if err != nil {
-			cancel()
 			d.subscribeFailed(err, subscribed)
 			if !sleep(ctx, b.next()) {
 				return
@@ -60,12 +52,7 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 			continue
 		}
 		began := d.now()
-		changed, endErr := d.stream1(sctx, cancel, client, stream, out, subscribed, agents, len(agentPanes))
-		if changed != nil {
-			// We ended it to change what we listen to: resubscribe now.
-			agentPanes = *changed
-			continue
-		}
+		endErr := d.stream1(ctx, client, stream, out, subscribed)
 		// A server that acks and then closes (or sends garbage) would
 		// otherwise get a subscribe, a snapshot and a pass per loop: only
 		// a stream that stayed up for a while earns a reset backoff.
@@ -93,9 +80,8 @@ func (d *Daemon) watchEvents(ctx context.Context, client *herdr.Client, out chan
 }
 
 // subscribeFailed reports a failed subscribe. herdr up but refusing the
-// request most likely means a per-pane entry names a pane that is gone:
-// the loop is asked for a pass, which sends the current agent panes for
-// the next attempt.
+// request (a herdr that knows fewer event kinds, say) still has tabs to
+// name: the loop is asked for a pass.
 func (d *Daemon) subscribeFailed(err error, subscribed chan<- struct{}) {
 	pass := "none"
 	var apiErr *herdr.APIError
@@ -107,41 +93,17 @@ func (d *Daemon) subscribeFailed(err error, subscribed chan<- struct{}) {
 
 // stream1 serves one acked subscription until it ends: it learns the
 // protocol, asks for the full pass, and forwards events. It returns the
-// new agent panes when the stream was ended to subscribe to them, and the
-// error that ended it.
-func (d *Daemon) stream1(sctx context.Context, cancel context.CancelFunc, client *herdr.Client, stream *herdr.Stream,
-	out chan<- streamEvent, subscribed chan<- struct{}, agents <-chan []string, agentPanes int) (*[]string, error) {
+// error that ended the stream (on server loss, mostly).
+func (d *Daemon) stream1(ctx context.Context, client *herdr.Client, stream *herdr.Stream, out chan<- streamEvent, subscribed chan<- struct{}) error {
+	defer stream.Close()
 	gen := d.stream.gen.Add(1)
 	d.stream.first.CompareAndSwap(0, d.now().UnixNano())
 	// Learn the protocol (and warn once about an unknown one) after
 	// every (re)subscribe: a restarted herdr may be another version.
-	if _, err := client.Ping(sctx); err != nil {
+	if _, err := client.Ping(ctx); err != nil {
 		d.log.Debug("ping failed", "err", err)
 	}
 	pass := askFullPass(subscribed)
-	d.trace(Trace{Kind: TraceSubscribed, AgentPanes: agentPanes, FullPass: pass == "asked"},
-		"subscribed to events", "agent_panes", agentPanes, "full_pass", pass)
-	// The stream ends on server loss, or when the set of agent panes
-	// changes and needs a new subscription.
-	next := make(chan []string, 1)
-	watcherDone := make(chan struct{})
-	go func() {
-		defer close(watcherDone)
-		select {
-		case a := <-agents:
-			next <- a
-			cancel()
-		case <-sctx.Done():
-		}
-	}()
-	endErr := d.forward(sctx, stream, gen, out)
-	stream.Close()
-	cancel()
-	<-watcherDone
-	select {
-	case a := <-next:
-		return &a, endErr
-	default:
-		return nil, endErr
-	}
+	d.trace(Trace{Kind: TraceSubscribed, FullPass: pass == "asked"}, "subscribed to events", "full_pass", pass)
+	return d.forward(ctx, stream, gen, out)
 }

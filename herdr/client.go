@@ -29,14 +29,9 @@ const MaxReply = 16 << 20
 
 // Client talks to one herdr server. herdr answers one request per
 // connection and closes it, so a call dials afresh and its connection
-// ends with it (a Stream keeps its own until closed), unless one of two
-// policies, both off until asked for, says otherwise. With WithHedging a
+// ends with it (a Stream keeps its own until closed). With WithHedging a
 // read that is late goes out a second time on another connection
-// (hedge.go). During a warm spell (Warm, until Cool) the client keeps up
-// to 16 connections open that have sent nothing yet, and a request that
-// goes out once, or a late read's second copy, takes one of them when
-// herdr will look at it soon (pool.go). A Client is safe for concurrent
-// use.
+// (hedge.go). A Client is safe for concurrent use.
 type Client struct {
 	path    string
 	timeout time.Duration
@@ -52,10 +47,7 @@ type Client struct {
 	// a snapshot is read into a buffer of that size at once instead of
 	// growing to it by copies, while a tab.rename's reply stays small.
 	largest sync.Map
-	hedge   *hedger   // when and how often reads go out twice
-	warm    *warmPool // idle connections for requests that go out once
-	// policies are hedge and warm, told every outcome (observe).
-	policies []policy
+	hedge   *hedger // when and how often reads go out twice
 }
 
 // Option configures a Client.
@@ -81,11 +73,9 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // New returns a client for the herdr API socket at socketPath. It does not
-// connect; the first call, or Warm, does.
+// connect; the first call does.
 func New(socketPath string, opts ...Option) *Client {
 	c := &Client{path: socketPath, timeout: DefaultTimeout, log: slog.Default(), hedge: newHedger()}
-	c.warm = newWarmPool(c)
-	c.policies = []policy{c.hedge, c.warm}
 	c.dial = dialSocket
 	for _, o := range opts {
 		o(c)
@@ -233,7 +223,7 @@ type outgoing struct {
 
 // exchange sends one request and returns the one reply line. Idempotent
 // reads may go out twice, on two connections (hedge.go); everything else
-// goes out once, on a warm connection while there are some (pool.go).
+// goes out once, on a fresh connection.
 func (c *Client) exchange(ctx context.Context, method string, params any) ([]byte, error) {
 	line, _, err := c.encodeRequest(method, params)
 	if err != nil {
@@ -243,37 +233,7 @@ func (c *Client) exchange(ctx context.Context, method string, params any) ([]byt
 	if c.hedge.applies(ctx, method) {
 		return c.hedgedExchange(ctx, out)
 	}
-	// Reads dial afresh even when not hedged: most are read at once, and
-	// a warm connection's few ms would come on top of every probe and
-	// pass; a late read can be hedged, a rename cannot.
-	if !hedgeable[method] {
-		if reply, ok, err := c.sendWarm(ctx, out); ok {
-			return reply, err
-		}
-	}
 	return c.roundTrip(ctx, out)
-}
-
-// sendWarm sends the request on the warm connection herdr will look at
-// soonest, if the pool has one worth it. ok is false when nothing went
-// out: no connection, or herdr had closed it (a restart), so the line
-// never left and may go out on a fresh connection.
-func (c *Client) sendWarm(ctx context.Context, out outgoing) (reply []byte, ok bool, err error) {
-	conn, phase, ok := c.warm.take()
-	if !ok {
-		return nil, false, nil
-	}
-	start := time.Now()
-	reply, sent, err := c.converse(ctx, conn, out.method, out.line, out.deadline)
-	if err == nil {
-		c.observe(outcome{kind: warmAnswered, method: out.method, phase: phase, hedging: out.hedging})
-		c.traceReply(ctx, out.method, "warm", start)
-	}
-	if sent || ctx.Err() != nil {
-		return reply, true, err
-	}
-	c.observe(outcome{kind: warmClosed, method: out.method, hedging: out.hedging})
-	return nil, false, nil
 }
 
 // roundTrip writes the request on a fresh connection and reads the one
@@ -284,47 +244,46 @@ func (c *Client) roundTrip(ctx context.Context, out outgoing) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	reply, _, err := c.converse(ctx, conn, out.method, out.line, out.deadline)
+	reply, err := c.converse(ctx, conn, out.method, out.line, out.deadline)
 	if err == nil {
-		c.observe(outcome{kind: freshAnswered, method: out.method, took: time.Since(start), hedging: out.hedging})
-		c.traceReply(ctx, out.method, "fresh", start)
+		c.hedge.observe(outcome{kind: freshAnswered, method: out.method, took: time.Since(start), hedging: out.hedging})
+		c.traceReply(ctx, out.method, start)
 	}
 	return reply, err
 }
 
-// traceReply logs, at debug level, how long a reply took and on which
-// kind of connection: the bench's -trace shows from these whether a slow
-// rename waited for herdr's read poll on a fresh connection.
-func (c *Client) traceReply(ctx context.Context, method, conn string, start time.Time) {
+// traceReply logs, at debug level, how long a reply took: the bench's
+// -trace shows from these whether a slow rename waited for herdr's read
+// poll.
+func (c *Client) traceReply(ctx context.Context, method string, start time.Time) {
 	if c.log.Enabled(ctx, slog.LevelDebug) {
-		c.log.Debug("herdr: reply", "method", method, "conn", conn, "took", time.Since(start))
+		c.log.Debug("herdr: reply", "method", method, "took", time.Since(start))
 	}
 }
 
-// converse writes line on conn and reads the one reply line; sent is false
-// when the write failed, so nothing reached herdr. conn is closed on
-// return; ctx cancellation unblocks it by moving the deadline, never by
-// writing.
-func (c *Client) converse(ctx context.Context, conn net.Conn, method string, line []byte, deadline time.Time) (reply []byte, sent bool, err error) {
+// converse writes line on conn and reads the one reply line. conn is
+// closed on return; ctx cancellation unblocks it by moving the deadline,
+// never by writing.
+func (c *Client) converse(ctx context.Context, conn net.Conn, method string, line []byte, deadline time.Time) ([]byte, error) {
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	if err := conn.SetDeadline(deadline); err != nil {
-		return nil, false, c.transportErr(ctx, method, deadline, fmt.Errorf("set deadline: %w", err))
+		return nil, c.transportErr(ctx, method, deadline, fmt.Errorf("set deadline: %w", err))
 	}
 	if _, err := conn.Write(line); err != nil {
-		return nil, false, c.transportErr(ctx, method, deadline, fmt.Errorf("write request: %w", err))
+		return nil, c.transportErr(ctx, method, deadline, fmt.Errorf("write request: %w", err))
 	}
 	largest := c.largestReply(method)
 	br := bufio.NewReaderSize(conn, int(min(max(largest.Load()+2, 4<<10), 64<<10)))
-	reply, err = readLineSized(br, MaxReply, int(largest.Load()))
+	reply, err := readLineSized(br, MaxReply, int(largest.Load()))
 	if err != nil {
-		return nil, true, c.transportErr(ctx, method, deadline, err)
+		return nil, c.transportErr(ctx, method, deadline, err)
 	}
 	if n := int64(len(reply)); n > largest.Load() {
 		largest.Store(n)
 	}
-	return reply, true, nil
+	return reply, nil
 }
 
 // largestReply is the longest reply line seen for method so far.

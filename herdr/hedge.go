@@ -21,9 +21,8 @@ import (
 // request follows what each method usually takes; no second request when
 // the usual time itself is too long to beat the poll; at most one second
 // request per call; and a budget of about one call in three, since a
-// fresh connection misses herdr's first look often (`go test -run '^$'
-// -bench RenameUnderReadPoll ./herdr/` puts a fresh request's p95 at a
-// whole poll and its mean near half of one).
+// fresh connection misses herdr's first look often on a busy machine
+// (docs/herdr.md §2).
 
 // hedgeable are the methods that may go out twice: reads with no effect
 // on herdr (tab.list and friends are the session.snapshot fallback).
@@ -200,9 +199,7 @@ func (h *hedger) won() {
 }
 
 // observe takes in what the hedge learns from: the answer times of the
-// calls it planned, on fresh connections (a warm connection's answer
-// waits for a look that was aimed at, and says nothing of the stall a
-// hedge is for), the races its second send won, and the late calls it
+// calls it planned, the races its second send won, and the late calls it
 // sent no second request for.
 func (h *hedger) observe(o outcome) {
 	switch {
@@ -229,18 +226,9 @@ func (c *Client) hedgedExchange(ctx context.Context, out outgoing) ([]byte, erro
 		start := time.Now()
 		reply, err := fresh(ctx)
 		if time.Since(start) > wait {
-			c.observe(outcome{kind: lateAlone, method: out.method})
+			h.observe(outcome{kind: lateAlone, method: out.method})
 		}
 		return reply, err
-	}
-	// The hedge goes out on a warm connection when there is one (a hooked
-	// shell is active): herdr looks at it within a few ms, where a second
-	// fresh connection misses its first look as often as the first did.
-	hedge := func(ctx context.Context) ([]byte, error) {
-		if reply, ok, err := c.sendWarm(ctx, out); ok {
-			return reply, err
-		}
-		return fresh(ctx)
 	}
 	admit := func() bool {
 		if !h.take() {
@@ -251,11 +239,9 @@ func (c *Client) hedgedExchange(ctx context.Context, out outgoing) ([]byte, erro
 	}
 	due, stop := h.newTimer(wait)
 	defer stop()
-	reply, res, err := raceTwo(ctx, fresh, hedge, due, admit)
+	reply, res, err := raceTwo(ctx, fresh, fresh, due, admit)
 	if res.secondWon {
-		// The first request, left waiting, missed herdr's first look: the
-		// warm pool counts it, or it would see only the hits (pool.go).
-		c.observe(outcome{kind: secondWon, method: out.method})
+		h.observe(outcome{kind: secondWon, method: out.method})
 	}
 	return reply, err
 }

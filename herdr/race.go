@@ -6,14 +6,10 @@ import (
 	"time"
 )
 
-// Mechanism and policy. A request can go out on a fresh connection or on
-// a warm one, and a late read can go out twice. How two sends race is the
-// mechanism, here: raceTwo knows nothing of herdr. When a second send is
-// due, whether the budget allows it and which connection a request takes
-// are policy: the hedge (hedge.go) and the warm pool (pool.go). Both learn
-// from what happens to requests through one interface, policy, so the
-// code that sends says what happened once and each policy keeps what
-// concerns it.
+// Mechanism and policy. A late read can go out twice. How two sends race
+// is the mechanism, here: raceTwo knows nothing of herdr. When a second
+// send is due and whether the budget allows it is policy: the hedge
+// (hedge.go), which learns from what happens to requests (outcome).
 
 // raceResult says how a race of two sends ended.
 type raceResult struct {
@@ -83,12 +79,6 @@ const (
 	// freshAnswered: a request on a fresh connection was answered, took
 	// after the dial began.
 	freshAnswered outcomeKind = iota
-	// warmAnswered: a request on a warm connection opened at phase was
-	// answered.
-	warmAnswered
-	// warmClosed: the warm connection taken for a request had been closed
-	// by herdr (a restart), so the request never left on it.
-	warmClosed
 	// secondWon: a race's second send answered while the first, on a
 	// fresh connection, still waited: the first missed herdr's first look.
 	secondWon
@@ -97,28 +87,12 @@ const (
 	lateAlone
 )
 
-// outcome is one thing the client's policies learn from.
+// outcome is one thing the hedge learns from.
 type outcome struct {
 	kind   outcomeKind
 	method string
 	took   time.Duration // freshAnswered
-	phase  time.Time     // warmAnswered
-	// hedging: the hedge planned the call, so its answer times on fresh
-	// connections are the ones the wait before a hedge follows.
+	// hedging: the hedge planned the call, so its answer times are the
+	// ones the wait before a hedge follows.
 	hedging bool
-}
-
-// policy is a rule for sending that learns from outcomes: the hedge
-// learns how long each read usually takes and spends its budget, the warm
-// pool learns how often fresh connections miss herdr's first look and how
-// late its looks at warm ones run.
-type policy interface {
-	observe(outcome)
-}
-
-// observe tells every policy of the client what happened.
-func (c *Client) observe(o outcome) {
-	for _, p := range c.policies {
-		p.observe(o)
-	}
 }

@@ -6,9 +6,8 @@ import (
 )
 
 // recentTimes keeps the last n durations seen, for their median: the
-// hedge's usual answer time per method, the warm pool's drift per look.
-// A median, not a mean: the late answers both exist for would drag a mean
-// up to them.
+// hedge's usual answer time per method. A median, not a mean: the late
+// answers the hedge exists for would drag a mean up to them.
 type recentTimes struct {
 	n int             // how many to keep (0: all)
 	d []time.Duration // oldest first

@@ -218,10 +218,11 @@ func checkCommands(t *testing.T, m *pluginmanifest.Manifest, bin string) {
 		}
 	}
 	// The hook must take nudge's fast path: PANE_ID comes from
-	// $HERDR_PANE_ID, which herdr sets to the event's pane.
+	// $HERDR_PANE_ID, which herdr sets to the event's pane; --when agent
+	// tells the daemon a hook brings statuses.
 	if len(m.Events) != 1 || m.Events[0].On != "pane.agent_status_changed" ||
-		!slices.Equal(m.Events[0].Command[1:], []string{"nudge", "--quiet"}) {
-		t.Errorf("events = %+v, want one pane.agent_status_changed hook running nudge --quiet", m.Events)
+		!slices.Equal(m.Events[0].Command[1:], []string{"nudge", "--quiet", "--when", "agent"}) {
+		t.Errorf("events = %+v, want one pane.agent_status_changed hook running nudge --quiet --when agent", m.Events)
 	}
 }
 

@@ -4,11 +4,14 @@
 package integration
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,7 +172,7 @@ type daemonProc struct {
 // win, so a test can override any of them.
 func daemonArgs(sb *sandbox, srv *herdrsim.Server) []string {
 	return []string{"run", "--apply", "--socket", srv.SocketPath(), "--state", sb.StatePath,
-		"--poll", "100ms", "--debounce", "20ms"}
+		"--poll", "100ms", "--rest-poll", "100ms", "--debounce", "20ms"}
 }
 
 // startDaemon runs a daemon against srv in a fresh sandbox. It returns once
@@ -573,4 +576,77 @@ func writeFile(t testing.TB, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// requestRelay is a socket a daemon talks to in herdr's place: it passes
+// each connection on to herdr, byte for byte both ways, and keeps the
+// first line of each (the request), so a test sees what the daemon asks
+// of a real herdr.
+type requestRelay struct {
+	path     string
+	upstream string
+	ln       net.Listener
+	mu       sync.Mutex
+	lines    []string
+}
+
+func startRequestRelay(t *testing.T, dir, upstream string) *requestRelay {
+	t.Helper()
+	r := &requestRelay{path: filepath.Join(dir, "relay.sock"), upstream: upstream}
+	ln, err := net.Listen("unix", r.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ln = ln
+	var conns sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); conns.Wait() })
+	go func() {
+		for {
+			down, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Go(func() { r.relay(down) })
+		}
+	}()
+	return r
+}
+
+func (r *requestRelay) relay(down net.Conn) {
+	defer down.Close()
+	up, err := net.Dial("unix", r.upstream)
+	if err != nil {
+		return
+	}
+	defer up.Close()
+	go func() { _, _ = io.Copy(down, up); down.Close() }()
+	br := bufio.NewReader(down)
+	line, err := br.ReadString('\n')
+	if line != "" {
+		r.mu.Lock()
+		r.lines = append(r.lines, line)
+		r.mu.Unlock()
+		if _, werr := up.Write([]byte(line)); werr != nil {
+			return
+		}
+	}
+	if err == nil {
+		_, _ = io.Copy(up, br)
+	}
+}
+
+// requests are the request lines of method seen so far.
+func (r *requestRelay) requests(method string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, l := range r.lines {
+		var req struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal([]byte(l), &req) == nil && req.Method == method {
+			out = append(out, l)
+		}
+	}
+	return out
 }

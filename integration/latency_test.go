@@ -161,7 +161,8 @@ func TestNudgeDrivenRenameIsOneRequestAfterTheProgramStarts(t *testing.T) {
 	ws, tab, pane := srv.NewWorkspace("w", dir)
 	srv.NewTab(ws, sb.HomePath("other"))
 	tty, _ := realShell(t, srv, pane, dir)
-	d := startDaemonIn(t, sb, srv, "--poll", "0", "--log-level", "debug")
+	// The nudge alone: the local watch would bring the same renames.
+	d := startDaemonIn(t, sb, srv, "--poll", "0", "--no-local-watch", "--log-level", "debug")
 	waitLabel(t, srv, tab, "proj")
 	settleStream(t, d)
 
@@ -277,7 +278,8 @@ func TestTitleChangeAtAPromptFindsTheProgram(t *testing.T) {
 	}
 	_, tab, pane := srv.NewWorkspace("w", dir)
 	tty, shell := realShell(t, srv, pane, dir)
-	d := startDaemonIn(t, sb, srv, "--poll", "0", "--log-level", "debug")
+	// The title alone: the local watch would bring the same renames.
+	d := startDaemonIn(t, sb, srv, "--poll", "0", "--no-local-watch", "--log-level", "debug")
 	waitLabel(t, srv, tab, "proj")
 	settleStream(t, d)
 

@@ -189,16 +189,14 @@ func lockTrial(t *testing.T, w world, look func(tab string) string, tab, pane, d
 
 // labelLook reads a tab's label as soon after the call as w allows, so
 // that a rename landing just after lock returned is seen as landing after
-// it: herdrsim's state directly; on real herdr a tab.get on a warm
-// connection, as the daemon renames (a few ms, not herdr's 100 ms read
-// poll).
+// it: herdrsim's state directly; on real herdr a tab.get (most are read at
+// once, some wait herdr's 100 ms read poll, which only moves the count the
+// trial logs).
 func labelLook(t *testing.T, w world) func(tab string) string {
 	if sim, ok := w.(*simWorld); ok {
 		return func(tab string) string { tb, _ := sim.srv.Tab(tab); return tb.Label }
 	}
 	c := herdr.New(w.Socket(), herdr.WithTimeout(10*time.Second))
-	t.Cleanup(c.Cool)
-	c.Warm(time.Hour)
 	return func(tab string) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -226,7 +224,7 @@ func TestRealHerdrSIGKILLWithImmediateRestartLosesNoLabel(t *testing.T) {
 		ws, tabIDs, panes := raceSession(t, w, tabs, "k0-")
 		k := &killTrial{t: t, w: w, tabIDs: tabIDs, panes: panes,
 			args: []string{"run", "--apply", "--socket", w.Socket(), "--state", sb.StatePath,
-				"--poll", "200ms", "--debounce", "20ms", "--log-format", "json", "--log-level", "debug", "--format", "{dir}"}}
+				"--poll", "200ms", "--rest-poll", "200ms", "--debounce", "20ms", "--log-format", "json", "--log-level", "debug", "--format", "{dir}"}}
 		k.sim, _ = w.(*simWorld)
 		k.spawn()
 		waitWorldLabels(t, w, ws, raceNames("k0-", tabs)...)

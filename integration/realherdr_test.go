@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 // The TestRealHerdr cases run the built binary against a real herdr 0.8.2
@@ -226,29 +227,81 @@ func passes(t *testing.T, d *daemonProc, n int) {
 // TestRealHerdrShellHooks: with the `init` snippet in the rc file of zsh,
 // bash or fish as the panes' shell, a program typed at the prompt is named
 // by the preexec nudge, and its exit by the precmd nudge. The daemon does
-// not poll (--poll 0) and herdr sends no event when a program starts, so
-// only the hooks can bring these renames.
+// not poll (--poll 0) nor watch local shells (--no-local-watch), and herdr
+// sends no event when a program starts, so only the hooks can bring these
+// renames.
 func TestRealHerdrShellHooks(t *testing.T) {
-	for _, name := range []string{"zsh", "bash", "fish"} {
+	onShells(t, []string{"zsh", "bash", "fish"}, func(t *testing.T, name string, w world) {
+		sb := w.Sandbox()
+		writeRC(t, sb, name)
+		dirs := mkdirs(t, sb, "projects/rmk")
+		_, tab, pane := w.NewWorkspace(t, dirs[0])
+		d := startWorldDaemon(t, w, "--poll", "0", "--no-local-watch")
+		waitWorldLabel(t, w, tab, "rmk", d.Log)
+		settled(t, d)
+		w.Type(t, pane, "tee")
+		waitWorldLabel(t, w, tab, "tee", d.Log)
+		w.EOF(t, pane)
+		waitWorldLabel(t, w, tab, "rmk", d.Log)
+	})
+}
+
+// onShells runs c in each world (onWorlds) with each of shells as the
+// panes' shell, skipping a shell not on PATH.
+func onShells(t *testing.T, shells []string, c func(t *testing.T, shell string, w world)) {
+	for _, name := range shells {
 		t.Run(name, func(t *testing.T) {
 			sh, err := exec.LookPath(name)
 			if err != nil {
 				t.Skipf("%s not on PATH", name)
 			}
-			onWorlds(t, worldOptions{Shell: sh}, func(t *testing.T, w world) {
-				sb := w.Sandbox()
-				writeRC(t, sb, name)
-				dirs := mkdirs(t, sb, "projects/rmk")
-				_, tab, pane := w.NewWorkspace(t, dirs[0])
-				d := startWorldDaemon(t, w, "--poll", "0")
-				waitWorldLabel(t, w, tab, "rmk", d.Log)
-				settled(t, d)
-				w.Type(t, pane, "tee")
-				waitWorldLabel(t, w, tab, "tee", d.Log)
-				w.EOF(t, pane)
-				waitWorldLabel(t, w, tab, "rmk", d.Log)
-			})
+			onWorlds(t, worldOptions{Shell: sh}, func(t *testing.T, w world) { c(t, name, w) })
 		})
+	}
+}
+
+// TestRealHerdrLocalWatch: zsh and bash with no hooks and no terminal
+// title, as shipped: a program typed at the prompt, its end and a cd each
+// rename the tab, though the daemon does not poll (--poll 0) and herdr
+// tells of none of them. The kernel does (--local-watch, the default):
+// each rename follows a report of the watch.
+func TestRealHerdrLocalWatch(t *testing.T) {
+	onShells(t, []string{"zsh", "bash"}, func(t *testing.T, name string, w world) {
+		sb := w.Sandbox()
+		writePlainRC(t, sb, name)
+		dirs := mkdirs(t, sb, "projects/rmk", "projects/rmk/sub")
+		_, tab, pane := w.NewWorkspace(t, dirs[0])
+		d := startWorldDaemon(t, w, "--poll", "0")
+		waitWorldLabel(t, w, tab, "rmk", d.Log)
+		settled(t, d)
+		for _, step := range []struct {
+			do   func()
+			want string
+		}{
+			{func() { w.Type(t, pane, "tee") }, "tee"},
+			{func() { w.EOF(t, pane) }, "rmk"},
+			{func() { w.Type(t, pane, "cd sub") }, "sub"},
+		} {
+			watched := len(testutil.Traced(d.Log(), "watched"))
+			step.do()
+			waitWorldLabel(t, w, tab, step.want, d.Log)
+			if len(testutil.Traced(d.Log(), "watched")) == watched {
+				t.Fatalf("%s: the tab became %q with no report of the local watch\n%s", w.Name(), step.want, d.Log())
+			}
+		}
+	})
+}
+
+// writePlainRC gives shell a prompt and nothing else: no hooks, no title.
+func writePlainRC(t *testing.T, sb *sandbox, shell string) {
+	t.Helper()
+	switch shell {
+	case "zsh":
+		writeFile(t, sb.HomePath(".zshrc"), "PROMPT='READY> '\n")
+	case "bash":
+		writeFile(t, sb.HomePath(".bashrc"), "PS1='READY> '\n")
+	default:
+		t.Fatalf("no rc file known for %s", shell)
 	}
 }
 
@@ -280,12 +333,15 @@ func writeRC(t *testing.T, sb *sandbox, shell string) {
 // pane's agent and its status with pane.report_agent (what herdr's hook
 // for Claude Code does), and the tab's {icon} follows each status: the
 // daemon learns of the new agent pane from herdr's pane.agent_detected
-// event and follows its status from then on.
+// event and follows its status from then on, with no plugin hook: by the
+// status poll. It subscribes to no pane: herdr would read that pane ten
+// times a second for it (docs/herdr.md §7).
 func TestRealHerdrAgentStatusMovesTheIcon(t *testing.T) {
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		dirs := mkdirs(t, w.Sandbox(), "projects/rmk")
 		_, tab, pane := w.NewWorkspace(t, dirs[0])
-		d := startWorldDaemon(t, w, "--format", "{icon}{proc|dir}", "--poll", "0")
+		relay := startRequestRelay(t, t.TempDir(), w.Socket())
+		d := startDaemonAt(t, w, relay.path, "--format", "{icon}{proc|dir}", "--poll", "0")
 		waitWorldLabel(t, w, tab, "rmk", d.Log)
 		settled(t, d)
 		client := herdr.New(w.Socket(), herdr.WithTimeout(10*time.Second))
@@ -300,6 +356,15 @@ func TestRealHerdrAgentStatusMovesTheIcon(t *testing.T) {
 				t.Fatalf("%s: pane.report_agent %s: %v", w.Name(), st.state, err)
 			}
 			waitWorldLabel(t, w, tab, st.want, d.Log)
+		}
+		subs := relay.requests("events.subscribe")
+		if len(subs) == 0 {
+			t.Fatalf("%s: the daemon never subscribed", w.Name())
+		}
+		for _, s := range subs {
+			if strings.Contains(s, "pane_id") {
+				t.Fatalf("%s: the daemon subscribed to a pane: %s", w.Name(), s)
+			}
 		}
 	})
 }

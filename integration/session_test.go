@@ -70,11 +70,11 @@ func TestSessionTitleFollowsTheTranscript(t *testing.T) {
 		}
 
 		// --max-len 40 shows the fixture's title whole.
-		d := startWorldDaemon(t, w, "--format", "{session|dir}", "--max-len", "40", "--poll", "0")
+		d := startWorldDaemon(t, w, "--format", "{session|dir}", "--max-len", "40", "--poll", "0", "--agent-poll", "0")
 		waitWorldLabels(t, w, ws, claudeFixtureTitle, "web")
 		// From here on only news brings a pass, and none comes: a tab
 		// that follows the transcript was woken by its watch.
-		idle(t, d, 2)
+		idle(t, d)
 
 		appendFile(t, transcript, claudeRename("auth redirect"))
 		followed(t, w, d, tab, "auth redirect", "after a /rename")
@@ -112,9 +112,9 @@ func TestSessionTitleFollowsANewSession(t *testing.T) {
 		reportClaudeSession(t, w, pane, oldID)
 		reportClaudeSession(t, w, newPane, newID) // its transcript is not written yet
 
-		d := startWorldDaemon(t, w, "--format", "{session|dir}", "--max-len", "40", "--poll", "0")
+		d := startWorldDaemon(t, w, "--format", "{session|dir}", "--max-len", "40", "--poll", "0", "--agent-poll", "0")
 		waitWorldLabels(t, w, ws, "auth redirect", "web")
-		idle(t, d, 2)
+		idle(t, d)
 
 		// /clear: the hook reports the new session, which herdr keeps
 		// without a word to the daemon.
@@ -230,22 +230,21 @@ func paneSession(t *testing.T, w world, pane string) *herdr.AgentSession {
 }
 
 // idle waits until d, which does not poll, has nothing under way: it has
-// subscribed to the status of agentPanes agent panes, that subscription
-// has delivered herdr's history of tab and workspace renames (the JSON
-// log's replay_over records of its gen), and the pass it asked for ran.
-// Until news comes, d runs no pass.
-func idle(t *testing.T, d *daemonProc, agentPanes int) {
+// subscribed, that subscription has delivered herdr's history of tab and
+// workspace renames (the JSON log's replay_over records of its gen), and
+// the pass it asked for ran. Until news comes, d runs no pass.
+func idle(t *testing.T, d *daemonProc) {
 	t.Helper()
 	settled(t, d)
 	testutil.WaitFor(t, "a daemon with nothing under way", func() bool {
 		recs := daemonRecords(d)
 		gen, sub := 0, -1
 		for i, m := range recs {
-			if m["agent_panes"] != nil {
+			if m["trace"] == "subscribed" {
 				gen, sub = gen+1, i
 			}
 		}
-		if sub < 0 || recs[sub]["agent_panes"] != float64(agentPanes) {
+		if sub < 0 {
 			return false
 		}
 		over, passed := map[any]bool{}, false

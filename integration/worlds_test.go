@@ -432,11 +432,18 @@ func waitWorldLabel(t *testing.T, w world, tab, want string, detail ...func() st
 // startWorldDaemon runs `run --apply` against w with the test's flags.
 func startWorldDaemon(t *testing.T, w world, args ...string) *daemonProc {
 	t.Helper()
+	return startDaemonAt(t, w, w.Socket(), args...)
+}
+
+// startDaemonAt is startWorldDaemon for a daemon that reaches w's herdr
+// through socket (a relay's).
+func startDaemonAt(t *testing.T, w world, socket string, args ...string) *daemonProc {
+	t.Helper()
 	sb := w.Sandbox()
-	base := []string{"run", "--apply", "--socket", w.Socket(), "--state", sb.StatePath,
-		"--poll", "200ms", "--debounce", "20ms", "--log-format", "json", "--log-level", "debug"}
+	base := []string{"run", "--apply", "--socket", socket, "--state", sb.StatePath,
+		"--poll", "200ms", "--rest-poll", "200ms", "--debounce", "20ms", "--log-format", "json", "--log-level", "debug"}
 	d := spawnDaemon(t, sb, nil, append(base, args...)...)
-	d.listening(t, w.Socket())
+	d.listening(t, socket)
 	return d
 }
 

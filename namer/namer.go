@@ -92,6 +92,17 @@ func New(cfg Config) (*Namer, error) {
 // Config returns the configuration n was built from, with defaults filled.
 func (n *Namer) Config() Config { return n.cfg }
 
+// UsesStatus says whether an agent's status can show in a name: the
+// template or a rule's refers to {icon} or {status}. Without them a status
+// change renames nothing, and nobody need look for one.
+func (n *Namer) UsesStatus() bool {
+	uses := n.tmpl.uses
+	for _, r := range n.rules {
+		uses |= r.uses()
+	}
+	return uses&(1<<kIcon|1<<kStatus) != 0
+}
+
 // Plan is what Namer knows about a tab before the caller gathers facts.
 type Plan struct {
 	Tab       herdr.Tab

@@ -397,3 +397,27 @@ func TestValuesForExplain(t *testing.T) {
 		}
 	}
 }
+
+// UsesStatus: a status can show in a name only through {icon} or
+// {status}, in the template or in any rule's format.
+func TestUsesStatus(t *testing.T) {
+	for _, tt := range []struct {
+		cfg  Config
+		want bool
+	}{
+		{Config{}, false},
+		{Config{Format: "{agent|proc|dir}"}, false},
+		{Config{Format: "{icon}{dir}"}, true},
+		{Config{Format: "{status}: {dir}"}, true},
+		{Config{Format: "{dir}", Rules: []RuleSpec{{Dir: "/x/*", Format: "{icon} {match}"}}}, true},
+		{Config{Format: "{dir}", Rules: []RuleSpec{{Dir: "/x/*", Name: "x"}}}, false},
+	} {
+		n, err := New(tt.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := n.UsesStatus(); got != tt.want {
+			t.Errorf("%+v: UsesStatus = %v, want %v", tt.cfg, got, tt.want)
+		}
+	}
+}

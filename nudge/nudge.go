@@ -20,22 +20,25 @@ import (
 // When says at which point of a shell command a nudge was sent.
 type When string
 
-// The moments a shell hook nudges from. After preexec the program does not
+// The moments a hook nudges from. After preexec the program does not
 // exist yet, so the daemon re-checks the pane until its foreground group
-// changes.
+// changes. WhenAgent is herdr's plugin event hook on an agent's status
+// change: the one push of statuses herdr makes, which spares the daemon
+// its status poll.
 const (
 	WhenNow     When = ""
 	WhenPreexec When = "preexec"
 	WhenPrecmd  When = "precmd"
+	WhenAgent   When = "agent"
 )
 
 // ParseWhen checks a --when value.
 func ParseWhen(s string) (When, error) {
 	switch When(s) {
-	case WhenNow, WhenPreexec, WhenPrecmd:
+	case WhenNow, WhenPreexec, WhenPrecmd, WhenAgent:
 		return When(s), nil
 	}
-	return "", fmt.Errorf("invalid --when %q: want preexec or precmd", s)
+	return "", fmt.Errorf("invalid --when %q: want preexec, precmd or agent", s)
 }
 
 // Message is one nudge. V is the format version; a daemon drops any

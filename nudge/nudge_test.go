@@ -12,7 +12,7 @@ import (
 )
 
 func TestEncodeDecodeRoundTrip(t *testing.T) {
-	for _, w := range []When{WhenNow, WhenPreexec, WhenPrecmd} {
+	for _, w := range []When{WhenNow, WhenPreexec, WhenPrecmd, WhenAgent} {
 		b, err := Encode("w1:pA", w)
 		if err != nil {
 			t.Fatal(err)

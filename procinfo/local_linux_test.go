@@ -1,7 +1,6 @@
 package procinfo
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,31 +92,8 @@ func TestLocalProcessAndChildren(t *testing.T) {
 	}
 }
 
-// startShell runs an interactive shell in a pty, as herdr does, and drains
-// its output so it never blocks.
-func startShell(t testing.TB) (*exec.Cmd, *os.File) {
-	t.Helper()
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("bash not installed")
-	}
-	cmd := exec.Command(bash, "--norc", "--noprofile", "-i")
-	cmd.Env = append(os.Environ(), "PS1=$ ", "TERM=dumb")
-	ptmx, err := pty.Start(cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, ptmx) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = ptmx.Close()
-		_ = cmd.Wait()
-	})
-	return cmd, ptmx
-}
-
 func TestLocalForegroundPGID(t *testing.T) {
-	shell, ptmx := startShell(t)
+	shell, ptmx := testutil.PlainShell(t, "")
 	in := Local()
 	spid := shell.Process.Pid
 	fg := func() int {
@@ -156,7 +132,7 @@ func TestLocalForegroundPGID(t *testing.T) {
 // The whole path on real processes: a `sh -c` wrapper whose real program
 // is its child, found through Local().
 func TestProgramWithLocalWrapper(t *testing.T) {
-	shell, ptmx := startShell(t)
+	shell, ptmx := testutil.PlainShell(t, "")
 	in := Local()
 	spid := shell.Process.Pid
 	// "; true" keeps sh from exec'ing sleep, so sh stays the leader.

@@ -189,6 +189,9 @@ func (s *Server) round(sub *subscription) (lines [][]byte, lost bool) {
 	if len(lines) > 0 {
 		return lines, false
 	}
+	// No event of its pane came: herdr asks its app thread for the pane
+	// (pane_get), every tick, for as long as the entry lives.
+	s.panePolls++
 	now := sub.pane.presentation()
 	if sub.initial {
 		sub.initial = false

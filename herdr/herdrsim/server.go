@@ -194,14 +194,17 @@ type Server struct {
 	hub      hub
 	calls    map[string]int
 	conns    int
-	polls    int            // read polls: 100 ms sleeps waiting for a request line
-	empty    int            // looks for a request line that found nothing waiting
-	timeouts int            // connections dropped for sending no request line in time
-	streams  int            // event streams being served now
-	lost     int            // streams ended with events_lost
-	rounds   int            // stream rounds that sent events (per subscription)
-	idRounds map[string]int // rounds by the subscribe request's id
-	held     bool           // HoldEvents: stream rounds send nothing
+	polls    int // read polls: 100 ms sleeps waiting for a request line
+	empty    int // looks for a request line that found nothing waiting
+	timeouts int // connections dropped for sending no request line in time
+	streams  int // event streams being served now
+	lost     int // streams ended with events_lost
+	rounds   int // stream rounds that sent events (per subscription)
+	// panePolls counts the looks per-pane agent status entries took at
+	// their pane in rounds with no event of it (PanePolls).
+	panePolls int
+	idRounds  map[string]int // rounds by the subscribe request's id
+	held      bool           // HoldEvents: stream rounds send nothing
 	// subs are the subscriptions of every open stream, for Undelivered;
 	// taken counts event lines a round took from the ring and its stream
 	// has not written yet, delivered those it wrote (EventsDelivered).
@@ -725,6 +728,17 @@ func (s *Server) OpenStreams() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.streams
+}
+
+// PanePolls counts the times a per-pane pane.agent_status_changed
+// subscription entry read its pane in a round that brought no event of
+// it: herdr 0.8.2 asks its app thread for the pane (pane_get) on every
+// such 100 ms tick, for as long as the entry lives (docs/herdr.md §7).
+// It is what a per-pane subscription costs herdr at rest.
+func (s *Server) PanePolls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.panePolls
 }
 
 // ResetCounters zeroes connections, calls, read polls, empty looks, read

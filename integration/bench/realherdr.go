@@ -8,13 +8,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
@@ -28,46 +26,32 @@ import (
 // a real herdr 0.8.2 (integration/realherdr/build.sh) running headless and
 // spawning each pane's shell from $SHELL. One server per shell: zsh, bash
 // and fish, each with a tab whose rc file sources the hook snippet; the
-// zsh server also holds the tabs without hooks and the agent tab, and then
-// serves the idle daemon.
+// zsh and bash servers also hold a tab without hooks or title, and the
+// zsh server the agent tab. Then, on servers of their own, herdr's CPU at
+// rest (realidle.go).
 
 // Settings of the real-herdr part, from the command line.
 var (
-	// quietFor is the quiet spell before each cold sample: longer than
-	// realWarm, so the daemon's warm pool has closed by then.
-	quietFor time.Duration
-	// realIdleFor is the length of each idle span.
-	realIdleFor time.Duration
+	// realIdleFor is the length of each idle span; realFirstFor is how
+	// long a daemon runs before its idle span.
+	realIdleFor, realFirstFor time.Duration
 )
 
 const (
-	// realWarm is the daemon's --warm for the latency samples: short, so
-	// that a quiet spell past it takes seconds instead of the default 30.
-	realWarm = 2 * time.Second
 	// sampleGap is the wait after a rename before the next sample, past
 	// the 400 ms debounce, as between a person's commands.
 	sampleGap = 500 * time.Millisecond
 	// realWithin is how long a sample may take before the bench gives up.
 	realWithin = 15 * time.Second
-	// nudgeEvery spaces the nudges of the idle spans, well inside the
-	// default 30 s warm spell that each one extends.
-	nudgeEvery = 10 * time.Second
 )
 
 // realNote is the table's footnote for the real-herdr rows.
-var realNote = fmt.Sprintf("Real herdr rows: herdr 0.8.2 built from source (%s), headless, each pane's shell from $SHELL; latencies run from herdr's answer to the request that types the command (`pane.send_input`), sends Ctrl-C (`pane.send_keys`) or reports the agent's status (`pane.report_agent`) to the daemon's log line of herdr's answer to the rename. Their daemon runs with --warm %v, so a sample after the quiet spell finds no warm connection, and samples start once it is past its subscription's replay window, as a daemon running for more than a minute is; idle rows count the connections the daemon closed unused through a counting relay, and herdr's CPU is utime+stime of the `herdr server` process over the span.", realherdr.BuildCommand, realWarm)
+var realNote = fmt.Sprintf("Real herdr rows: herdr 0.8.2 built from source (%s), headless, each pane's shell from $SHELL; latencies run from herdr's answer to the request that types the command (`pane.send_input`), sends Ctrl-C (`pane.send_keys`) or reports the agent's status (`pane.report_agent`) to the daemon's log line of herdr's answer to the rename, with default run flags and the format {icon}{proc|dir}; samples start once the daemon is past its subscription's replay window, as a daemon running for more than a minute is.", realherdr.BuildCommand)
 
-// quietSamples is how many samples are taken after a quiet spell or at the
-// pace of the poll: each costs seconds.
-func quietSamples() int { return max(1, samples/4) }
-
-// realHerdr measures the real-herdr rows and returns them with the note
-// that explains them. Without a built herdr it returns one row naming the
+// realHerdr measures the real-herdr rows and returns them with the notes
+// that explain them. Without a built herdr it returns one row naming the
 // command that builds one.
 func (w *world) realHerdr() ([]row, []string, error) {
-	if quietFor <= realWarm {
-		return nil, nil, fmt.Errorf("-real-quiet %v: must be longer than the daemon's --warm %v", quietFor, realWarm)
-	}
 	bin, err := realherdr.Binary()
 	if err != nil {
 		msg := err.Error()
@@ -83,13 +67,11 @@ func (w *world) realHerdr() ([]row, []string, error) {
 			su.close()
 		}
 	}()
-	var hooked, rest []row
 	for _, sh := range []string{"zsh", "bash", "fish"} {
-		su, skipped, err := w.prepareReal(bin, sh)
+		su, err := w.prepareReal(bin, sh)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s server: %w", sh, err)
 		}
-		hooked = append(hooked, skipped...)
 		if su != nil {
 			setups = append(setups, su)
 		}
@@ -97,14 +79,21 @@ func (w *world) realHerdr() ([]row, []string, error) {
 	if len(setups) > 0 {
 		pastReplay(setups[len(setups)-1].started)
 	}
+	var hooked, rest []row
 	for _, su := range setups {
 		h, r, err := w.measureReal(su)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s server: %w", su.shell, err)
 		}
 		hooked, rest = append(hooked, h...), append(rest, r...)
+		su.close()
 	}
-	return append(hooked, rest...), []string{realNote}, nil
+	setups = nil
+	idle, idleNote, err := w.realIdleRows(bin)
+	if err != nil {
+		return nil, nil, fmt.Errorf("idle: %w", err)
+	}
+	return append(append(hooked, rest...), idle...), []string{realNote, idleNote}, nil
 }
 
 // pastReplay waits until a daemon started at started is past the longest
@@ -125,9 +114,8 @@ type realSetup struct {
 	shell   string
 	rs      *realServer
 	d       *realDaemon
-	tabs    []realTab
-	state   string
-	started time.Time // when its daemon started
+	tabs    map[string]realTab // by name: hooked, plain, agent
+	started time.Time          // when its daemon started
 }
 
 func (su *realSetup) close() {
@@ -135,62 +123,73 @@ func (su *realSetup) close() {
 	su.rs.close()
 }
 
+// realTabs are the tabs of each shell's server: the hooked one always;
+// one without hooks or title where the shell sets none by itself (fish
+// titles its terminal); the agent tab on zsh's.
+var realTabs = map[string][]string{"zsh": {"hooked", "plain", "agent"}, "bash": {"hooked", "plain"}, "fish": {"hooked"}}
+
 // prepareReal starts a herdr server whose panes run shell, opens its tabs
-// and starts the daemon that names them: the hooked tab, and on the zsh
-// server the tabs without hooks and the agent tab. A shell not on PATH
-// gives a row saying so instead.
-func (w *world) prepareReal(bin, shell string) (*realSetup, []row, error) {
+// and starts the daemon that names them. A shell not on PATH is left out,
+// with a line on stderr.
+func (w *world) prepareReal(bin, shell string) (*realSetup, error) {
 	path, err := exec.LookPath(shell)
 	if err != nil {
-		return nil, []row{{"real herdr: program start -> tab renamed, " + shell + " hooks", "not measured: " + shell + " is not on PATH", "-"}}, nil
+		fmt.Fprintf(os.Stderr, "bench: real herdr: %s is not on PATH: its rows are left out\n", shell)
+		return nil, nil
 	}
 	rs, err := startReal(bin, path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	su := &realSetup{shell: shell, rs: rs, state: filepath.Join(w.dir, "real-"+shell+".json")}
+	su := &realSetup{shell: shell, rs: rs, tabs: map[string]realTab{}}
 	if err := w.writeRealRC(rs, shell); err != nil {
 		rs.close()
-		return nil, nil, err
+		return nil, err
 	}
-	names := []string{"hooked"}
-	if shell == "zsh" {
-		names = append(names, "title", "plain", "agent")
-	}
-	if su.tabs, err = rs.openTabs(names); err != nil {
+	tabs, err := rs.openTabs(realTabs[shell])
+	if err != nil {
 		rs.close()
-		return nil, nil, err
+		return nil, err
+	}
+	for _, t := range tabs {
+		su.tabs[t.dir] = t
 	}
 	su.started = time.Now()
-	if su.d, err = w.startRealDaemon(rs, rs.srv.Socket, su.state, "--warm", realWarm.String()); err != nil {
+	state := filepath.Join(w.dir, "real-"+shell+".json")
+	if su.d, err = w.startRealDaemon(rs, rs.srv.Socket, state, "--format", "{icon}{proc|dir}"); err != nil {
 		rs.close()
-		return nil, nil, err
+		return nil, err
 	}
-	if err := (realRun{rs: rs, d: su.d}).waitNamed(su.tabs); err != nil {
+	if err := (realRun{rs: rs, d: su.d}).waitNamed(tabs); err != nil {
 		su.close()
-		return nil, nil, err
+		return nil, err
 	}
-	return su, nil, nil
+	return su, nil
 }
 
-// measureReal returns the rows of su's hooked tab; on the zsh server also
-// those of the tabs without hooks, of the agent tab and of the idle
-// daemon.
+// measureReal returns the rows of su's hooked tab, and those of its tab
+// without hooks and its agent tab where it has them.
 func (w *world) measureReal(su *realSetup) (hooked, rest []row, err error) {
 	r := realRun{rs: su.rs, d: su.d}
-	if hooked, err = r.hookedRows(su.shell, su.tabs[0]); err != nil {
+	if hooked, err = r.hookedRows(su.shell, su.tabs["hooked"]); err != nil {
 		return nil, nil, err
 	}
 	fmt.Fprintf(os.Stderr, "bench: real herdr %s hooks done\n", su.shell)
-	if su.shell != "zsh" {
-		return hooked, nil, nil
+	if t, ok := su.tabs["plain"]; ok {
+		plain, err := r.plainRows(su.shell, t)
+		if err != nil {
+			return nil, nil, err
+		}
+		rest = append(rest, plain...)
 	}
-	if rest, err = r.zshRest(w, su.tabs[1], su.tabs[2], su.tabs[3]); err != nil {
-		return nil, nil, err
+	if t, ok := su.tabs["agent"]; ok {
+		agent, err := r.agentRows(w, t)
+		if err != nil {
+			return nil, nil, err
+		}
+		rest = append(rest, agent...)
 	}
-	su.d.stop()
-	idle, err := w.realIdleRows(su.rs, su.state, su.tabs[0].pane)
-	return hooked, append(rest, idle...), err
+	return hooked, rest, nil
 }
 
 // realServer is one real herdr server with a client of the bench's own,
@@ -217,24 +216,25 @@ func (rs *realServer) close() {
 	}
 }
 
-// writeRealRC writes shell's rc file in the server's home. The hook
-// snippet is sourced in hooked/ only; zsh in title/ sets the terminal
-// title instead (titleZsh), and in plain/ and agent/ does nothing more.
+// writeRealRC writes shell's rc file in the server's home: a plain
+// prompt, and the hook snippet in hooked/ only. Neither zsh nor bash sets
+// a terminal title by itself.
 func (w *world) writeRealRC(rs *realServer, shell string) error {
 	hook, err := w.hookRC(shell)
 	if err != nil {
 		return err
 	}
-	source := "source '" + hook + "'\n"
 	var path, body string
 	switch shell {
 	case "zsh":
 		path = filepath.Join(rs.srv.Home, ".zshrc")
-		body = "PROMPT='$ '\ncase $PWD in\n*/hooked) " + source + ";;\n*/title)\n" + titleZsh + ";;\nesac\n"
+		body = "PROMPT='$ '\ncase $PWD in */hooked) source '" + hook + "';; esac\n"
 	case "bash":
-		path, body = filepath.Join(rs.srv.Home, ".bashrc"), "PS1='$ '\n"+source
+		path = filepath.Join(rs.srv.Home, ".bashrc")
+		body = "PS1='$ '\ncase $PWD in */hooked) source '" + hook + "';; esac\n"
 	case "fish":
-		path, body = filepath.Join(rs.srv.ConfigHome, "fish", "config.fish"), source
+		path = filepath.Join(rs.srv.ConfigHome, "fish", "config.fish")
+		body = "if string match -q '*/hooked' $PWD\n  source '" + hook + "'\nend\n"
 	default:
 		return fmt.Errorf("no rc file known for %s", shell)
 	}
@@ -531,70 +531,48 @@ func (r realRun) cds(t realTab, n int) ([]time.Duration, error) {
 	return took, nil
 }
 
-// hookedRows times program starts and exits in the hooked tab of shell:
-// first after quiet spells, which the warm pool does not outlast, then at
-// a person's pace, which keeps it warm.
+// hookedRows times program starts and exits in the hooked tab of shell,
+// at a person's pace.
 func (r realRun) hookedRows(shell string, t realTab) ([]row, error) {
-	qs, qe, err := r.startsAndExits(t, quietSamples(), quietFor)
-	if err != nil {
-		return nil, fmt.Errorf("%s hooks after a quiet spell, %w", shell, err)
-	}
 	ss, se, err := r.startsAndExits(t, samples, sampleGap)
 	if err != nil {
 		return nil, fmt.Errorf("%s hooks, %w", shell, err)
 	}
-	quiet := fmt.Sprintf("after %v quiet (daemon --warm %v)", quietFor, realWarm)
 	return []row{
 		{fmt.Sprintf("real herdr: program start -> tab renamed, %s hooks (%d starts)", shell, len(ss)), pcts(ss), hookStartTarget},
 		{fmt.Sprintf("real herdr: program exit -> tab renamed, %s hooks (%d exits)", shell, len(se)), pcts(se), hookExitTarget},
-		{fmt.Sprintf("real herdr: program start %s -> tab renamed, %s hooks (%d starts)", quiet, shell, len(qs)), pcts(qs), hookStartTarget},
-		{fmt.Sprintf("real herdr: program exit %s -> tab renamed, %s hooks (%d exits)", quiet, shell, len(qe)), pcts(qe), hookExitTarget},
 	}, nil
 }
 
-// zshRest times the zsh tabs without the hook snippet (title/ sets the
-// terminal title, which herdr turns into a pane.updated event; plain/ is
-// left to the 3 s poll) and the agent tab.
-func (r realRun) zshRest(w *world, title, plain, agent realTab) ([]row, error) {
-	// Without hooks nothing warms the pool: let the hooked samples' warm
-	// spell end first.
-	time.Sleep(quietFor)
-	var rows []row
-	for _, c := range []struct {
-		t           realTab
-		n           int
-		how, target string
-	}{
-		{title, samples, "zsh no hooks, title-setting shell", noHookTarget},
-		{plain, quietSamples(), "zsh without hooks or title, default 3 s poll", pollTarget},
-	} {
-		starts, exits, err := r.startsAndExits(c.t, c.n, sampleGap)
-		if err != nil {
-			return nil, fmt.Errorf("%s, %w", c.how, err)
-		}
-		cds, err := r.cds(c.t, c.n)
-		if err != nil {
-			return nil, fmt.Errorf("%s, %w", c.how, err)
-		}
-		rows = append(rows,
-			row{fmt.Sprintf("real herdr: program start -> tab renamed, %s (%d starts)", c.how, len(starts)), pcts(starts), c.target},
-			row{fmt.Sprintf("real herdr: program exit -> tab renamed, %s (%d exits)", c.how, len(exits)), pcts(exits), c.target},
-			row{fmt.Sprintf("real herdr: cd -> tab renamed, %s (%d cds)", c.how, len(cds)), pcts(cds), c.target})
-		fmt.Fprintf(os.Stderr, "bench: real herdr %s done\n", c.how)
+// plainRows times the tab whose shell neither nudges nor sets a title:
+// the kernel tells the daemon (--local-watch).
+func (r realRun) plainRows(shell string, t realTab) ([]row, error) {
+	how := shell + " without hooks or title (local watch)"
+	starts, exits, err := r.startsAndExits(t, samples, sampleGap)
+	if err != nil {
+		return nil, fmt.Errorf("%s, %w", how, err)
 	}
-	agentRows, err := r.agentRows(w, agent)
-	return append(rows, agentRows...), err
+	cds, err := r.cds(t, samples)
+	if err != nil {
+		return nil, fmt.Errorf("%s, %w", how, err)
+	}
+	fmt.Fprintf(os.Stderr, "bench: real herdr %s done\n", how)
+	return []row{
+		{fmt.Sprintf("real herdr: program start -> tab renamed, %s (%d starts)", how, len(starts)), pcts(starts), watchTarget},
+		{fmt.Sprintf("real herdr: program exit -> tab renamed, %s (%d exits)", how, len(exits)), pcts(exits), watchTarget},
+		{fmt.Sprintf("real herdr: cd -> tab renamed, %s (%d cds)", how, len(cds)), pcts(cds), watchCdTarget},
+	}, nil
 }
 
-// agentRows times agent status reports to the tab's icon: first through
-// the daemon's subscription alone, then with the plugin's event hook.
+// agentRows times agent status reports to the tab's icon: first with no
+// plugin, when the daemon's status poll finds them, then with the
+// plugin's event hook.
 func (r realRun) agentRows(w *world, t realTab) ([]row, error) {
-	// The tab shows an icon once herdr knows an agent in it; the daemon's
-	// subscription for that pane follows.
+	// The tab shows an icon once herdr knows an agent in it
+	// (pane.agent_detected); its statuses come from then on.
 	if _, err := r.timed(t, "⚪", r.rs.report(t.pane, herdr.StatusIdle)); err != nil {
 		return nil, fmt.Errorf("agent: first report: %w", err)
 	}
-	time.Sleep(time.Second)
 	took, err := r.statusChanges(t)
 	if err != nil {
 		return nil, err
@@ -604,7 +582,7 @@ func (r realRun) agentRows(w *world, t realTab) ([]row, error) {
 		return nil, err
 	}
 	fmt.Fprintln(os.Stderr, "bench: real herdr agent done")
-	return []row{{fmt.Sprintf("real herdr: agent status -> icon (%d changes)", len(took)), pcts(took), "p95 ≤ 300 ms"}, plugin}, nil
+	return []row{{fmt.Sprintf("real herdr: agent status -> icon, no plugin: the status poll (--agent-poll 1s) (%d changes)", len(took)), pcts(took), statusPollTarget}, plugin}, nil
 }
 
 // statusChanges times samples status reports in t's pane, alternating
@@ -633,12 +611,12 @@ func (r realRun) statusChanges(t realTab) ([]time.Duration, error) {
 }
 
 // pluginRow links the plugin `init herdr-plugin` writes, whose event hook
-// herdr runs on pane.agent_status_changed (`nudge --quiet`, the pane in
-// HERDR_PANE_ID), and times status reports with it. The subscription
-// alone also brings the icon, so the row holds a figure only when herdr's
-// plugin log shows the hook run for every report.
+// herdr runs on pane.agent_status_changed (`nudge --quiet --when agent`,
+// the pane in HERDR_PANE_ID), and times status reports with it. The first
+// hook's nudge turns the daemon's status poll off, and the row holds a
+// figure only when herdr's plugin log shows the hook run for every report.
 func (r realRun) pluginRow(w *world, t realTab) (row, error) {
-	const target = "p95 ≤ 150 ms"
+	const target = hookStatusTarget
 	name := "real herdr: agent status -> icon, herdr plugin's event hook installed"
 	dir := filepath.Join(r.rs.srv.Base, "plugin")
 	if out, err := exec.Command(w.bin, "init", "herdr-plugin", dir).CombinedOutput(); err != nil {
@@ -690,123 +668,6 @@ func (rs *realServer) hookRuns() (int, error) {
 	return n, nil
 }
 
-// realIdleFigures are what one idle span measured.
-type realIdleFigures struct {
-	idle, opened int64         // connections closed unused, and all opened
-	cpu          time.Duration // herdr server's utime+stime
-	span         time.Duration
-}
-
-// realIdleRows measures herdr's CPU time with no daemon, then runs the
-// daemon idle on the zsh server twice, with the default --warm and with
-// --warm 0, nudged alike, and counts the connections it opened and closed
-// unused beside herdr's CPU time.
-func (w *world) realIdleRows(rs *realServer, state, pane string) ([]row, error) {
-	pid, err := herdrServerPID(rs)
-	if err != nil {
-		return nil, err
-	}
-	cpu, span, err := herdrCPU(pid, func() error { time.Sleep(realIdleFor); return nil })
-	if err != nil {
-		return nil, err
-	}
-	rows := []row{{fmt.Sprintf("real herdr: no daemon, %v: herdr server CPU", span.Round(time.Second)), pctOfCore(cpu, span), "-"}}
-	for _, c := range []struct {
-		how  string
-		args []string
-	}{{"warm pool on (default --warm)", nil}, {"--warm 0", []string{"--warm", "0"}}} {
-		f, err := w.realIdleSpan(rs, pid, state, pane, c.args)
-		if err != nil {
-			return nil, fmt.Errorf("idle daemon, %s: %w", c.how, err)
-		}
-		perMin := func(n int64) float64 { return float64(n) / f.span.Minutes() }
-		rows = append(rows, row{
-			fmt.Sprintf("real herdr: daemon idle %v, nudged every %v, %s: idle connections opened; herdr server CPU", f.span.Round(time.Second), nudgeEvery, c.how),
-			fmt.Sprintf("%.0f/min (of %.0f/min opened); %s", perMin(f.idle), perMin(f.opened), pctOfCore(f.cpu, f.span)),
-			"-"})
-	}
-	fmt.Fprintln(os.Stderr, "bench: real herdr idle done")
-	return rows, nil
-}
-
-// pctOfCore shows cpu used over span as a share of one core.
-func pctOfCore(cpu, span time.Duration) string {
-	return fmt.Sprintf("%.2f %% of a core (%s)", 100*float64(cpu)/float64(span), ms(cpu))
-}
-
-// realIdleSpan runs a daemon with args through a counting relay for
-// realIdleFor, nudging it at the start and every nudgeEvery as a shell
-// hook would. The relay's counts are read once the daemon has stopped,
-// so that the warm connections still open at the end count too: all of
-// them were opened after the first nudge.
-func (w *world) realIdleSpan(rs *realServer, pid int, state, pane string, args []string) (realIdleFigures, error) {
-	var f realIdleFigures
-	relay, err := newConnCounter(filepath.Join(rs.srv.Base, "count.sock"), rs.srv.Socket)
-	if err != nil {
-		return f, err
-	}
-	defer relay.close()
-	// The state file names the server it belongs to, by its socket: a
-	// daemon through the relay has its own (its labels are the same
-	// renders of the format, so it renames nothing).
-	d, err := w.startRealDaemon(rs, relay.path, state+".relay", args...)
-	if err != nil {
-		return f, err
-	}
-	defer d.stop()
-	time.Sleep(2 * time.Second) // past the start-up pass and the subscription
-	if relay.opened.Load() == 0 {
-		return f, fmt.Errorf("the daemon through the relay at %s never connected", relay.path)
-	}
-	nudge := func() error {
-		cmd := exec.Command(w.bin, "nudge", "--quiet", pane)
-		cmd.Env = rs.srv.Env("HERDR_SOCKET_PATH=" + relay.path)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("nudge: %w: %s", err, out)
-		}
-		return nil
-	}
-	idle0, opened0 := relay.idle.Load(), relay.opened.Load()
-	f.cpu, f.span, err = herdrCPU(pid, func() error {
-		start := time.Now()
-		for next := start; next.Before(start.Add(realIdleFor)); next = next.Add(nudgeEvery) {
-			time.Sleep(time.Until(next))
-			if err := nudge(); err != nil {
-				return err
-			}
-		}
-		time.Sleep(time.Until(start.Add(realIdleFor)))
-		return nil
-	})
-	if err != nil {
-		return f, err
-	}
-	d.stop()
-	relay.close()
-	f.idle, f.opened = relay.idle.Load()-idle0, relay.opened.Load()-opened0
-	return f, nil
-}
-
-// herdrCPU runs span and returns the CPU time the herdr server process pid
-// used meanwhile, and how long span took.
-func herdrCPU(pid int, span func() error) (cpu, took time.Duration, err error) {
-	ticks0, err := cpuTicks(pid)
-	if err != nil {
-		return 0, 0, err
-	}
-	start := time.Now()
-	if err := span(); err != nil {
-		return 0, 0, err
-	}
-	took = time.Since(start)
-	ticks, err := cpuTicks(pid)
-	if err != nil {
-		return 0, 0, err
-	}
-	// USER_HZ is 100, as in idleDaemon.read.
-	return time.Duration(ticks-ticks0) * 10 * time.Millisecond, took, nil
-}
-
 // herdrServerPID finds rs's `herdr server` process among those that carry
 // its socket in their environment.
 func herdrServerPID(rs *realServer) (int, error) {
@@ -820,64 +681,4 @@ func herdrServerPID(rs *realServer) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("no `%s server` process found for %s (needs /proc)", rs.srv.Bin, rs.srv.Socket)
-}
-
-// connCounter is a socket the idle daemon talks to in herdr's place: it
-// passes each connection on to herdr as it comes, so herdr sees what the
-// daemon does, and counts those the daemon closed without sending a byte,
-// which only its warm pool does.
-type connCounter struct {
-	path, upstream string
-	ln             net.Listener
-	idle, opened   atomic.Int64
-	relays         sync.WaitGroup
-}
-
-func newConnCounter(path, upstream string) (*connCounter, error) {
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		return nil, err
-	}
-	c := &connCounter{path: path, upstream: upstream, ln: ln}
-	go c.serve()
-	return c, nil
-}
-
-func (c *connCounter) serve() {
-	for {
-		down, err := c.ln.Accept()
-		if err != nil {
-			return
-		}
-		c.relays.Add(1)
-		go func() { defer c.relays.Done(); c.relay(down) }()
-	}
-}
-
-// relay joins one connection to herdr until either end closes it.
-func (c *connCounter) relay(down net.Conn) {
-	c.opened.Add(1)
-	up, err := net.Dial("unix", c.upstream)
-	if err != nil {
-		down.Close()
-		return
-	}
-	go func() {
-		_, _ = io.Copy(down, up)
-		down.Close()
-		up.Close()
-	}()
-	n, _ := io.Copy(up, down)
-	if n == 0 {
-		c.idle.Add(1)
-	}
-	up.Close()
-	down.Close()
-}
-
-// close stops taking connections and waits for those open to end, as
-// they do once the daemon has stopped: every connection is counted then.
-func (c *connCounter) close() {
-	_ = c.ln.Close()
-	c.relays.Wait()
 }

@@ -1,0 +1,100 @@
+package daemon
+
+import "time"
+
+// The daemon's polls. Events, nudges and the plugin's event hook say when
+// to look; the polls catch what none of them tells:
+//
+//   - the full poll (--poll) reads the session and refreshes programs
+//     herdr alone can name (panes whose processes we cannot see). While
+//     the local watch follows every tab's lead pane, what is left for it
+//     is what nothing announces (a branch switched from another tab, an
+//     event lost to a reconnect): it runs every --rest-poll then, by
+//     default 30 s, which bounds how long such a name stays behind while
+//     herdr answers two snapshots a minute;
+//   - the status poll (--agent-poll) reads the session for agents'
+//     statuses, which herdr pushes to no session-wide stream, only to a
+//     plugin's event hook. It runs only while agents run, a name shows
+//     their status ({icon}, {status}) and no hook nudged us within
+//     hookTrust: one snapshot per interval, where the
+//     per-pane subscription herdr offers would cost it a read of every
+//     agent's pane every 100 ms (docs/herdr.md §7).
+
+// hookTrust is how long a nudge from the plugin's event hook vouches for
+// the hook: a hook that fell silent for that long (the plugin disabled
+// while a standalone daemon runs) gives the status poll back.
+const hookTrust = 10 * time.Minute
+
+// ticker is one poll: its interval (0: off) and its channel, nil while
+// off (a nil channel never fires in a select).
+type ticker struct {
+	every time.Duration
+	t     *time.Ticker
+	c     <-chan time.Time
+}
+
+// set restarts the ticker when its interval changes, and reports whether
+// it did.
+func (k *ticker) set(every time.Duration) bool {
+	if every == k.every {
+		return false
+	}
+	if k.t != nil {
+		k.t.Stop()
+		k.t, k.c = nil, nil
+	}
+	k.every = every
+	if every > 0 {
+		k.t = time.NewTicker(every)
+		k.c = k.t.C
+	}
+	return true
+}
+
+// polls are the loop's two tickers; planned once the first plan is made.
+type polls struct {
+	full, agents ticker
+	planned      bool
+}
+
+func (p *polls) stop() {
+	p.full.set(0)
+	p.agents.set(0)
+}
+
+// planPolls sets the polls for the session as the last pass saw it, and
+// traces the first plan and every change of it. allWatched: the local watch follows
+// every tab's lead pane.
+func (l *loop) planPolls(allWatched bool) {
+	d := l.d
+	full := d.opt.Poll
+	if allWatched && full > 0 {
+		full = d.opt.RestPoll
+	}
+	agents := time.Duration(0)
+	if d.hasAgents() && d.namesShowStatus() && !l.hookServes() {
+		agents = d.opt.AgentPoll
+	}
+	changedFull := l.polls.full.set(full)
+	changedAgents := l.polls.agents.set(agents)
+	if changedFull || changedAgents || !l.polls.planned {
+		l.polls.planned = true
+		d.trace(Trace{Kind: TracePolls, Poll: full, AgentPoll: agents}, "polls planned",
+			"poll", full, "agent_poll", agents)
+	}
+}
+
+// namesShowStatus says whether an agent's status can change a tab's or a
+// workspace's name.
+func (d *Daemon) namesShowStatus() bool {
+	return d.opt.Namer.UsesStatus() || d.opt.WorkspaceNamer != nil && d.opt.WorkspaceNamer.UsesStatus()
+}
+
+// hookServes says whether the plugin's event hook brings agents' statuses:
+// the plugin started this daemon, or its hook nudged us lately.
+func (l *loop) hookServes() bool {
+	if l.d.opt.Plugin.ID != "" {
+		return true
+	}
+	return !l.hookSeen.IsZero() && l.d.now().Sub(l.hookSeen) < hookTrust
+}

@@ -1,0 +1,42 @@
+//go:build unix
+
+package testutil
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/creack/pty"
+)
+
+// PlainShell starts an interactive bash with job control in a pty, in dir
+// (a fresh folder when ""), as herdr starts a pane's shell, with no rc
+// file: no hooks, no terminal title. Its output is drained so that it
+// never blocks, and it is killed when the test ends. Without bash the test
+// is skipped.
+func PlainShell(t testing.TB, dir string) (*exec.Cmd, *os.File) {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash on PATH")
+	}
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	cmd := exec.Command(bash, "--norc", "--noprofile", "-i")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "PS1=$ ", "TERM=dumb"}
+	tty, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, tty) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = tty.Close()
+		_ = cmd.Wait()
+	})
+	return cmd, tty
+}

@@ -1,0 +1,7 @@
+//go:build !linux && !darwin
+
+package procwatch
+
+const supported = false
+
+func newKernel() (kernel, error) { return nil, ErrUnsupported }
