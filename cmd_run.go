@@ -52,7 +52,7 @@ type RunCmd struct {
 	Apply       bool          `help:"Rename tabs (without it: dry run, print only new decisions)."`
 	Poll        time.Duration `help:"Full pass interval besides events; 0 for events only." default:"3s"`
 	RestPoll    time.Duration `help:"Full pass interval instead of --poll while --local-watch follows every tab, which leaves the poll only what nothing announces; 0: none then." default:"30s"`
-	AgentPoll   time.Duration `help:"While agents run and no herdr plugin event hook reports their statuses (herdr pushes them to nothing else), read the session this often for them; 0: never." default:"1s"`
+	AgentPoll   time.Duration `help:"Read the session this often for agents' statuses while one may change unannounced (an agent works, read input in the last 5s, or runs where the local watch cannot see its terminal) and no herdr plugin event hook reports them (herdr pushes them to nothing else); 0: never." default:"1s"`
 	LocalWatch  bool          `help:"Learn from the kernel when a program starts or exits or a shell changes directory in a pane on this machine, so its tab is renamed at once without hooks (and the full poll rests, --rest-poll)." default:"true" negatable:""`
 	Debounce    time.Duration `help:"Events after the first one within this long are coalesced into one more pass." default:"400ms"`
 	Settle      time.Duration `help:"Wait this long before naming a new program (0: at once); calm over speed." default:"0s"`

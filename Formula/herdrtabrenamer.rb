@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "6d6f7efc5af7a208bbe5c219007b8369f3cbc3c47a8e9f663463b4c642eefb72"
+      sha256 "e91ad0a2bcb913d45d790fcf1e04d965c9ef68f197695309c3fa99755cd1bcea"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "b39196e436570574a23e6d47bf7d3536e0b528f10fa207d563a23892987c997e"
+      sha256 "9af9b7fe8553a9017db9d649a524a33d91859e68892bd95bfb430b974849b21e"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "630c2a98d059a88c590ec9316b27c9d8e169b1c57daa1d5879f4524435a64df6"
+      sha256 "edb76db33253a5e7a657781ee22c9c3fe9d87b46e54fa22979ff3bb3ba438498"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "5fe18b24ab932ba6b2d58f56765fd8147ae276be84e582fba4abe5b6191ec5e2"
+      sha256 "636e8b1837824a371760cdd0ab8181215ba2d4824474ccb5c3ddfeac0c0bd9b1"
     end
   end
 

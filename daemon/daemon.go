@@ -358,17 +358,18 @@ func subscriptions() []herdr.Subscription {
 	return subs
 }
 
-// hasAgents says whether the last snapshot shows an agent in any pane.
-func (d *Daemon) hasAgents() bool {
+// lastAgents are the panes of the last snapshot that run an agent.
+func (d *Daemon) lastAgents() []herdr.Pane {
 	if d.last == nil {
-		return false
+		return nil
 	}
+	var out []herdr.Pane
 	for _, p := range d.last.Panes {
 		if p.Agent != "" {
-			return true
+			out = append(out, p)
 		}
 	}
-	return false
+	return out
 }
 
 // printDryRun shows each new decision once.

@@ -3,6 +3,7 @@ package daemon
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/procwatch"
 )
@@ -20,7 +21,9 @@ import (
 type localWatch struct {
 	w *procwatch.Watcher // nil: off
 	// shells are the shells given to the watch, by pane id.
-	shells map[string]int
+	shells map[string]procwatch.Shell
+	// allWatched: the last pass found every tab's lead pane watched.
+	allWatched bool
 }
 
 // startWatch starts the watch when the options ask for it and the
@@ -34,7 +37,7 @@ func (l *loop) startWatch() {
 		l.d.log.Info("no local watch of shells: without hooks or titles, program changes wait for the poll", "err", err)
 		return
 	}
-	l.local = localWatch{w: w, shells: map[string]int{}}
+	l.local = localWatch{w: w, shells: map[string]procwatch.Shell{}}
 }
 
 func (l *loop) stopWatch() {
@@ -58,25 +61,22 @@ func (l *loop) watched(pane string) bool {
 }
 
 // rewatch gives the watch the shells of the panes whose programs are read
-// locally, and says whether the lead pane of every tab reported is among
-// them.
+// locally, asking for their terminal input where an agent runs, and says
+// whether the lead pane of every tab reported is among them.
 func (l *loop) rewatch(reps []TabReport) bool {
 	if l.local.w == nil {
 		return false
 	}
-	want := map[string]int{}
+	want := map[string]procwatch.Shell{}
 	for id, c := range l.d.procs {
 		if c.localOK && c.shellPID > 0 {
-			want[id] = c.shellPID
+			p, _ := l.d.lastPaneOf(id)
+			want[id] = procwatch.Shell{Key: id, PID: c.shellPID, Input: p.Agent != ""}
 		}
 	}
 	if !maps.Equal(want, l.local.shells) {
 		l.local.shells = want
-		shells := make([]procwatch.Shell, 0, len(want))
-		for _, id := range slices.Sorted(maps.Keys(want)) {
-			shells = append(shells, procwatch.Shell{Key: id, PID: want[id]})
-		}
-		l.local.w.Set(shells)
+		l.local.w.Set(slices.SortedFunc(maps.Values(want), func(a, b procwatch.Shell) int { return strings.Compare(a.Key, b.Key) }))
 	}
 	for _, r := range reps {
 		if !l.watched(r.Lead) {
@@ -86,10 +86,30 @@ func (l *loop) rewatch(reps []TabReport) bool {
 	return len(reps) > 0
 }
 
-// watchReported nudges the panes the watch reported.
+// watchReported nudges the panes whose program or directory the watch
+// says changed, and notes input read by an agent: its status may change
+// next (agentsMayChange).
 func (l *loop) watchReported() {
-	for _, pane := range l.local.w.Take() {
-		l.d.trace(Trace{Kind: TraceWatched, Pane: pane}, "a local shell changed", "pane", pane)
-		l.nudged(pane, nil)
+	for _, r := range l.local.w.Take() {
+		l.d.trace(Trace{Kind: TraceWatched, Pane: r.Key, Input: r.Input, News: r.Changed}, "a local shell changed or read input",
+			"pane", r.Key, "changed", r.Changed, "input", r.Input)
+		if r.Input {
+			l.agentInput = l.d.now()
+			l.planPolls(l.local.allWatched)
+		}
+		if r.Changed {
+			l.nudged(r.Key, nil)
+		}
 	}
+}
+
+// agentsUnwatched says whether an agent runs in a pane whose terminal
+// input the watch does not see: its status may change unannounced.
+func (l *loop) agentsUnwatched() bool {
+	for _, p := range l.d.lastAgents() {
+		if l.local.w == nil || !l.local.w.InputWatched(p.ID) {
+			return true
+		}
+	}
+	return false
 }

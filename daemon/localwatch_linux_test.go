@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
@@ -41,8 +43,44 @@ func TestLocalWatchNamesWithoutHooks(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, "label "+step.want, func() bool { return f.labels()[0] == step.want })
-		if !slices.ContainsFunc(f.traces.of(TraceWatched)[watched:], func(tr Trace) bool { return tr.Pane == p1 }) {
-			t.Fatalf("the tab became %q with no report of the local watch", step.want)
-		}
+		// The pass that renamed may be one an earlier report asked for,
+		// with the report of this change on its way.
+		waitFor(t, "the local watch's report", func() bool {
+			return slices.ContainsFunc(f.traces.of(TraceWatched)[watched:], func(tr Trace) bool { return tr.Pane == p1 && tr.News })
+		})
 	}
+}
+
+// An agent at rest waits for a prompt: while the local watch sees its
+// terminal, the daemon reads nothing for its status until the agent reads
+// input, then polls while the status may follow (it works, or the input
+// is recent), and stops again.
+func TestAgentAtRestIsNotPolled(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "rmk")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, "{icon}{proc|dir}", func(o *Options) {
+		o.Poll, o.AgentPoll, o.LocalWatch, o.Inspector = 0, 20*time.Millisecond, true, procinfo.Local()
+	})
+	_, _, p1 := f.srv.NewWorkspace("main", dir)
+	cmd, tty := testutil.PlainShell(t, dir)
+	f.srv.AttachProcess(p1, cmd.Process.Pid)
+	f.srv.SetAgent(p1, "claude", herdr.StatusIdle)
+	runDaemon(t, f, nil)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "⚪rmk" })
+	testutil.WaitFor(t, "no status poll for an agent at rest", func() bool {
+		return lastPolls(f).AgentPoll == 0 && len(f.traces.of(TracePolls)) > 1
+	}, func() string { return fmt.Sprintf("%+v\n%s", f.traces.snapshot(), f.log.String()) })
+	// A prompt typed: the agent reads it, then reports itself working.
+	if _, err := io.WriteString(tty, "x"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the status poll after input", func() bool { return lastPolls(f).AgentPoll > 0 })
+	f.srv.SetAgent(p1, "claude", herdr.StatusWorking)
+	waitFor(t, "working icon", func() bool { return f.labels()[0] == "🟡rmk" })
+	f.srv.SetAgent(p1, "claude", herdr.StatusIdle)
+	waitFor(t, "idle icon", func() bool { return f.labels()[0] == "⚪rmk" })
+	waitFor(t, "no status poll once at rest again", func() bool { return lastPolls(f).AgentPoll == 0 })
 }

@@ -54,8 +54,9 @@ type loop struct {
 	local localWatch
 	// hookSeen is when the plugin's event hook last nudged us about an
 	// agent's status: while it vouches for the hook, statuses need no
-	// poll.
-	hookSeen time.Time
+	// poll. agentInput is when the local watch last saw an agent's
+	// terminal read input.
+	hookSeen, agentInput time.Time
 
 	// pluginTick paces the checks of a daemon tied to a herdr plugin
 	// (Options.Plugin); nil when untied.
@@ -344,7 +345,8 @@ func (l *loop) run(in passInput) {
 	}
 	d.logBack()
 	d.printDryRun(reps)
-	l.planPolls(l.rewatch(reps))
+	l.local.allWatched = l.rewatch(reps)
+	l.planPolls(l.local.allWatched)
 }
 
 // keepClaim runs after every pass: it follows a herdr that appeared or

@@ -62,7 +62,7 @@ func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, 
 		return nil, stats, err
 	}
 	rows := d.planRows(v, in)
-	answers := d.gather(ctx, leadsOf(rows), gatherScope{refresh: !in.urgent && !in.agentPoll, nudged: len(in.forced) > 0}, &stats)
+	answers := d.gather(ctx, d.leadsOf(rows), gatherScope{refresh: !in.urgent && !in.agentPoll, nudged: len(in.forced) > 0}, &stats)
 	titles := d.sessions.Titles(sessionLeads(rows))
 	d.decide(v, rows, answers, titles)
 	var w stateWrites
@@ -144,12 +144,17 @@ func (d *Daemon) planRows(v *view, in passInput) []*row {
 	return rows
 }
 
-// leadsOf lists the lead panes whose program the rows' names need.
-func leadsOf(rows []*row) []leadPane {
+// leadsOf lists the lead panes whose program the rows' names need, and,
+// for the local watch, agents' lead panes whose shell is not known to run
+// here yet: the watch sees an agent read its prompt, after which its
+// status changes. (One whose shell is known to run elsewhere is asked
+// again only by the poll, as any program herdr alone can name.)
+func (d *Daemon) leadsOf(rows []*row) []leadPane {
 	var leads []leadPane
 	for _, r := range rows {
-		if r.plan.NeedsProc || r.plan.NeedsHost {
-			leads = append(leads, leadPane{pane: r.plan.Lead, forced: r.forced})
+		lead := r.plan.Lead
+		if c := d.procs[lead.ID]; r.plan.NeedsProc || r.plan.NeedsHost || d.opt.LocalWatch && lead.Agent != "" && (c == nil || !c.localOK) {
+			leads = append(leads, leadPane{pane: lead, forced: r.forced})
 		}
 	}
 	return leads

@@ -1,6 +1,10 @@
 package daemon
 
-import "time"
+import (
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+)
 
 // The daemon's polls. Events, nudges and the plugin's event hook say when
 // to look; the polls catch what none of them tells:
@@ -14,11 +18,14 @@ import "time"
 //     herdr answers two snapshots a minute;
 //   - the status poll (--agent-poll) reads the session for agents'
 //     statuses, which herdr pushes to no session-wide stream, only to a
-//     plugin's event hook. It runs only while agents run, a name shows
-//     their status ({icon}, {status}) and no hook nudged us within
-//     hookTrust: one snapshot per interval, where the
-//     per-pane subscription herdr offers would cost it a read of every
-//     agent's pane every 100 ms (docs/herdr.md §7).
+//     plugin's event hook. It runs only while a name shows their status
+//     ({icon}, {status}), no hook nudged us within hookTrust, and an
+//     agent's status may change unannounced (agentsMayChange): one works,
+//     or one read a prompt lately, or one's input the local watch cannot
+//     see. An agent at rest waits for a prompt, which the local watch sees
+//     it read. Each poll is one snapshot, where the per-pane subscription
+//     herdr offers would cost it a read of every agent's pane every 100 ms
+//     (docs/herdr.md §7).
 
 // hookTrust is how long a nudge from the plugin's event hook vouches for
 // the hook: a hook that fell silent for that long (the plugin disabled
@@ -72,7 +79,7 @@ func (l *loop) planPolls(allWatched bool) {
 		full = d.opt.RestPoll
 	}
 	agents := time.Duration(0)
-	if d.hasAgents() && d.namesShowStatus() && !l.hookServes() {
+	if l.agentsMayChange() && d.namesShowStatus() && !l.hookServes() {
 		agents = d.opt.AgentPoll
 	}
 	changedFull := l.polls.full.set(full)
@@ -82,6 +89,29 @@ func (l *loop) planPolls(allWatched bool) {
 		d.trace(Trace{Kind: TracePolls, Poll: full, AgentPoll: agents}, "polls planned",
 			"poll", full, "agent_poll", agents)
 	}
+}
+
+// agentInputWindow is how long after an agent's terminal read input its
+// status may still change because of it: the agent takes the prompt and
+// reports itself working (or herdr sees it) within a second or two.
+const agentInputWindow = 5 * time.Second
+
+// agentsMayChange says whether an agent's status may change with no one
+// telling: one is working (it will stop by itself), one runs where the
+// local watch does not see its input (a status changes on a prompt), or
+// one read input lately.
+func (l *loop) agentsMayChange() bool {
+	d := l.d
+	agents := d.lastAgents()
+	if len(agents) == 0 {
+		return false
+	}
+	for _, p := range agents {
+		if p.AgentStatus == herdr.StatusWorking {
+			return true
+		}
+	}
+	return l.agentsUnwatched() || !l.agentInput.IsZero() && d.now().Sub(l.agentInput) < agentInputWindow
 }
 
 // namesShowStatus says whether an agent's status can change a tab's or a

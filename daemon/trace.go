@@ -53,7 +53,8 @@ const (
 	// TracePolls: the polls changed (Poll: the full poll, AgentPoll: the
 	// status poll; 0: off).
 	TracePolls TraceKind = "polls"
-	// TraceWatched: the local watch saw a change in Pane's shell.
+	// TraceWatched: the local watch saw a change in Pane's shell (News),
+	// or input read from its terminal (Input).
 	TraceWatched TraceKind = "watched"
 )
 
@@ -61,12 +62,15 @@ const (
 type Trace struct {
 	Kind TraceKind
 	// Triaged: the event and whether it asked for a pass. ReplayOver:
-	// the entry's event kind.
+	// the entry's event kind. Watched: the pane, whether its program or
+	// directory may have changed (News) and whether its terminal read
+	// input (Input).
 	Event string
 	TabID string
 	Pane  string
 	Label string
 	News  bool
+	Input bool
 	// Subscribed, SubscribeFailed: whether a full pass was asked for (not
 	// already owed).
 	FullPass bool

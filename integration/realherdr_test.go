@@ -285,7 +285,9 @@ func TestRealHerdrLocalWatch(t *testing.T) {
 			watched := len(testutil.Traced(d.Log(), "watched"))
 			step.do()
 			waitWorldLabel(t, w, tab, step.want, d.Log)
-			if len(testutil.Traced(d.Log(), "watched")) == watched {
+			// The pass that renamed may be one an earlier report asked
+			// for, with the report of this change on its way.
+			if !poll(waitTimeout, func() bool { return len(testutil.Traced(d.Log(), "watched")) > watched }) {
 				t.Fatalf("%s: the tab became %q with no report of the local watch\n%s", w.Name(), step.want, d.Log())
 			}
 		}
@@ -333,9 +335,12 @@ func writeRC(t *testing.T, sb *sandbox, shell string) {
 // pane's agent and its status with pane.report_agent (what herdr's hook
 // for Claude Code does), and the tab's {icon} follows each status: the
 // daemon learns of the new agent pane from herdr's pane.agent_detected
-// event and follows its status from then on, with no plugin hook: by the
-// status poll. It subscribes to no pane: herdr would read that pane ten
-// times a second for it (docs/herdr.md §7).
+// event and follows its status from then on, with no plugin hook and no
+// full poll (--poll 0): by the status poll, which runs while the agent
+// works and after its terminal read input: the prompt that starts it
+// working, a person's answer that ends a block (typed here where a person
+// would). It subscribes to no pane: herdr would read that pane ten times
+// a second for it (docs/herdr.md §7).
 func TestRealHerdrAgentStatusMovesTheIcon(t *testing.T) {
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		dirs := mkdirs(t, w.Sandbox(), "projects/rmk")
@@ -345,9 +350,15 @@ func TestRealHerdrAgentStatusMovesTheIcon(t *testing.T) {
 		waitWorldLabel(t, w, tab, "rmk", d.Log)
 		settled(t, d)
 		client := herdr.New(w.Socket(), herdr.WithTimeout(10*time.Second))
-		for _, st := range []struct{ state, want string }{
-			{"working", "🟡rmk"}, {"blocked", "🔴rmk"}, {"idle", "⚪rmk"}, {"working", "🟡rmk"},
+		for _, st := range []struct {
+			state, want string
+			typed       bool // a person's input comes first
+		}{
+			{"working", "🟡rmk", true}, {"blocked", "🔴rmk", false}, {"idle", "⚪rmk", true}, {"working", "🟡rmk", true},
 		} {
+			if st.typed {
+				w.Type(t, pane, "true")
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			err := client.Call(ctx, "pane.report_agent", map[string]any{
 				"pane_id": pane, "source": "herdrtabrenamer-test", "agent": "claude", "state": st.state}, nil)

@@ -83,7 +83,7 @@ func (k *darwin) watchShell(sh *shell) bool {
 		return false
 	}
 	k.procs[uint64(sh.pid)] = sh
-	sh.cdEvents = false
+	sh.ttyEvents = false
 	return true
 }
 
@@ -117,14 +117,14 @@ func (k *darwin) unwatchExit(sh *shell) {
 
 func (k *darwin) forget(*shell) {}
 
-func (k *darwin) wait(timeout time.Duration) []*shell {
+func (k *darwin) wait(timeout time.Duration) []event {
 	var evs [32]unix.Kevent_t
 	ts := unix.NsecToTimespec(int64(timeout))
 	n, err := unix.Kevent(k.kq, nil, evs[:], &ts)
 	if err != nil {
 		return nil // EINTR: the caller loops
 	}
-	var out []*shell
+	var out []event
 	for _, ev := range evs[:n] {
 		if ev.Filter != unix.EVFILT_PROC {
 			continue // the wake-up
@@ -140,7 +140,7 @@ func (k *darwin) wait(timeout time.Duration) []*shell {
 				st.leader, sh.exitEvents = 0, false
 			}
 		}
-		out = append(out, sh)
+		out = append(out, event{sh: sh})
 	}
 	return out
 }

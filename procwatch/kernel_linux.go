@@ -160,7 +160,7 @@ func (k *linux) watchShell(sh *shell) bool {
 		}
 		st.wd = int32(wd)
 		k.ttys[st.wd] = append(k.ttys[st.wd], sh)
-		sh.cdEvents = true
+		sh.ttyEvents = true
 		return true
 	}
 	return false
@@ -225,14 +225,14 @@ func (k *linux) forget(sh *shell) {
 	}
 }
 
-func (k *linux) wait(timeout time.Duration) []*shell {
+func (k *linux) wait(timeout time.Duration) []event {
 	var evs [32]unix.EpollEvent
 	ms := int((timeout + time.Millisecond - 1) / time.Millisecond)
 	n, err := unix.EpollWait(k.ep, evs[:], ms)
 	if err != nil {
 		return nil // EINTR: the caller loops
 	}
-	var out []*shell
+	var out []event
 	for _, ev := range evs[:n] {
 		switch fd := ev.Fd; {
 		case int(fd) == k.ev:
@@ -245,18 +245,18 @@ func (k *linux) wait(timeout time.Duration) []*shell {
 			if sh := k.exits[fd]; sh != nil {
 				k.unwatchExit(sh)
 				sh.exitEvents = false
-				out = append(out, sh)
+				out = append(out, event{sh: sh})
 			}
 		}
 	}
 	return out
 }
 
-// inotified reads the inotify events waiting and returns the shells whose
-// terminal was read from. A full queue may have dropped some: every shell
-// is returned then.
-func (k *linux) inotified() []*shell {
-	var out []*shell
+// inotified reads the inotify events waiting and returns an input event
+// for each shell whose terminal was read from. A full queue may have
+// dropped some: every shell has one then.
+func (k *linux) inotified() []event {
+	var out []event
 	var buf [4096]byte
 	for {
 		n, err := unix.Read(k.ino, buf[:])
@@ -270,21 +270,29 @@ func (k *linux) inotified() []*shell {
 			switch {
 			case mask&unix.IN_Q_OVERFLOW != 0:
 				for _, shs := range k.ttys {
-					out = append(out, shs...)
+					out = inputs(out, shs)
 				}
 			case mask&unix.IN_IGNORED != 0:
 				// The terminal is gone (its pane closed): the shell's
 				// next look finds it gone too.
 				for _, sh := range k.ttys[wd] {
 					k.state(sh).wd = -1
-					out = append(out, sh)
+					out = append(out, event{sh: sh})
 				}
 				delete(k.ttys, wd)
 			default:
-				out = append(out, k.ttys[wd]...)
+				out = inputs(out, k.ttys[wd])
 			}
 		}
 	}
+}
+
+// inputs adds an input event for each of shells.
+func inputs(evs []event, shells []*shell) []event {
+	for _, sh := range shells {
+		evs = append(evs, event{sh: sh, input: true})
+	}
+	return evs
 }
 
 func (k *linux) wake() {

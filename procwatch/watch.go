@@ -2,7 +2,9 @@ package procwatch
 
 import (
 	"errors"
+	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +22,20 @@ func Supported() bool { return supported }
 type Shell struct {
 	Key string
 	PID int
+	// Input asks for a report of input read from the shell's terminal
+	// even when nothing else changes: an agent in front reads the prompt
+	// typed or sent to it, and its status changes next.
+	Input bool
+}
+
+// Report is what came of one key since the last Take.
+type Report struct {
+	Key string
+	// Changed: the program in front or the shell's directory may have
+	// changed.
+	Changed bool
+	// Input: its terminal was read from (Shell.Input only).
+	Input bool
 }
 
 // Timings of the looks.
@@ -49,6 +65,10 @@ var followUps = []time.Duration{0, 5 * time.Millisecond, 15 * time.Millisecond, 
 // read from its terminal a byte at a time): at most 200 looks a second.
 const minGap = 5 * time.Millisecond
 
+// inputGap spaces a shell's input reports: a person types several keys
+// a second, and one report per burst is what the reader needs.
+const inputGap = 100 * time.Millisecond
+
 // Stats count a watcher's work since it started.
 type Stats struct {
 	Looks  uint64 // looks at a shell
@@ -61,10 +81,12 @@ type Watcher struct {
 	k      kernel
 	notify chan struct{}
 	mu     sync.Mutex
-	// pending are the keys reported and not taken yet; next is the set
-	// of shells Set asked for, not taken by the loop yet (nil: none).
-	pending map[string]bool
+	// pending are the reports not taken yet; next is the set of shells
+	// Set asked for, not taken by the loop yet (nil: none); inputs are
+	// the keys whose terminal input is watched.
+	pending map[string]Report
 	next    []Shell
+	inputs  map[string]bool
 	closed  bool
 	done    chan struct{}
 	looks   atomic.Uint64
@@ -80,7 +102,7 @@ func newWith(newKernel func() (kernel, error)) (*Watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Watcher{k: k, notify: make(chan struct{}, 1), pending: map[string]bool{}, done: make(chan struct{})}
+	w := &Watcher{k: k, notify: make(chan struct{}, 1), pending: map[string]Report{}, inputs: map[string]bool{}, done: make(chan struct{})}
 	go w.run()
 	return w, nil
 }
@@ -94,20 +116,27 @@ func (w *Watcher) Set(shells []Shell) {
 	w.k.wake()
 }
 
-// Changed fires when keys are waiting to be taken.
+// Changed fires when reports are waiting to be taken.
 func (w *Watcher) Changed() <-chan struct{} { return w.notify }
 
-// Take returns the keys reported since the last Take, sorted.
-func (w *Watcher) Take() []string {
+// Take returns the reports since the last Take, by key.
+func (w *Watcher) Take() []Report {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	keys := make([]string, 0, len(w.pending))
-	for k := range w.pending {
-		keys = append(keys, k)
-	}
+	reps := slices.Collect(maps.Values(w.pending))
 	clear(w.pending)
-	slices.Sort(keys)
-	return keys
+	slices.SortFunc(reps, func(a, b Report) int { return strings.Compare(a.Key, b.Key) })
+	return reps
+}
+
+// InputWatched says whether input reports can come for key: the shell
+// was asked for them and its terminal's input is watched (Linux, while
+// inotify has watches to spare). It is true only once the watcher has
+// taken up the last Set.
+func (w *Watcher) InputWatched(key string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.inputs[key]
 }
 
 // Stats says how much the watcher has looked.
@@ -129,9 +158,11 @@ func (w *Watcher) Close() error {
 	return w.k.close()
 }
 
-func (w *Watcher) report(key string) {
+func (w *Watcher) report(key string, changed, input bool) {
 	w.mu.Lock()
-	w.pending[key] = true
+	r := w.pending[key]
+	r.Key, r.Changed, r.Input = key, r.Changed || changed, r.Input || input
+	w.pending[key] = r
 	w.mu.Unlock()
 	select {
 	case w.notify <- struct{}{}:
@@ -165,10 +196,14 @@ func (w *Watcher) run() {
 			w.reset(shells, next)
 		}
 		now = time.Now()
-		for _, sh := range evs {
-			if shells[sh.key] == sh {
+		for _, ev := range evs {
+			if sh := ev.sh; shells[sh.key] == sh {
 				w.events.Add(1)
 				sh.trigger(now)
+				if ev.input && sh.input && now.Sub(sh.inputAt) >= inputGap {
+					sh.inputAt = now
+					w.report(sh.key, false, true)
+				}
 			}
 		}
 		for _, sh := range shells {
@@ -185,11 +220,12 @@ func (w *Watcher) reset(shells map[string]*shell, want []Shell) {
 	for _, s := range want {
 		keep[s.Key] = true
 		if old := shells[s.Key]; old != nil && old.pid == s.PID {
+			old.input = s.Input
 			continue
 		} else if old != nil {
 			w.drop(old)
 		}
-		sh := &shell{key: s.Key, pid: s.PID}
+		sh := &shell{key: s.Key, pid: s.PID, input: s.Input}
 		shells[s.Key] = sh
 		w.start(sh)
 	}
@@ -199,6 +235,13 @@ func (w *Watcher) reset(shells map[string]*shell, want []Shell) {
 			delete(shells, key)
 		}
 	}
+	inputs := map[string]bool{}
+	for key, sh := range shells {
+		inputs[key] = sh.input && sh.ttyEvents && !sh.gone
+	}
+	w.mu.Lock()
+	w.inputs = inputs
+	w.mu.Unlock()
 }
 
 // start takes a shell's first look and arms its events.
@@ -231,7 +274,7 @@ func (w *Watcher) look(sh *shell, now time.Time) {
 		// The shell is gone (its pane closed, or it exited): one report,
 		// and the next Set drops it.
 		w.drop(sh)
-		w.report(sh.key)
+		w.report(sh.key, true, false)
 		return
 	}
 	if fp == sh.fp {
@@ -242,7 +285,7 @@ func (w *Watcher) look(sh *shell, now time.Time) {
 	if group {
 		w.follow(sh)
 	}
-	w.report(sh.key)
+	w.report(sh.key, true, false)
 }
 
 // follow arms the exit event of the program now in front, if any.
@@ -252,6 +295,13 @@ func (w *Watcher) follow(sh *shell) {
 	if sh.fp.pgid > 0 && sh.fp.pgid != sh.pid {
 		sh.exitEvents = w.k.watchExit(sh, sh.fp.pgid)
 	}
+}
+
+// event is one of the kernel's events for a shell: input read from its
+// terminal, or another (a fork, the exit of its program).
+type event struct {
+	sh    *shell
+	input bool
 }
 
 // fingerprint is what a look reads of a shell: a change in it is a change
@@ -272,8 +322,13 @@ type shell struct {
 	// input from its terminal; macOS: its forks). exitEvents: the
 	// program in front announces its exit.
 	shellEvents, exitEvents bool
-	// cdEvents: events come before a cd too (the kernel's, set by it).
-	cdEvents bool
+	// ttyEvents: the events are input read from its terminal, which
+	// comes before a cd too (set by the kernel).
+	ttyEvents bool
+	// input: report terminal input (Shell.Input); inputAt: the last
+	// such report.
+	input    bool
+	inputAt  time.Time
 	gone     bool
 	lookedAt time.Time
 	// A run of looks: started at runAt, next is followUps[run].
@@ -307,7 +362,7 @@ func (sh *shell) due() time.Time {
 	switch {
 	case !sh.shellEvents, !front && !sh.exitEvents:
 		every = fastEvery
-	case front && !sh.cdEvents:
+	case front && !sh.ttyEvents:
 		every = cdEvery
 	}
 	// Slow looks fall on whole seconds, so that one wake-up serves every
@@ -342,7 +397,7 @@ type kernel interface {
 	// read looks at a shell.
 	read(sh *shell) (fingerprint, error)
 	// watchShell arms the events that come before a program starts in
-	// the shell (and sets sh.cdEvents); false when there are none.
+	// the shell (and sets sh.ttyEvents); false when there are none.
 	watchShell(sh *shell) bool
 	unwatchShell(sh *shell)
 	// watchExit arms the exit event of process pid, the leader in front
@@ -351,9 +406,9 @@ type kernel interface {
 	unwatchExit(sh *shell)
 	// forget releases anything else held for sh.
 	forget(sh *shell)
-	// wait returns the shells whose events came, within timeout, or
-	// sooner when woken.
-	wait(timeout time.Duration) []*shell
+	// wait returns the events that came within timeout, or sooner when
+	// woken.
+	wait(timeout time.Duration) []event
 	wake()
 	close() error
 }

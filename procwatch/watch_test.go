@@ -17,18 +17,24 @@ import (
 // machines are shared; the tests never time how long one takes.
 const waitTimeout = 20 * time.Second
 
-// reported waits until key is reported.
+// reported waits until key is reported as changed.
 func reported(t *testing.T, w *Watcher, key, after string) {
+	t.Helper()
+	waitReport(t, w, after, func(r Report) bool { return r.Key == key && r.Changed })
+}
+
+// waitReport waits for a report that ok accepts.
+func waitReport(t *testing.T, w *Watcher, after string, ok func(Report) bool) {
 	t.Helper()
 	deadline := time.After(waitTimeout)
 	for {
 		select {
 		case <-w.Changed():
-			if slices.Contains(w.Take(), key) {
+			if slices.ContainsFunc(w.Take(), ok) {
 				return
 			}
 		case <-deadline:
-			t.Fatalf("%s: no report for %s within %v (stats %+v)", after, key, waitTimeout, w.Stats())
+			t.Fatalf("%s: no such report within %v (stats %+v)", after, waitTimeout, w.Stats())
 		}
 	}
 }
@@ -108,7 +114,7 @@ func TestShellExitAndRemoval(t *testing.T) {
 	reported(t, w, "a", "the shell exited")
 	settled(t, w)
 	if got := w.Take(); len(got) != 0 {
-		t.Fatalf("reports after the exit: %q (b left the set before it started a program)", got)
+		t.Fatalf("reports after the exit: %+v (b left the set before it started a program)", got)
 	}
 }
 
@@ -135,6 +141,36 @@ func TestCdToTheSameFolderIsNoChange(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if got := w.Take(); len(got) != 0 {
-		t.Fatalf("a cd into the folder the shell is in was reported: %q", got)
+		t.Fatalf("a cd into the folder the shell is in was reported: %+v", got)
+	}
+}
+
+// An agent in front reads a prompt typed or sent to it, and its status
+// changes next though nothing the watch fingerprints does: a shell asked
+// for input reports its terminal's input; another shell does not.
+func TestInputIsReportedWhereAsked(t *testing.T) {
+	asked, ttyAsked := testutil.PlainShell(t, "")
+	other, ttyOther := testutil.PlainShell(t, "")
+	w := newWatcher(t, newKernel)
+	w.Set([]Shell{{Key: "asked", PID: asked.Process.Pid, Input: true}, {Key: "other", PID: other.Process.Pid}})
+	settled(t, w)
+	if !w.InputWatched("asked") || w.InputWatched("other") {
+		t.Fatalf("input watched: asked %v, other %v; want true, false", w.InputWatched("asked"), w.InputWatched("other"))
+	}
+	if _, err := io.WriteString(ttyOther, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(ttyAsked, "x"); err != nil {
+		t.Fatal(err)
+	}
+	var got []Report
+	waitReport(t, w, "a key typed", func(r Report) bool { got = append(got, r); return r.Key == "asked" && r.Input })
+	for _, r := range append(got, w.Take()...) {
+		if r.Key == "other" && r.Input {
+			t.Fatalf("input reported for a shell not asked: %+v", r)
+		}
+		if r.Changed {
+			t.Fatalf("a key typed at the prompt reported a change: %+v", r)
+		}
 	}
 }

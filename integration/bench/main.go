@@ -456,7 +456,7 @@ func (w *world) idlePass() (idleFigures, error) {
 		return f, err
 	}
 	log := &testutil.Buffer{}
-	d, err := w.startDaemonLog(srv, "idle-pass.json", log, "--poll", "100ms", "--log-level", "debug")
+	d, err := w.startDaemonLog(srv, "idle-pass.json", log, "--poll", "100ms", "--rest-poll", "100ms", "--log-level", "debug")
 	if err != nil {
 		return f, err
 	}

@@ -565,15 +565,16 @@ func (r realRun) plainRows(shell string, t realTab) ([]row, error) {
 }
 
 // agentRows times agent status reports to the tab's icon: first with no
-// plugin, when the daemon's status poll finds them, then with the
-// plugin's event hook.
+// plugin, when the daemon's status poll finds them (it polls while the
+// agent works, and after the agent's terminal read a prompt), then with
+// the plugin's event hook.
 func (r realRun) agentRows(w *world, t realTab) ([]row, error) {
 	// The tab shows an icon once herdr knows an agent in it
 	// (pane.agent_detected); its statuses come from then on.
 	if _, err := r.timed(t, "⚪", r.rs.report(t.pane, herdr.StatusIdle)); err != nil {
 		return nil, fmt.Errorf("agent: first report: %w", err)
 	}
-	took, err := r.statusChanges(t)
+	took, err := r.statusChanges(t, true)
 	if err != nil {
 		return nil, err
 	}
@@ -582,14 +583,16 @@ func (r realRun) agentRows(w *world, t realTab) ([]row, error) {
 		return nil, err
 	}
 	fmt.Fprintln(os.Stderr, "bench: real herdr agent done")
-	return []row{{fmt.Sprintf("real herdr: agent status -> icon, no plugin: the status poll (--agent-poll 1s) (%d changes)", len(took)), pcts(took), statusPollTarget}, plugin}, nil
+	return []row{{fmt.Sprintf("real herdr: agent status -> icon, no plugin: the status poll (--agent-poll 1s) after a prompt and while working (%d changes)", len(took)), pcts(took), statusPollTarget}, plugin}, nil
 }
 
 // statusChanges times samples status reports in t's pane, alternating
 // working and idle from the status the tab does not show. herdr shows an
 // agent that went idle while nobody looked at its pane as done, and in a
-// headless server nobody looks: the icon after idle is done's.
-func (r realRun) statusChanges(t realTab) ([]time.Duration, error) {
+// headless server nobody looks: the icon after idle is done's. prompt:
+// before each report of working, a prompt is typed into the pane (here
+// its shell reads `true`), as an agent at rest starts working on one.
+func (r realRun) statusChanges(t realTab, prompt bool) ([]time.Duration, error) {
 	var took []time.Duration
 	first := 0
 	if strings.Contains(r.rs.label(t.tab), "🟡") {
@@ -601,6 +604,11 @@ func (r realRun) statusChanges(t realTab) ([]time.Duration, error) {
 			status, icon = herdr.StatusIdle, "🟢"
 		}
 		time.Sleep(sampleGap)
+		if prompt && status == herdr.StatusWorking {
+			if err := r.rs.typeLine(t.pane, "true")(); err != nil {
+				return nil, fmt.Errorf("agent prompt: %w", err)
+			}
+		}
 		d, err := r.timed(t, icon, r.rs.report(t.pane, status))
 		if err != nil {
 			return nil, fmt.Errorf("agent status %s: %w", status, err)
@@ -625,7 +633,7 @@ func (r realRun) pluginRow(w *world, t realTab) (row, error) {
 	if _, err := r.rs.srv.CLI("plugin", "link", dir); err != nil {
 		return row{name, "not measurable: " + err.Error(), target}, nil
 	}
-	took, err := r.statusChanges(t)
+	took, err := r.statusChanges(t, false)
 	if err != nil {
 		return row{}, err
 	}
