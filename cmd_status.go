@@ -103,7 +103,36 @@ func daemonChecks(sock string) []check {
 	d, pid, since := daemonCheck(sock)
 	out := []check{rt, d, nudgeCheck(sock)}
 	if pid != 0 {
+		out = append(out, healthChecks(sock, pid)...)
 		out = append(out, reloadCheck(sock, pid, since))
+	}
+	return out
+}
+
+// troubleFix is what to do about each thing a daemon can fail to do.
+var troubleFix = map[string]string{
+	rundir.TroubleState:     "make the state file's folder writable (--state, or $XDG_STATE_HOME/herdrtabrenamer): the daemon renames nothing it cannot record",
+	rundir.TroubleSubscribe: "see the daemon's log for herdr's answer; restarting herdr or the daemon subscribes again",
+	rundir.TroubleRename:    "see the daemon's log for herdr's answer",
+	rundir.TroubleSessionWatch: "raise fs.inotify.max_user_instances and max_user_watches (sysctl), then restart the daemon; " +
+		"meanwhile {session} titles follow at each pass",
+	rundir.TroubleLocalWatch: "raise fs.inotify.max_user_instances (sysctl), then restart the daemon; " +
+		"meanwhile a program started without hooks waits for the poll",
+}
+
+// healthChecks reads what the running daemon pid recorded it cannot do
+// (rundir.Health): a FIX line for each. A record of another process is an
+// earlier daemon's, and says nothing.
+func healthChecks(sock string, pid int) []check {
+	h, err := rundir.ReadHealth(sock)
+	if err != nil || h.PID != pid {
+		return nil
+	}
+	var out []check
+	for _, t := range h.Troubles {
+		out = append(out, check{name: "daemon",
+			found: fmt.Sprintf("cannot %s, since %s: %s", t.What, t.Since.Format(time.RFC3339), t.Error),
+			fix:   troubleFix[t.What]})
 	}
 	return out
 }
@@ -353,6 +382,10 @@ func parentShell(pid int) string {
 // pluginID is the id in our herdr-plugin.toml.
 const pluginID = "herdrtabrenamer"
 
+// maxRegistrySize bounds herdr's plugins.json, a few hundred bytes a
+// plugin.
+const maxRegistrySize = 4 << 20
+
 // pluginCheck looks for our plugin in herdr's registry, a JSON array of
 // installed plugins at <herdr config dir>/plugins.json
 // (src/persist/plugin_registry.rs).
@@ -368,7 +401,14 @@ func pluginCheck(env *runEnv) check {
 		Root    string `json:"plugin_root"`
 		Enabled bool   `json:"enabled"`
 	}
-	if b, err := os.ReadFile(reg); err == nil {
+	// A FIFO at the path would block status for as long as no one
+	// writes to it.
+	b, err := safefile.ReadFile(reg, maxRegistrySize)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return check{name: "plugin", found: fmt.Sprintf("herdr's plugin registry: %v", err), fix: "rm " + quote.POSIX(reg) + " (herdr writes it again when a plugin is installed or linked)"}
+	default:
 		if err := json.Unmarshal(b, &plugins); err != nil {
 			return check{name: "plugin", found: fmt.Sprintf("herdr's plugin registry %s: %v", reg, err), fix: "herdr plugin list (herdr rewrites the file)"}
 		}

@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "e91ad0a2bcb913d45d790fcf1e04d965c9ef68f197695309c3fa99755cd1bcea"
+      sha256 "d42917391e513ed07366c2f5aa44521c1fa6cb57a5680d75a51d39c53acd053d"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "9af9b7fe8553a9017db9d649a524a33d91859e68892bd95bfb430b974849b21e"
+      sha256 "7cb8712a484a7cdcc394d9c4b1c9d10f03e592de3fc763bcd6dede8d26c65d9f"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "edb76db33253a5e7a657781ee22c9c3fe9d87b46e54fa22979ff3bb3ba438498"
+      sha256 "a5ed6af4102fc42fc0c85ee362022fc45e62630ac82e65ad4ed8c9fa0ece0aec"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "636e8b1837824a371760cdd0ab8181215ba2d4824474ccb5c3ddfeac0c0bd9b1"
+      sha256 "8958331e1cc259ece2815b06532ee8730c6d3f42724677f564b9f103652dc6a8"
     end
   end
 

@@ -114,6 +114,8 @@ type Daemon struct {
 	sessions *Sessions
 	// traceFn is Options.Trace as New found it.
 	traceFn func(Trace)
+	// health records what the daemon cannot do, for status (Run only).
+	health *health
 	// stream is the current subscription, written by the watcher.
 	stream struct {
 		gen   atomic.Uint64 // counts subscriptions

@@ -774,3 +774,13 @@ func TestShuttingDownServerIsAnOutage(t *testing.T) {
 		t.Fatalf("warnings while herdr shuts down = %q, want one outage line naming the socket", got)
 	}
 }
+
+// A command line that holds a terminal escape sequence (grep for colored
+// text, say) names its tab cleaned of it under {args}, not left unnamed.
+func TestArgsWithEscapesAreCleaned(t *testing.T) {
+	f := newFixture(t, "{args}", nil)
+	_, _, p1 := f.srv.NewWorkspace("main", home+"/rmk")
+	f.srv.SetForeground(p1, herdrsim.Proc{Argv: []string{"tail", "-f", "/dev/null", "\x1b[31mTODO\x1b[0m"}})
+	f.once()
+	f.wantLabels("tail -f /dev/null TODO")
+}

@@ -87,6 +87,7 @@ func (d *Daemon) prefixPeople(ctx context.Context, rows []*row, stats *PassStats
 		}
 		if err == nil {
 			_, err = d.client.RenameTab(ctx, rep.TabID, rep.Want)
+			d.renamed(err)
 		}
 		if err != nil {
 			rep.Action, rep.Error = ActionFailed, err.Error()
@@ -128,7 +129,7 @@ func (d *Daemon) personText(tabID, label string) string {
 // rememberPersonText records, before the rename, that prefixed is the
 // person's text with our prefix.
 func (d *Daemon) rememberPersonText(tabID, text, prefixed string) error {
-	err := d.state.Update(func(tabs map[string]state.TabMemory) {
+	err := d.update(func(tabs map[string]state.TabMemory) {
 		m := tabs[tabID]
 		m.PersonText, m.PrefixedAs = text, prefixed
 		tabs[tabID] = m

@@ -131,15 +131,14 @@ func (in *Instance) Release() {
 type claim struct {
 	dir    string
 	id     string
-	known  bool // id is the socket's device and inode
 	inst   *Instance
 	beacon net.Listener
 }
 
 // claimServer takes the claim for the herdr server at socket.
 func claimServer(dir, socket string) (*claim, error) {
-	id, known := rundir.ServerID(socket)
-	c := &claim{dir: dir, id: id, known: known}
+	id, _ := rundir.ServerID(socket)
+	c := &claim{dir: dir, id: id}
 	if err := c.take(); err != nil {
 		return nil, err
 	}
@@ -177,18 +176,18 @@ func (c *claim) release() {
 // our lock file. An ErrAlreadyRunning means another daemon got there
 // first; the caller should stop.
 func (c *claim) follow(socket string) error {
-	id, known := rundir.ServerID(socket)
+	id, _ := rundir.ServerID(socket)
 	if id == c.id && c.inst.Intact() {
 		return nil
 	}
-	if !known && c.known {
-		// herdr is away (restarting): keep the claim we have.
-		return nil
-	}
+	// herdr is away (restarting) when the socket is gone: the path's
+	// claim stands for it meanwhile, since the gone socket's inode number
+	// may be another herdr's socket's next, whose daemon must not find it
+	// held.
 	if _, err := rundir.Dir(); err != nil {
 		return err
 	}
-	next := &claim{dir: c.dir, id: id, known: known}
+	next := &claim{dir: c.dir, id: id}
 	if id == c.id {
 		// Same server, lock file gone: our beacon still holds the name.
 		next.beacon, c.beacon = c.beacon, nil

@@ -1,11 +1,13 @@
 package daemon
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/procwatch"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
 // The local watch: for lead panes whose shells run on this machine (their
@@ -35,6 +37,9 @@ func (l *loop) startWatch() {
 	w, err := procwatch.New()
 	if err != nil {
 		l.d.log.Info("no local watch of shells: without hooks or titles, program changes wait for the poll", "err", err)
+		if !errors.Is(err, procwatch.ErrUnsupported) {
+			l.d.health.fail(rundir.TroubleLocalWatch, err)
+		}
 		return
 	}
 	l.local = localWatch{w: w, shells: map[string]procwatch.Shell{}}

@@ -42,7 +42,8 @@ func TestLocalWatchNamesWithoutHooks(t *testing.T) {
 		if _, err := io.WriteString(tty, step.keys); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "label "+step.want, func() bool { return f.labels()[0] == step.want })
+		testutil.WaitFor(t, "label "+step.want, func() bool { return f.labels()[0] == step.want },
+			func() string { return fmt.Sprintf("%+v\n%s", f.traces.snapshot(), f.log.String()) })
 		// The pass that renamed may be one an earlier report asked for,
 		// with the report of this change on its way.
 		waitFor(t, "the local watch's report", func() bool {
@@ -70,9 +71,10 @@ func TestAgentAtRestIsNotPolled(t *testing.T) {
 	f.srv.SetAgent(p1, "claude", herdr.StatusIdle)
 	runDaemon(t, f, nil)
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "⚪rmk" })
-	testutil.WaitFor(t, "no status poll for an agent at rest", func() bool {
-		return lastPolls(f).AgentPoll == 0 && len(f.traces.of(TracePolls)) > 1
-	}, func() string { return fmt.Sprintf("%+v\n%s", f.traces.snapshot(), f.log.String()) })
+	// The first pass plans the polls; the watch may take the shell up
+	// after it, and a status poll stops then.
+	waitFor(t, "the first pass's plan", f.subscribePassesDone)
+	waitFor(t, "no status poll for an agent at rest", func() bool { return lastPolls(f).AgentPoll == 0 })
 	// A prompt typed: the agent reads it, then reports itself working.
 	if _, err := io.WriteString(tty, "x"); err != nil {
 		t.Fatal(err)

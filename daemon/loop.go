@@ -100,7 +100,10 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 
 	d.flights = newFlights()
 	defer func() { d.flights = nil }()
+	d.health = newHealth(d.opt.Socket, d.log, d.clock)
+	defer func() { d.health = nil }()
 	d.sessions = d.newSessions()
+	d.sessions.health = d.health
 	defer func() { d.sessions.Close() }()
 	evCtx, stopEvents := context.WithCancel(ctx)
 	evDone := make(chan struct{})

@@ -281,7 +281,9 @@ func (d *Daemon) renameOne(ctx context.Context, mu *sync.Mutex, rep *TabReport, 
 	case rc == recheckLanded:
 		return renameLanded, nil
 	}
-	if _, err := d.client.RenameTab(ctx, rep.TabID, rep.Want); err != nil {
+	_, err := d.client.RenameTab(ctx, rep.TabID, rep.Want)
+	d.renamed(err)
+	if err != nil {
 		rep.Action, rep.Error = ActionFailed, err.Error()
 		if herdr.IsServerGone(err) {
 			return renameInFlight, err
@@ -404,7 +406,7 @@ func (d *Daemon) saveState(muts []func(map[string]state.TabMemory), present map[
 	if len(muts) == 0 && !pruned {
 		return
 	}
-	err := d.state.Update(func(tabs map[string]state.TabMemory) {
+	err := d.update(func(tabs map[string]state.TabMemory) {
 		applyAll(muts)(tabs)
 		if pruned {
 			state.Prune(tabs, present, now)

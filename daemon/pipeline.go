@@ -376,7 +376,7 @@ func (d *Daemon) saveBeforeRenames(w *stateWrites, renames []*row) error {
 			tabs[r.report.TabID] = m
 		}
 	})
-	if err := d.state.Update(applyAll(w.muts)); err != nil {
+	if err := d.update(applyAll(w.muts)); err != nil {
 		return err
 	}
 	w.muts = nil

@@ -1,15 +1,18 @@
 package daemon
 
 import (
+	"errors"
 	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/session"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
 // maxSessionWatches bounds the folders watched for session files: each is
@@ -29,6 +32,10 @@ type Sessions struct {
 	reader  *session.Reader
 	log     *slog.Logger
 	changed chan struct{}
+	// health, when set (Run), hears whether files can be watched;
+	// newWatcher makes the watcher (tests stand in for used-up inotify).
+	health     *health
+	newWatcher func() (*fsnotify.Watcher, error)
 
 	mu       sync.Mutex
 	panes    map[string]*sessionPane // by pane id
@@ -67,7 +74,7 @@ func NewSessions(opt session.Options, log *slog.Logger) *Sessions {
 	if opt.Log == nil {
 		opt.Log = log
 	}
-	return &Sessions{reader: session.New(opt), log: log, changed: make(chan struct{}, 1),
+	return &Sessions{reader: session.New(opt), log: log, changed: make(chan struct{}, 1), newWatcher: fsnotify.NewWatcher,
 		panes: map[string]*sessionPane{}, dirs: map[string]int{}, dirty: map[string]bool{}, check: map[string]bool{}}
 }
 
@@ -204,8 +211,13 @@ func (s *Sessions) acquire(dir string) bool {
 	}
 	if err := s.watcher.Add(dir); err != nil {
 		s.log.Debug("session files: cannot watch folder", "dir", dir, "err", err)
+		if errors.Is(err, syscall.ENOSPC) {
+			// The user's inotify watches are used up.
+			s.health.fail(rundir.TroubleSessionWatch, err)
+		}
 		return false
 	}
+	s.health.ok(rundir.TroubleSessionWatch)
 	s.dirs[dir] = 1
 	return true
 }
@@ -231,10 +243,11 @@ func (s *Sessions) startWatcher() bool {
 	if s.failed {
 		return false
 	}
-	w, err := fsnotify.NewWatcher()
+	w, err := s.newWatcher()
 	if err != nil {
 		s.failed = true
-		s.log.Debug("session files: cannot watch; titles follow at each pass", "err", err)
+		s.log.Warn("session files: cannot watch them; {session} titles follow at each pass", "err", err)
+		s.health.fail(rundir.TroubleSessionWatch, err)
 		return false
 	}
 	s.watcher, s.done = w, make(chan struct{})

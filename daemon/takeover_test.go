@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -62,4 +63,58 @@ func TestTakeOver(t *testing.T) {
 		t.Fatalf("released lock: %v, pid %d", err, pid)
 	}
 	inst.Release()
+}
+
+// One daemon serves a herdr server whatever path reaches its socket: a
+// second one through a hard link to it finds the first.
+func TestSecondDaemonThroughAHardLinkIsRefused(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	f := newFixture(t, "{proc|dir}", nil)
+	f.srv.NewWorkspace("main", home+"/a")
+	runDaemon(t, f, nil)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
+	link := filepath.Join(t.TempDir(), "other.sock")
+	if err := os.Link(f.srv.SocketPath(), link); err != nil {
+		t.Skipf("hard link: %v", err)
+	}
+	g := newFixture(t, "{proc|dir}", func(o *Options) { o.Socket = link })
+	// A daemon that starts runs until its context ends.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := g.d.Run(ctx, nil); !errors.Is(err, ErrAlreadyRunning) {
+		t.Fatalf("a second daemon through a hard link: err = %v, want ErrAlreadyRunning", err)
+	}
+}
+
+// A daemon whose herdr is away lets go of the socket's inode, which the
+// next socket made anywhere may get, and holds the path meanwhile.
+func TestClaimLetsGoOfAGoneSocketsInode(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(t.TempDir(), "herdr.sock")
+	if err := os.WriteFile(sock, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := claimServer(dir, sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.release()
+	inode := c.id
+	if err := os.Remove(sock); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.follow(sock); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(c.id, "path-") {
+		t.Fatalf("claim id %s with the socket gone, want the path's", c.id)
+	}
+	other, err := AcquireInstance(filepath.Join(dir, inode+".lock"))
+	if err != nil {
+		t.Fatalf("the gone socket's inode is still held: %v", err)
+	}
+	other.Release()
+	if _, err := AcquireInstance(filepath.Join(dir, c.id+".lock")); !errors.Is(err, ErrAlreadyRunning) {
+		t.Fatalf("the path's claim: %v, want it held", err)
+	}
 }

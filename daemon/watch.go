@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
 // backoff is the capped, jittered wait between attempts to (re)subscribe.
@@ -87,6 +88,8 @@ func (d *Daemon) subscribeFailed(err error, subscribed chan<- struct{}) {
 	var apiErr *herdr.APIError
 	if errors.As(err, &apiErr) {
 		pass = askFullPass(subscribed)
+		// herdr answers and refuses: no event will come.
+		d.health.fail(rundir.TroubleSubscribe, err)
 	}
 	d.trace(Trace{Kind: TraceSubscribeFailed, FullPass: pass == "asked"}, "subscribe failed", "err", err, "full_pass", pass)
 }
@@ -103,6 +106,7 @@ func (d *Daemon) stream1(ctx context.Context, client *herdr.Client, stream *herd
 	if _, err := client.Ping(ctx); err != nil {
 		d.log.Debug("ping failed", "err", err)
 	}
+	d.health.ok(rundir.TroubleSubscribe)
 	pass := askFullPass(subscribed)
 	d.trace(Trace{Kind: TraceSubscribed, FullPass: pass == "asked"}, "subscribed to events", "full_pass", pass)
 	return d.forward(ctx, stream, gen, out)

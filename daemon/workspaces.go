@@ -94,12 +94,17 @@ func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want s
 		d.noteWorkspaceLabel(ws.ID, now)
 		return nil
 	}
-	d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
+	if err := d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
 		e := m[ws.ID]
 		e.Pending = e.Pending.Add(want)
 		m[ws.ID] = e
-	})
-	if _, err := d.client.RenameWorkspace(ctx, ws.ID, want); err != nil {
+	}); err != nil {
+		// No rename without its record saved first.
+		return nil
+	}
+	_, err = d.client.RenameWorkspace(ctx, ws.ID, want)
+	d.renamed(err)
+	if err != nil {
 		if herdr.IsServerGone(err) {
 			return err
 		}
@@ -196,8 +201,8 @@ func mayBeHerdrs(label string, tabs []herdr.Tab, panes map[string][]herdr.Pane) 
 
 // updateWorkspaces changes the workspace memory and saves it with the
 // rest of the state.
-func (d *Daemon) updateWorkspaces(fn func(map[string]state.WorkspaceMemory)) {
-	err := d.state.Update(func(map[string]state.TabMemory) {
+func (d *Daemon) updateWorkspaces(fn func(map[string]state.WorkspaceMemory)) error {
+	err := d.update(func(map[string]state.TabMemory) {
 		if d.state.Workspaces == nil {
 			d.state.Workspaces = map[string]state.WorkspaceMemory{}
 		}
@@ -206,6 +211,7 @@ func (d *Daemon) updateWorkspaces(fn func(map[string]state.WorkspaceMemory)) {
 	if err != nil {
 		d.log.Warn("could not save state; keeping it in memory", "err", err)
 	}
+	return err
 }
 
 // pruneWorkspaces forgets workspaces missing from full passes for

@@ -193,3 +193,21 @@ func TestLateWorkspaceRenameOfAKilledDaemonStaysOurs(t *testing.T) {
 	f.once()
 	f.wantWorkspaces("cli!")
 }
+
+// A rename goes out only once the label it sets is on disk as ours: with a
+// state file that cannot be written, no workspace is renamed, as no tab
+// is (a rename whose reply is lost would otherwise read as a person's).
+func TestNoWorkspaceRenameWithoutItsRecordSaved(t *testing.T) {
+	if _, err := os.Stat("/proc/self"); err != nil {
+		t.Skip("needs /proc, a folder no one can write into")
+	}
+	f := newFixture(t, "{dir}", func(o *Options) {
+		withWorkspaces(t, "{index} {dir}")(o)
+		o.StatePath = "/proc/herdrtabrenamer-test/state.json"
+	})
+	_, tab, _ := f.srv.NewWorkspace("", home+"/src/api")
+	f.srv.HumanRename(tab, "mine") // no tab rename to hold the pass up
+	_, _ = f.d.Once(context.Background())
+	f.wantWorkspaces("api")
+	f.wantLabels("mine")
+}

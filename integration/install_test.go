@@ -27,6 +27,10 @@ import (
 // downloadBound is HERDRTABRENAMER_DOWNLOAD_TIMEOUT under test, in seconds.
 const downloadBound = 2
 
+// downloadMax is HERDRTABRENAMER_DOWNLOAD_MAX under test: twice the
+// archive.
+func downloadMax(rel *fakeRelease) int { return 2 * len(rel.good) }
+
 // installCase is one run of the plugin's [[build]] step with no Go on PATH.
 type installCase struct {
 	name string
@@ -46,7 +50,7 @@ type installCase struct {
 
 // baseTools are what the build script needs on every platform besides a
 // downloader and a hasher: POSIX utilities, tar and gzip.
-var baseTools = []string{"sh", "sed", "awk", "tr", "grep", "uname", "mktemp", "rm", "mkdir", "cp", "chmod", "mv", "tar", "gzip"}
+var baseTools = []string{"sh", "sed", "awk", "tr", "grep", "uname", "mktemp", "rm", "mkdir", "cp", "chmod", "mv", "cat", "head", "wc", "sleep", "tar", "gzip"}
 
 func installCases() []installCase {
 	serveBytes := func(f func(rel *fakeRelease) []byte) func(*fakeRelease, http.ResponseWriter, *http.Request) {
@@ -71,6 +75,14 @@ func installCases() []installCase {
 		{name: "another platform's archive", tools: curl, requests: 1, serve: serveBytes(func(rel *fakeRelease) []byte { return rel.other })},
 		{name: "server never answers, curl", tools: curl, requests: 1, serve: hang},
 		{name: "server never answers, wget", tools: []string{"wget", "sha256sum"}, requests: 1, serve: hang},
+		// A byte a second keeps any per-read time limit from firing: the
+		// limit must hold for the whole download.
+		{name: "server drips the archive, curl", tools: curl, requests: 1, serve: drip},
+		{name: "server drips the archive, wget", tools: []string{"wget", "sha256sum"}, requests: 1, serve: drip},
+		// Far more than any archive: the download stops at
+		// HERDRTABRENAMER_DOWNLOAD_MAX bytes, not at the time limit.
+		{name: "endless archive, curl", tools: curl, requests: 1, serve: endless},
+		{name: "endless archive, wget", tools: []string{"wget", "sha256sum"}, requests: 1, serve: endless},
 		{name: "no curl or wget", tools: []string{"sha256sum"}},
 		{name: "no sha256sum or shasum", tools: []string{"curl"}},
 		{name: "checksums lack this archive", tools: curl, sums: func(rel *fakeRelease) string { return rel.otherLine }},
@@ -127,6 +139,14 @@ func TestPluginBuildWithoutGo(t *testing.T) {
 				t.Errorf("%d requests for the archive, want %d", got, c.requests)
 			}
 			checkInstall(t, root, rel, c, res)
+			// What a pipe and the sockets hold beyond the bound is at
+			// most a few MiB; a download without one takes gigabytes in
+			// the time limit here.
+			if strings.HasPrefix(c.name, "endless") {
+				if n := endlessServed.Load(); n > int64(downloadMax(rel))+32<<20 {
+					t.Errorf("the server sent %d bytes before the build stopped reading; the bound is %d", n, downloadMax(rel))
+				}
+			}
 		})
 	}
 }
@@ -291,7 +311,8 @@ func runInstall(t *testing.T, root string, argv []string, rel *fakeRelease, c in
 	cmd := exec.CommandContext(ctx, filepath.Join(tools, argv[0]), argv[1:]...)
 	cmd.Dir = root
 	cmd.Env = []string{"PATH=" + tools, "HOME=" + t.TempDir(), "TMPDIR=" + res.tmp, "LANG=C",
-		"HERDRTABRENAMER_RELEASE_BASE=" + base, fmt.Sprintf("HERDRTABRENAMER_DOWNLOAD_TIMEOUT=%d", downloadBound)}
+		"HERDRTABRENAMER_RELEASE_BASE=" + base, fmt.Sprintf("HERDRTABRENAMER_DOWNLOAD_TIMEOUT=%d", downloadBound),
+		fmt.Sprintf("HERDRTABRENAMER_DOWNLOAD_MAX=%d", downloadMax(rel))}
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -394,6 +415,43 @@ func hang(_ *fakeRelease, w http.ResponseWriter, r *http.Request) {
 	select {
 	case <-r.Context().Done():
 	case <-w.(*stoppable).stop:
+	}
+}
+
+// drip sends the archive a byte a second.
+func drip(rel *fakeRelease, w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Length", fmt.Sprint(len(rel.good)))
+	f, _ := w.(*stoppable).ResponseWriter.(http.Flusher)
+	for _, b := range rel.good {
+		if _, err := w.Write([]byte{b}); err != nil {
+			return
+		}
+		if f != nil {
+			f.Flush()
+		}
+		select {
+		case <-time.After(time.Second):
+		case <-r.Context().Done():
+			return
+		case <-w.(*stoppable).stop:
+			return
+		}
+	}
+}
+
+// endlessServed is how many bytes endless sent last.
+var endlessServed atomic.Int64
+
+// endless sends zeros, without a length, until the client stops reading.
+func endless(_ *fakeRelease, w http.ResponseWriter, _ *http.Request) {
+	endlessServed.Store(0)
+	chunk := make([]byte, 64<<10)
+	for {
+		n, err := w.Write(chunk)
+		endlessServed.Add(int64(n))
+		if err != nil {
+			return
+		}
 	}
 }
 

@@ -12,7 +12,8 @@
 #
 # HERDRTABRENAMER_RELEASE_BASE      where the archives are (a mirror, a test
 #                                   server); default: this version's release
-# HERDRTABRENAMER_DOWNLOAD_TIMEOUT  seconds the download may take (120)
+# HERDRTABRENAMER_DOWNLOAD_TIMEOUT  seconds the download may take in all (120)
+# HERDRTABRENAMER_DOWNLOAD_MAX      bytes the download may bring (64 MiB)
 #
 # Every failure is one line on stderr saying what failed, where, and what
 # to do next.
@@ -109,25 +110,69 @@ timeout=${HERDRTABRENAMER_DOWNLOAD_TIMEOUT:-120}
 case $timeout in
 '' | *[!0-9]* | 0) fail "HERDRTABRENAMER_DOWNLOAD_TIMEOUT=$timeout: want a whole number of seconds above 0" ;;
 esac
+max=${HERDRTABRENAMER_DOWNLOAD_MAX:-67108864}
+case $max in
+'' | *[!0-9]* | 0) fail "HERDRTABRENAMER_DOWNLOAD_MAX=$max: want a whole number of bytes above 0" ;;
+esac
 
 tmp=$(mktemp -d) || fail "cannot make a temporary folder (mktemp -d, TMPDIR=${TMPDIR:-unset}) to download $archive into: free some space or set TMPDIR"
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 
+# A fraction of a second to wait between looks at the download, where
+# sleep takes one (GNU, BSD and busybox do).
+if sleep 0.1 2>/dev/null; then tick=0.1 ticks=10; else tick=1 ticks=1; fi
+
+# fetch CMD...: runs the download command, which writes the archive on its
+# stdout, keeps at most $max+1 bytes of it in $tmp/$archive, and stops it
+# after $timeout seconds in all: a tool's own time limit is per read, and a
+# server that sends a byte now and then never trips it. The status is the
+# command's, 124 when it was stopped; what it said is in $tmp/err.
+fetch() {
+	{
+		"$@" 2>"$tmp/err" &
+		echo $! >"$tmp/pid"
+		wait $!
+		echo $? >"$tmp/status"
+	} 2>/dev/null | head -c $((max + 1)) >"$tmp/$archive" &
+	waited=0
+	until [ -s "$tmp/status" ]; do
+		if [ $waited -ge $((timeout * ticks)) ]; then
+			kill "$(cat "$tmp/pid" 2>/dev/null)" 2>/dev/null
+			wait
+			return 124
+		fi
+		sleep $tick
+		waited=$((waited + 1))
+	done
+	wait
+	return "$(cat "$tmp/status")"
+}
+
 echo "herdrtabrenamer build: no Go $gomod or newer on PATH; downloading $url"
+status=0
 if command -v curl >/dev/null 2>&1; then
-	err=$(curl -fsSL --max-time "$timeout" -o "$tmp/$archive" "$url" 2>&1) ||
-		fail "could not download $url ($(oneline "$err")): check the network, or download it by hand from $release_page; or $hint"
+	fetch curl -fsSL --max-time "$timeout" --max-filesize "$max" "$url" || status=$?
+	why="curl exit status $status"
 elif command -v wget >/dev/null 2>&1; then
 	# GNU wget retries 20 times by default; busybox wget has no --tries.
 	tries=
 	if wget --help 2>&1 | grep -q -- --tries; then tries=--tries=1; fi
 	# shellcheck disable=SC2086 # $tries is one word or none
-	err=$(wget -q -T "$timeout" $tries -O "$tmp/$archive" "$url" 2>&1) ||
-		fail "could not download $url (wget exit status $?: 4 is a network error or time-out, 8 an error answer such as 404 $(oneline "$err")): check the network, or download it by hand from $release_page; or $hint"
+	fetch wget -q -T "$timeout" $tries -O - "$url" || status=$?
+	why="wget exit status $status: 4 is a network error or time-out, 8 an error answer such as 404"
 else
 	fail "neither curl nor wget is on PATH to download $url: install one of them, or $hint"
 fi
+size=$(wc -c <"$tmp/$archive" | tr -d ' ')
+if [ "$size" -gt "$max" ]; then
+	fail "refused $url: it sent more than $max bytes (HERDRTABRENAMER_DOWNLOAD_MAX), and the archive is a few MiB, so nothing was installed: check the address, or download it by hand from $release_page; or $hint"
+fi
+case $status in
+0) ;;
+124) fail "could not download $url within $timeout s (HERDRTABRENAMER_DOWNLOAD_TIMEOUT): check the network, or download it by hand from $release_page; or $hint" ;;
+*) fail "could not download $url ($why$(err=$(oneline "$(cat "$tmp/err")"); [ -n "$err" ] && printf ': %s' "$err")): check the network, or download it by hand from $release_page; or $hint" ;;
+esac
 
 got=$($hasher "$tmp/$archive")
 got=${got%% *}

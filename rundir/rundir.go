@@ -118,28 +118,20 @@ func NudgeSocket(herdrSocket string) (string, error) {
 func NudgeKey(herdrSocket string) string { return Key(resolved(herdrSocket)) }
 
 // ServerID names the herdr server itself rather than how its path is
-// spelled: the socket's device and inode, with its resolved path, the same
-// through a symlinked directory or another $XDG_RUNTIME_DIR. ok is false
-// when there is no socket to look at (herdr is not running); the id is
-// then the resolved path's Key, which the caller should replace once the
-// socket exists.
+// spelled: the socket's device and inode, the same through a symlinked
+// directory, a hard link, a bind mount or another $XDG_RUNTIME_DIR. ok is
+// false when there is no socket to look at (herdr is not running); the id
+// is then the resolved path's Key, which the caller should replace once
+// the socket exists. An inode number is reused once its file is gone, so
+// a daemon whose herdr went away lets go of the inode's id and holds the
+// path's meanwhile (daemon's claim.follow).
 func ServerID(herdrSocket string) (id string, ok bool) {
-	path := resolved(herdrSocket)
-	fi, err := os.Stat(herdrSocket)
-	if err == nil {
+	if fi, err := os.Stat(herdrSocket); err == nil {
 		if dev, ino, ok := devIno(fi); ok {
-			return serverID(dev, ino, path), true
+			return "srv-" + strconv.FormatUint(dev, 16) + "-" + strconv.FormatUint(ino, 16), true
 		}
 	}
-	return "path-" + Key(path), false
-}
-
-// serverID takes in the path as well as the inode: a daemon keeps its
-// claim while its herdr is away, and the gone socket's inode number may
-// meanwhile be given to another herdr's socket elsewhere, whose daemon
-// would then be refused as a second one.
-func serverID(dev, ino uint64, path string) string {
-	return "srv-" + strconv.FormatUint(dev, 16) + "-" + strconv.FormatUint(ino, 16) + "-" + Key(path)[:8]
+	return "path-" + Key(resolved(herdrSocket)), false
 }
 
 // resolved is the socket path with its directory's symlinks resolved (the

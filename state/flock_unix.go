@@ -11,9 +11,11 @@ import (
 
 // flockFile takes an flock on path (created 0600), blocking. The returned
 // func releases it. The file is never unlinked: unlinking a lock file
-// races with the next taker.
+// races with the next taker. It is opened non-blocking, which changes
+// nothing for a lock file and keeps a FIFO someone made at its path from
+// holding the open.
 func flockFile(path string, exclusive bool) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NONBLOCK, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", path, err)
 	}

@@ -78,6 +78,15 @@ var hostileCases = []struct {
 		w.put(filepath.Join(".claude", "projects", "-home-u-src-api", "keep"), nil)
 		return Ref{Agent: "claude", Kind: KindID, Value: "../../../../" + filepath.Base(outside) + "/outside", Dir: paneDir}
 	}, 0},
+	{"a FIFO for Claude Code's projects folder", func(t *testing.T, w *world, _ string) Ref {
+		if err := os.MkdirAll(filepath.Join(w.home, ".claude"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(filepath.Join(w.home, ".claude", "projects"), 0o600); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		return Ref{Agent: "claude", Kind: KindID, Value: claudeSession, Dir: paneDir}
+	}, 0},
 	{"a Claude Code project folder linked out", func(t *testing.T, w *world, outside string) Ref {
 		if err := os.Rename(filepath.Join(outside, "outside.jsonl"), filepath.Join(outside, claudeSession+".jsonl")); err != nil {
 			t.Fatal(err)
@@ -174,4 +183,33 @@ func (r *records) count() (int, slog.Level) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.n, r.level
+}
+
+// TestFolderSwappedAfterTheCheckIsNotFollowed: the file read is the file
+// checked. A folder on the way to a session file that becomes a symlink
+// out of the agent's folder between the check and the open (here, in the
+// reader's own window between them) leads nowhere.
+func TestFolderSwappedAfterTheCheckIsNotFollowed(t *testing.T) {
+	w := newWorld(t)
+	p := w.put(".pi/agent/sessions/a/s.jsonl", fixture(t, "pi/named.jsonl"))
+	outside := filepath.Join(t.TempDir(), "a")
+	if err := os.MkdirAll(outside, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "s.jsonl"), named, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := w.reader()
+	folder := filepath.Dir(p)
+	r.checked = func() {
+		if err := os.Rename(folder, folder+".old"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, folder); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := r.Title(piRef(p)); got == "read me" {
+		t.Fatalf("Title %q came from outside the agent's folder", got)
+	}
 }

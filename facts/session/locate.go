@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 )
 
 // Errors a refused or missing session file is logged with.
@@ -20,6 +22,7 @@ var (
 type located struct {
 	path    string    // "" when not found
 	scanned time.Time // when projects/ was last listed for it
+	err     error     // why that listing failed, nil when it did not
 }
 
 // claudeRescan is how long a transcript not found by id stays not found
@@ -62,47 +65,44 @@ func (r *Reader) dirFromEnv(env, rel string) string {
 	return filepath.Join(r.home, rel)
 }
 
-// locate returns the resolved session file of ref, inside the agent's
-// folder.
-func (r *Reader) locate(a agent, ref Ref) (string, error) {
-	root := a.root(r)
+// locate returns the resolved session file of ref and the resolved
+// agent's folder it lies in.
+func (r *Reader) locate(a agent, ref Ref) (path, root string, err error) {
+	root = a.root(r)
 	if root == "" {
-		return "", errors.New("no home directory to find the agent's folder in")
+		return "", "", errors.New("no home directory to find the agent's folder in")
 	}
 	var p string
 	switch {
 	case ref.Kind == KindPath && a.byPath:
 		if !filepath.IsAbs(ref.Value) {
-			return "", fmt.Errorf("session path %q is not absolute", ref.Value)
+			return "", "", fmt.Errorf("session path %q is not absolute", ref.Value)
 		}
 		p = ref.Value
 	case ref.Kind == KindID && a.byID != nil:
-		var err error
 		if p, err = a.byID(r, root, ref); err != nil {
-			return "", err
+			return "", "", err
 		}
 	default:
-		return "", fmt.Errorf("a session of %s known by %q is not read", ref.Agent, ref.Kind)
+		return "", "", fmt.Errorf("a session of %s known by %q is not read", ref.Agent, ref.Kind)
 	}
 	return confine(p, root)
 }
 
-// confine resolves p's symlinks and returns it when it lies inside root
-// (itself resolved).
-func confine(p, root string) (string, error) {
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return "", fmt.Errorf("agent folder: %w", err)
+// confine resolves p's symlinks and returns it, with root resolved, when
+// it lies inside root.
+func confine(p, root string) (real, realRoot string, err error) {
+	if realRoot, err = filepath.EvalSymlinks(root); err != nil {
+		return "", "", fmt.Errorf("agent folder: %w", err)
 	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", fmt.Errorf("session file: %w", err)
+	if real, err = filepath.EvalSymlinks(p); err != nil {
+		return "", "", fmt.Errorf("session file: %w", err)
 	}
 	rel, err := filepath.Rel(realRoot, real)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("%s: %w %s", p, errOutside, realRoot)
+		return "", "", fmt.Errorf("%s: %w %s", p, errOutside, realRoot)
 	}
-	return real, nil
+	return real, realRoot, nil
 }
 
 // claudeTranscript finds <root>/projects/<folder>/<id>.jsonl. The folder
@@ -131,10 +131,13 @@ func claudeTranscript(r *Reader, root string, ref Ref) (string, error) {
 	}
 	now := r.now()
 	if l, ok := r.found[id]; ok && now.Sub(l.scanned) < claudeRescan {
+		if l.err != nil {
+			return "", l.err
+		}
 		return "", errNoFile
 	}
 	p, err := scanProjects(projects, name)
-	r.remember(id, located{path: p, scanned: now})
+	r.remember(id, located{path: p, scanned: now, err: err})
 	if err != nil {
 		return "", err
 	}
@@ -170,7 +173,7 @@ func claudeAwaited(_ *Reader, root string, ref Ref) (string, bool) {
 
 // confinedDir is p resolved when it is a folder inside root; "" if not.
 func confinedDir(p, root string) string {
-	real, err := confine(p, root)
+	real, _, err := confine(p, root)
 	if err != nil {
 		return ""
 	}
@@ -214,7 +217,7 @@ func claudeFolders(dir string) []string {
 // scanProjects lists at most maxProjects folders of projects and returns
 // the first one's file name, "" when none has it.
 func scanProjects(projects, name string) (string, error) {
-	d, err := os.Open(projects)
+	d, err := safefile.OpenDir(projects)
 	if err != nil {
 		return "", fmt.Errorf("projects folder of Claude Code: %w", err)
 	}

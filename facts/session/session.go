@@ -8,9 +8,10 @@
 //
 // A transcript can be hundreds of megabytes and grows while the agent
 // works, and the path herdr hands over is untrusted. So a file is read
-// only from its end, at most MaxRead bytes per call, and only when its
-// size or modification time moved since the last call (then only what was
-// appended); only a regular file the daemon's user owns is read, never a
+// only from its end, at most MaxRead bytes per call (twice that for a file
+// rewritten in place), and only when its size or modification time moved
+// since the last call (then only what was appended); only a regular file
+// the daemon's user owns is read, never a
 // FIFO or a device, and never through a symlink that leads out of the
 // agent's own folder. Whatever goes wrong leaves the title empty and is
 // logged once, at debug level.
@@ -27,7 +28,7 @@ import (
 	"unicode/utf8"
 )
 
-// MaxRead is the most bytes one call reads from a session file. A title
+// MaxRead is the most bytes one read of a session file takes. A title
 // entry is a line of a few hundred bytes and the agents append it at the
 // end, so the last 256 KiB hold it unless a tool wrote more than that
 // since; a read this size costs well under a millisecond.
@@ -85,6 +86,9 @@ type Reader struct {
 	logged map[string]string     // the failure last logged per Ref
 	tick   uint64                // use counter, for eviction
 	buf    []byte                // read buffer, up to MaxRead
+	// checked, when set, runs between a session file's check and its
+	// open: tests stand in there for a program swapping a folder.
+	checked func()
 }
 
 // New returns a Reader.
@@ -158,11 +162,14 @@ func (r *Reader) title(ref Ref) (title, path string, err error) {
 	if !ok {
 		return "", "", fmt.Errorf("no session format known for agent %q", ref.Agent)
 	}
-	p, err := r.locate(a, ref)
+	p, root, err := r.locate(a, ref)
 	if err != nil {
 		return "", "", err
 	}
-	f, err := r.refresh(a, p)
+	if r.checked != nil {
+		r.checked()
+	}
+	f, err := r.refresh(a, p, root)
 	if err != nil {
 		return "", "", err
 	}

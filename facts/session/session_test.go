@@ -145,15 +145,17 @@ func TestRenameFollowed(t *testing.T) {
 	}{
 		{"first read: the whole small file", "", "auth redirect", func(int64) int64 { return size() }},
 		{"unchanged: nothing read", "", "auth redirect", func(int64) int64 { return 0 }},
+		// A grown file is read from the last read's end on, with the
+		// markLen bytes before it that tell an append from a rewrite.
 		{"renamed", `{"type":"custom-title","customTitle":"third name","sessionId":"x"}` + "\n", "third name",
-			func(before int64) int64 { return size() - before }},
-		{"half a rename", `{"type":"custom-title","customTitle":"fou`, "third name", func(before int64) int64 { return size() - before }},
+			func(before int64) int64 { return size() - before + markLen }},
+		{"half a rename", `{"type":"custom-title","customTitle":"fou`, "third name", func(before int64) int64 { return size() - before + markLen }},
 		{"the rest of it", `rth name","sessionId":"x"}` + "\n", "fourth name",
 			func(before int64) int64 {
-				return size() - before + int64(len(`{"type":"custom-title","customTitle":"fou`))
+				return size() - before + int64(len(`{"type":"custom-title","customTitle":"fou`)) + markLen
 			}},
 		{"an empty /rename clears it: the AI title", `{"type":"custom-title","customTitle":"","sessionId":"x"}` + "\n",
-			"Redirect loop after login", func(before int64) int64 { return size() - before }},
+			"Redirect loop after login", func(before int64) int64 { return size() - before + markLen }},
 	}
 	for _, st := range steps {
 		before := size()
@@ -353,5 +355,38 @@ func TestAwaited(t *testing.T) {
 				t.Errorf("Awaited = %q, %v; want %q, %v", dir, parent, want, tt.parent)
 			}
 		})
+	}
+}
+
+// A transcript rewritten in place (the same file, longer, other lines
+// before its old end) is read afresh: reading on from where the last read
+// stopped would keep the old title, or take half a line for a whole one.
+func TestRewrittenInPlaceIsReadAfresh(t *testing.T) {
+	w := newWorld(t)
+	p := w.put(claudeRel(claudeSession), fixture(t, "claude/renamed-twice.jsonl"))
+	r := w.reader()
+	ref := Ref{Agent: "claude", Kind: KindID, Value: claudeSession, Dir: paneDir}
+	if got := r.Title(ref); got != "auth redirect" {
+		t.Fatalf("Title = %q before the rewrite", got)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The new title comes first; past the old end there is only talk.
+	body := `{"type":"custom-title","customTitle":"rewritten","sessionId":"x"}` + "\n"
+	for int64(len(body)) < 2*fi.Size() {
+		body += string(conversation(1))
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte(body), 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got := r.Title(ref); got != "rewritten" {
+		t.Fatalf("Title = %q after the file was rewritten in place, want %q", got, "rewritten")
 	}
 }

@@ -3,29 +3,46 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 )
 
 // fileState is what the Reader knows of one session file.
 type fileState struct {
-	fi    os.FileInfo // as of the last read
-	high  int64       // offset just past the last whole line read
+	fi   os.FileInfo // as of the last read
+	high int64       // offset just past the last whole line read
+	// mark is the file's last bytes before high, as read: a file that
+	// grew with other bytes there was rewritten, not appended to.
+	mark  []byte
 	found found
 	used  uint64 // Reader.tick at the last use
 }
+
+// markLen is how much of the file before high is kept to tell a rewrite
+// from an append.
+const markLen = 32
 
 // refresh brings the state of the session file p up to date and returns
 // it. An unchanged file (same file, size and modification time) is not
 // read; a grown one is read from where the last read stopped, or its last
 // MaxRead bytes when more was appended; a shrunk or replaced one, or one
 // rewritten in place, is read afresh from its last MaxRead bytes. What was
-// found before stands unless newer lines say otherwise.
-func (r *Reader) refresh(a agent, p string) (*found, error) {
-	f, fi, err := safefile.OpenOwned(p, r.uid)
+// found before stands unless newer lines say otherwise. A grown file whose
+// last bytes before the old end changed was rewritten in place, not
+// appended to: it is read afresh too, a second read.
+func (r *Reader) refresh(a agent, p, root string) (*found, error) {
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return nil, fmt.Errorf("session file: %w", err)
+	}
+	// The file checked inside root, and no other: a folder on the way
+	// swapped for a symlink since the check leads nowhere.
+	f, fi, err := safefile.OpenOwnedBeneath(root, rel, r.uid)
 	if err != nil {
 		return nil, fmt.Errorf("session file: %w", err)
 	}
@@ -41,19 +58,66 @@ func (r *Reader) refresh(a agent, p string) (*found, error) {
 		r.keep(p, st)
 	}
 	st.used = r.tick
-	from := max(st.high, fi.Size()-MaxRead)
-	if need := int(fi.Size() - from); cap(r.buf) < need {
-		r.buf = make([]byte, need)
+	if err := r.readOn(a, f, fi, st); err != nil {
+		if !errors.Is(err, errRewritten) {
+			return nil, fmt.Errorf("session file %s: %w", p, err)
+		}
+		st = &fileState{}
+		r.keep(p, st)
+		if err := r.readOn(a, f, fi, st); err != nil {
+			return nil, fmt.Errorf("session file %s: %w", p, err)
+		}
 	}
-	buf := r.buf[:fi.Size()-from]
-	n, err := f.ReadAt(buf, from)
-	r.read.Add(int64(n))
-	if err != nil && err != io.EOF {
-		return nil, fmt.Errorf("session file %s: %w", p, err)
-	}
-	st.scan(a, buf[:n], from, from != st.high)
 	st.fi = fi
 	return &st.found, nil
+}
+
+// errRewritten: the bytes before the last read's end are not what they
+// were.
+var errRewritten = errors.New("rewritten in place")
+
+// readOn reads f from where st's last read stopped (or its last MaxRead
+// bytes) and scans the lines. Reading on from the last end, it reads the
+// mark before it too, and errs with errRewritten when that changed.
+func (r *Reader) readOn(a agent, f *os.File, fi os.FileInfo, st *fileState) error {
+	from := max(st.high, fi.Size()-MaxRead)
+	check := 0
+	if from == st.high && len(st.mark) > 0 && fi.Size()-from+int64(len(st.mark)) <= MaxRead {
+		check = len(st.mark)
+	}
+	start := from - int64(check)
+	if need := int(fi.Size() - start); cap(r.buf) < need {
+		r.buf = make([]byte, need)
+	}
+	buf := r.buf[:fi.Size()-start]
+	n, err := f.ReadAt(buf, start)
+	r.read.Add(int64(n))
+	if err != nil && err != io.EOF {
+		return err
+	}
+	if check > 0 && (n < check || !bytes.Equal(buf[:check], st.mark)) {
+		return errRewritten
+	}
+	prev := st.high
+	st.scan(a, buf[check:n], from, from != st.high)
+	st.remark(buf[:n], start, prev)
+	return nil
+}
+
+// remark keeps the last markLen bytes before st.high: from b, read at
+// offset start, after the old mark when the read started right at the
+// last end (prev).
+func (st *fileState) remark(b []byte, start, prev int64) {
+	end := st.high - start
+	if end < 0 || end > int64(len(b)) {
+		st.mark = nil
+		return
+	}
+	kept := b[:end]
+	if start == prev {
+		kept = append(append([]byte(nil), st.mark...), kept...)
+	}
+	st.mark = append([]byte(nil), kept[max(0, len(kept)-markLen):]...)
 }
 
 // keep stores st as p's state, dropping the least recently used file's

@@ -11,7 +11,6 @@ package sshhosts
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -20,6 +19,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 )
 
 // Aliases maps ssh destinations to display names. It is safe for concurrent
@@ -258,17 +259,10 @@ func (p *parser) depend(path string) dep {
 // block's, so it is shared by pointer; a Host line starts a new block that
 // ends with the included file.
 func (p *parser) file(path string, depth int, blk *block) error {
-	f, err := os.Open(path)
+	// A FIFO or a device at the path would block the pass reading it.
+	data, err := safefile.ReadFile(path, maxFileSize)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(data) > maxFileSize {
-		return fmt.Errorf("%s: larger than %d bytes", path, maxFileSize)
+		return fmt.Errorf("ssh config: %w", err)
 	}
 	for n, line := range strings.Split(string(data), "\n") {
 		if blk, err = p.line(line, depth, blk); err != nil {

@@ -269,7 +269,7 @@ func TestConfigBecomesDirectory(t *testing.T) {
 			t.Fatalf("Display = %q, want the last good alias nas", got)
 		}
 	}
-	if l := logs.Lines(); len(l) != 1 || !strings.Contains(l[0], "is a directory") {
+	if l := logs.Lines(); len(l) != 1 || !strings.Contains(l[0], "not a regular file (a folder)") {
 		t.Fatalf("warnings = %q, want one saying it is a directory", l)
 	}
 }

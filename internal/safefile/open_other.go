@@ -2,7 +2,10 @@
 
 package safefile
 
-import "os"
+import (
+	"os"
+	"path/filepath"
+)
 
 // openNonblock opens path; outside Unix a path cannot name a FIFO that
 // blocks the opener.
@@ -23,3 +26,13 @@ func openNoFollow(path string) (*os.File, error) {
 
 // checkOwner accepts every file: outside Unix a file's owner is no uid.
 func checkOwner(string, os.FileInfo, int) error { return nil }
+
+// openBeneath opens the joined path: without openat there is no walk that
+// a swapped folder cannot redirect.
+func openBeneath(root, rel string) (*os.File, error) {
+	return openNoFollow(filepath.Join(root, rel))
+}
+
+// openDir opens path: outside Unix a path cannot name a FIFO that blocks
+// the opener.
+func openDir(path string) (*os.File, error) { return os.Open(path) }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // Errors the opening functions wrap.
@@ -46,6 +47,33 @@ func Open(path string) (*os.File, error) {
 // file it reads.
 func OpenOwned(path string, uid int) (*os.File, os.FileInfo, error) {
 	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := regular(f, path)
+	if err == nil {
+		err = checkOwner(path, fi, uid)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// OpenDir opens a folder for listing, without blocking on anything else
+// at its path (a FIFO there would hold os.Open for as long as no one
+// writes to it).
+func OpenDir(path string) (*os.File, error) { return openDir(path) }
+
+// OpenOwnedBeneath is OpenOwned for root/rel, where rel holds no symlink
+// (the caller resolved them): every folder on the way is opened without
+// following a symlink, so a folder swapped for a symlink after the caller
+// looked leads nowhere instead of elsewhere. On systems without openat it
+// is OpenOwned of the joined path.
+func OpenOwnedBeneath(root, rel string, uid int) (*os.File, os.FileInfo, error) {
+	path := filepath.Join(root, rel)
+	f, err := openBeneath(root, rel)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,9 +3,11 @@
 package testutil
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/creack/pty"
@@ -13,9 +15,10 @@ import (
 
 // PlainShell starts an interactive bash with job control in a pty, in dir
 // (a fresh folder when ""), as herdr starts a pane's shell, with no rc
-// file: no hooks, no terminal title. Its output is drained so that it
-// never blocks, and it is killed when the test ends. Without bash the test
-// is skipped.
+// file: no hooks, no terminal title. It returns once bash shows its first
+// prompt: keys typed while it still sets its terminal up may be thrown
+// away. Its output is drained so that it never blocks, and it is killed
+// when the test ends. Without bash the test is skipped.
 func PlainShell(t testing.TB, dir string) (*exec.Cmd, *os.File) {
 	t.Helper()
 	bash, err := exec.LookPath("bash")
@@ -32,11 +35,14 @@ func PlainShell(t testing.TB, dir string) (*exec.Cmd, *os.File) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _, _ = io.Copy(io.Discard, tty) }()
+	out := &Buffer{}
+	go func() { _, _ = io.Copy(out, tty) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = tty.Close()
 		_ = cmd.Wait()
 	})
+	WaitFor(t, "bash's first prompt", func() bool { return strings.Contains(out.String(), "$ ") },
+		func() string { return fmt.Sprintf("output %q", out.String()) })
 	return cmd, tty
 }

@@ -1,0 +1,105 @@
+package daemon
+
+import (
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// health keeps what the running daemon cannot do where status reads it
+// (rundir.Health): only its log would say so otherwise. It is written when
+// a trouble starts or ends, from whichever goroutine found out. A nil
+// health (Once, Explain) records nothing.
+type health struct {
+	socket string
+	log    *slog.Logger
+	now    func() time.Time
+
+	mu       sync.Mutex
+	troubles map[string]rundir.Trouble
+}
+
+// newHealth starts the daemon's record: no trouble yet, which also
+// replaces a record an earlier daemon left.
+func newHealth(socket string, log *slog.Logger, now func() time.Time) *health {
+	h := &health{socket: socket, log: log, now: now, troubles: map[string]rundir.Trouble{}}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.write()
+	return h
+}
+
+// fail notes that the daemon could not do what, for err; an ongoing
+// trouble keeps its start and takes the new error.
+func (h *health) fail(what string, err error) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t, ongoing := h.troubles[what]
+	if !ongoing {
+		t = rundir.Trouble{What: what, Since: h.now()}
+	}
+	if ongoing && t.Error == err.Error() {
+		return
+	}
+	t.Error = err.Error()
+	h.troubles[what] = t
+	h.write()
+}
+
+// ok notes that the daemon did what.
+func (h *health) ok(what string) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ongoing := h.troubles[what]; !ongoing {
+		return
+	}
+	delete(h.troubles, what)
+	h.write()
+}
+
+// write saves the record; h.mu held.
+func (h *health) write() {
+	rec := rundir.Health{PID: os.Getpid(), At: h.now()}
+	for _, t := range h.troubles {
+		rec.Troubles = append(rec.Troubles, t)
+	}
+	slices.SortFunc(rec.Troubles, func(a, b rundir.Trouble) int { return strings.Compare(a.What, b.What) })
+	if err := rundir.WriteHealth(h.socket, rec); err != nil {
+		h.log.Warn("could not record what the daemon cannot do for status", "err", err)
+	}
+}
+
+// update saves a change to the state file, and notes whether it could.
+func (d *Daemon) update(fn func(map[string]state.TabMemory)) error {
+	err := d.state.Update(fn)
+	if err != nil {
+		d.health.fail(rundir.TroubleState, err)
+	} else {
+		d.health.ok(rundir.TroubleState)
+	}
+	return err
+}
+
+// renamed notes whether herdr took a rename of ours: a refusal (not a
+// tab that went away) is a trouble status shows.
+func (d *Daemon) renamed(err error) {
+	switch {
+	case err == nil:
+		d.health.ok(rundir.TroubleRename)
+	case !herdr.IsServerGone(err) && !herdr.IsCode(err, "tab_not_found") && !herdr.IsCode(err, "workspace_not_found"):
+		d.health.fail(rundir.TroubleRename, err)
+	}
+}
