@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "d42917391e513ed07366c2f5aa44521c1fa6cb57a5680d75a51d39c53acd053d"
+      sha256 "2c5982a1c33b0f37e74510faed5f2347e247e6d6924a059e3e412b29bfb07f2f"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "7cb8712a484a7cdcc394d9c4b1c9d10f03e592de3fc763bcd6dede8d26c65d9f"
+      sha256 "601aa3b7de021fab2c5cbf2c314f7cde175500fb49352a401dddee963976e144"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "a5ed6af4102fc42fc0c85ee362022fc45e62630ac82e65ad4ed8c9fa0ece0aec"
+      sha256 "7bd8f1a4e48e9f131bffae449a5ef31bd56032e9e3d8a32fc677aee6d268dab9"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "8958331e1cc259ece2815b06532ee8730c6d3f42724677f564b9f103652dc6a8"
+      sha256 "114be85374f258c0c3cd7512fe16ed30ddd6b8a903ffac83f1215fc953eed392"
     end
   end
 

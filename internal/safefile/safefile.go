@@ -47,18 +47,7 @@ func Open(path string) (*os.File, error) {
 // file it reads.
 func OpenOwned(path string, uid int) (*os.File, os.FileInfo, error) {
 	f, err := openNoFollow(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := regular(f, path)
-	if err == nil {
-		err = checkOwner(path, fi, uid)
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, fi, nil
+	return owned(f, err, path, uid)
 }
 
 // OpenDir opens a folder for listing, without blocking on anything else
@@ -72,8 +61,13 @@ func OpenDir(path string) (*os.File, error) { return openDir(path) }
 // looked leads nowhere instead of elsewhere. On systems without openat it
 // is OpenOwned of the joined path.
 func OpenOwnedBeneath(root, rel string, uid int) (*os.File, os.FileInfo, error) {
-	path := filepath.Join(root, rel)
 	f, err := openBeneath(root, rel)
+	return owned(f, err, filepath.Join(root, rel), uid)
+}
+
+// owned checks what an opener returned for path: a regular file that uid
+// owns, else it is closed and an error returned.
+func owned(f *os.File, err error, path string, uid int) (*os.File, os.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
