@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -129,7 +130,7 @@ func putBackAfterLock(sock string, mem state.TabMemory, tabID, label string) err
 		return fmt.Errorf("could not look at the tab again after locking it: %v", err)
 	}
 	now := got.Tab.Label
-	if now == label || (now != mem.Label && !mem.Pending.Has(now)) {
+	if now == label || !slices.Contains(mem.OurLabels(time.Now()), now) {
 		return nil // unchanged, or a person's rename since: theirs stands
 	}
 	if _, err := c.RenameTab(ctx, tabID, label); err != nil {

@@ -287,7 +287,12 @@ func stateCheck(flag, sock string) check {
 	if warn != nil {
 		return check{name: "state", found: warn.Error(), fix: "rm " + quote.POSIX(path) + " (it only forgets which names were ours)"}
 	}
-	return check{name: "state", ok: true, found: fmt.Sprintf("%s (%d tabs)", path, len(st.Tabs))}
+	found := fmt.Sprintf("%s (%d tabs)", path, len(st.Tabs))
+	if now, err := procinfo.ServerInstance(context.Background(), sock); err == nil && st.Instance != "" && st.Instance != now {
+		found += fmt.Sprintf("; it describes an earlier herdr server (started %s): the next pass keeps only the memory of tabs that still show it",
+			procinfo.InstanceStarted(st.Instance).Format(time.DateTime))
+	}
+	return check{name: "state", ok: true, found: found}
 }
 
 // hooksCheck reads the marker the shell snippets export.

@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "2c5982a1c33b0f37e74510faed5f2347e247e6d6924a059e3e412b29bfb07f2f"
+      sha256 "e90d51a59f58312afe55db7e6c98805dbfbd88905cce24a6f9a6046e619e5f43"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "601aa3b7de021fab2c5cbf2c314f7cde175500fb49352a401dddee963976e144"
+      sha256 "097a4de7cca391ecca7acfc68cfd0a7373f5d86d6557937366aa44c69232d789"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "7bd8f1a4e48e9f131bffae449a5ef31bd56032e9e3d8a32fc677aee6d268dab9"
+      sha256 "ec664adfbafc283594e57afc513aa5ad7f98be9ea365cede9da410c254b163b0"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "114be85374f258c0c3cd7512fe16ed30ddd6b8a903ffac83f1215fc953eed392"
+      sha256 "b0177add40f5d5322fe51eb57619b1245556f7645bd2a18e9ad282c0c2d32dcf"
     end
   end
 

@@ -109,6 +109,10 @@ type Daemon struct {
 	// a person's rename reported right before the echo of ours means we
 	// overwrote a name someone set inside the last window.
 	flights *flights
+	// instanceChecked: the server process was compared with the state's
+	// on the stream of instanceGen (serverlife.go).
+	instanceChecked bool
+	instanceGen     uint64
 	// sessions reads agent session titles for {session}; in Run it also
 	// watches their files and wakes a pass when a title changes.
 	sessions *Sessions

@@ -579,9 +579,9 @@ func TestPreexecAfterSilentExitWaitsForTheNewProgram(t *testing.T) {
 }
 
 // The daemon's time-based decisions read the injected clock, so a test
-// can move time instead of sleeping: a rename whose fate never came is
-// forgotten after inflightTTL on a live stream, and after ReplayWindow
-// more on a 0.7/0.8 stream whose replay has not ended.
+// can move time instead of sleeping: on a 0.7/0.8 stream a rename is
+// watched for ReplayWindow and inflightTTL, replay over or not (an entry
+// can lag that far behind after it looked caught up).
 func TestRenameWatchFollowsTheInjectedClock(t *testing.T) {
 	start := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
 	now := start
@@ -595,8 +595,9 @@ func TestRenameWatchFollowsTheInjectedClock(t *testing.T) {
 		after time.Duration
 		kept  bool
 	}{
-		{true, inflightTTL, true}, // at the bound exactly, still waiting
-		{true, inflightTTL + time.Millisecond, false},
+		{true, inflightTTL + time.Millisecond, true},
+		{true, ReplayWindow + inflightTTL, true}, // at the bound exactly, still waiting
+		{true, ReplayWindow + inflightTTL + time.Millisecond, false},
 		{false, inflightTTL + time.Millisecond, true},
 		{false, ReplayWindow + inflightTTL, true},
 		{false, ReplayWindow + inflightTTL + time.Millisecond, false},

@@ -69,18 +69,18 @@ func (s *seen) arrival(m map[string]int, ws string, n int) bool {
 }
 
 // newsworthy says whether an event may change a name the last snapshot
-// would give.
-func (d *Daemon) newsworthy(ev herdr.Event) bool {
+// would give. live: the event is not part of a replay.
+func (d *Daemon) newsworthy(ev herdr.Event, live bool) bool {
 	if d.last == nil {
 		return true
 	}
 	switch {
 	case strings.HasPrefix(ev.Kind, "tab."):
-		return d.tabNews(ev)
+		return d.tabNews(ev, live)
 	case strings.HasPrefix(ev.Kind, "pane."):
 		return d.paneNews(ev)
 	case strings.HasPrefix(ev.Kind, "workspace."):
-		return d.workspaceNews(ev)
+		return d.workspaceNews(ev, live)
 	}
 	return true
 }
@@ -111,7 +111,23 @@ func (d *Daemon) lastWorkspaceOf(id string) (herdr.Workspace, bool) {
 	return herdr.Workspace{}, false
 }
 
-func (d *Daemon) tabNews(ev herdr.Event) bool {
+// kindOf is the rename entry whose replay an event belongs to.
+func kindOf(ev herdr.Event) targetKind {
+	if strings.HasPrefix(ev.Kind, "workspace.") {
+		return workspaceTarget
+	}
+	return tabTarget
+}
+
+// replayedLabel says whether a rename event may be a replay of one the
+// target had before: only while its entry may still replay. A live one
+// is a rename, even back to an old label (a tab handed back by its
+// number).
+func (d *Daemon) replayedLabel(id, label string, live bool) bool {
+	return !live && d.seen.labels[id].Has(label)
+}
+
+func (d *Daemon) tabNews(ev herdr.Event, live bool) bool {
 	t, known := d.lastTabOf(ev.TabID)
 	switch ev.Kind {
 	case "tab.created":
@@ -127,7 +143,7 @@ func (d *Daemon) tabNews(ev herdr.Event) bool {
 		// to "" or a position), or any label of a released tab or under
 		// --force. A person's label is kept anyway, and a replay carries
 		// a label the tab had before.
-		if !known || t.Label == ev.Label || d.seen.labels[ev.TabID].Has(ev.Label) {
+		if !known || t.Label == ev.Label || d.replayedLabel(ev.TabID, ev.Label, live) {
 			return false
 		}
 		d.seen.label(ev.TabID, ev.Label)
@@ -163,11 +179,11 @@ func (d *Daemon) paneNews(ev herdr.Event) bool {
 	return true
 }
 
-func (d *Daemon) workspaceNews(ev herdr.Event) bool {
+func (d *Daemon) workspaceNews(ev herdr.Event, live bool) bool {
 	w, known := d.lastWorkspaceOf(ev.WorkspaceID)
 	switch ev.Kind {
 	case "workspace.renamed":
-		if !known || w.Label == ev.Label || d.seen.labels[w.ID].Has(ev.Label) {
+		if !known || w.Label == ev.Label || d.replayedLabel(w.ID, ev.Label, live) {
 			return false
 		}
 		d.seen.label(w.ID, ev.Label)

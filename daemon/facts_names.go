@@ -83,7 +83,8 @@ func (d *Daemon) prefixPeople(ctx context.Context, rows []*row, stats *PassStats
 			// The person's text goes on disk before the rename: a label
 			// of ours whose text is lost would take a person's leading
 			// digit for our prefix, or the prefix for their text.
-			err = d.rememberPersonText(rep.TabID, d.personText(rep.TabID, rep.Label), rep.Want)
+			err = d.rememberPersonText(rep.TabID, d.personText(rep.TabID, rep.Label), rep.Want,
+				state.Flight{Want: rep.Want, Seen: rep.Label, Sent: d.now()})
 		}
 		if err == nil {
 			_, err = d.client.RenameTab(ctx, rep.TabID, rep.Want)
@@ -91,9 +92,11 @@ func (d *Daemon) prefixPeople(ctx context.Context, rows []*row, stats *PassStats
 		}
 		if err != nil {
 			rep.Action, rep.Error = ActionFailed, err.Error()
-			if herdr.IsServerGone(err) {
+			if herdr.IsServerGone(err) || ctx.Err() != nil {
+				d.noteOurRename(t, rep.Want, rep.Label)
 				return err
 			}
+			d.saveState([]func(map[string]state.TabMemory){dropSavedFlight(rep.TabID, rep.Want)}, nil)
 			d.log.Warn("rename failed", "tab", rep.TabID, "want", rep.Want, "err", err)
 			continue
 		}
@@ -127,11 +130,12 @@ func (d *Daemon) personText(tabID, label string) string {
 }
 
 // rememberPersonText records, before the rename, that prefixed is the
-// person's text with our prefix.
-func (d *Daemon) rememberPersonText(tabID, text, prefixed string) error {
+// person's text with our prefix, and the rename's flight.
+func (d *Daemon) rememberPersonText(tabID, text, prefixed string, f state.Flight) error {
 	err := d.update(func(tabs map[string]state.TabMemory) {
 		m := tabs[tabID]
 		m.PersonText, m.PrefixedAs = text, prefixed
+		m.Flights = appendFlight(m.Flights, f)
 		tabs[tabID] = m
 	})
 	if err != nil {

@@ -100,12 +100,14 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 
 	d.flights = newFlights()
 	defer func() { d.flights = nil }()
+	d.inheritFlights()
 	d.health = newHealth(d.opt.Socket, d.log, d.clock)
 	defer func() { d.health = nil }()
 	d.sessions = d.newSessions()
 	d.sessions.health = d.health
 	defer func() { d.sessions.Close() }()
-	evCtx, stopEvents := context.WithCancel(ctx)
+	// The stream outlives ctx by awaitEchoes at most.
+	evCtx, stopEvents := context.WithCancel(context.WithoutCancel(ctx))
 	evDone := make(chan struct{})
 	go func() {
 		defer close(evDone)
@@ -128,6 +130,7 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 			return fmt.Errorf("another daemon took over this herdr server: %w", l.lost)
 		}
 		if !l.step(reload) {
+			l.awaitEchoes()
 			return nil
 		}
 	}
@@ -239,7 +242,7 @@ func (l *loop) event(sev streamEvent) {
 	d.checkOverwrite(l.ctx, sev)
 	// Triage every event, even while a pass is due: it also learns what a
 	// later replay of it will look like.
-	if d.newsworthy(ev) {
+	if d.newsworthy(ev, d.live(sev.gen, kindOf(ev))) {
 		then = "news: the pass at the debounce window's end"
 		if l.edge.news() {
 			then = "news: a pass at once"

@@ -3,9 +3,11 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 )
 
 // Putting back a name a person set inside one of our renames. herdr has no
@@ -62,15 +64,25 @@ func (t target) key() string {
 type flight struct {
 	want string    // the label we set
 	seen string    // the label our last look saw before sending it
-	gen  uint64    // the subscription whose events tell its fate
-	at   time.Time // when herdr answered it
+	gen  uint64    // the subscription whose events tell its fate; 0: none yet
+	at   time.Time // when it was sent
 	// foreign is the label of the last rename reported since ours was
 	// registered when it was someone else's, else "".
 	foreign string
-	// echoed: the last label reported is ours; backTo is foreign as it
-	// stood right before that echo.
+	// echoed: a label reported was ours; backTo is foreign as it stood
+	// right before the last such echo. While the entry replays, old
+	// events may carry our label too, but herdr keeps the order, so the
+	// last echo is the true one.
 	echoed bool
 	backTo string
+	// putBack is the label last put back for it, so an echo seen again
+	// does not put it back twice.
+	putBack string
+	// later are the labels the looks before our later renames of the
+	// target saw: each was judged ours to replace then, so none is a
+	// person's to put back when an echo of a later rename to the same
+	// label looks like this one's.
+	later []string
 }
 
 // flights holds the daemon's renames on their way, by target, and which
@@ -95,6 +107,11 @@ const maxFlights = 8
 // noteOurRename records a rename herdr just applied (Run only), so its
 // echo can tell whether someone renamed the target in between.
 func (d *Daemon) noteOurRename(t target, want, seen string) {
+	d.follow(t, &flight{want: want, seen: seen, gen: d.stream.gen.Load(), at: d.now()})
+}
+
+// follow adds a flight to those watched for t.
+func (d *Daemon) follow(t target, f *flight) {
 	if d.flights == nil {
 		return
 	}
@@ -102,8 +119,14 @@ func (d *Daemon) noteOurRename(t target, want, seen string) {
 	if len(fs) == maxFlights {
 		fs = fs[1:]
 	}
-	d.log.Debug("watching for a rename inside ours", t.key(), t.id, "ours", want, "read", seen)
-	d.flights.by[t] = append(fs, &flight{want: want, seen: seen, gen: d.stream.gen.Load(), at: d.now()})
+	for _, old := range fs {
+		old.later = append(old.later, f.seen)
+		if old.foreign == f.seen {
+			old.foreign = ""
+		}
+	}
+	d.log.Debug("watching for a rename inside ours", t.key(), t.id, "ours", f.want, "read", f.seen)
+	d.flights.by[t] = append(fs, f)
 }
 
 // live reports whether the events of kind on subscription gen are live:
@@ -118,26 +141,38 @@ func (d *Daemon) echoWatched() bool {
 	return d.flights != nil && d.stream.first.Load() != 0 && d.live(d.stream.gen.Load(), tabTarget)
 }
 
-// expireInflight forgets renames whose fate never came: on a live stream
-// after inflightTTL, on a replaying one after ReplayWindow more.
+// flightTTL is how long a flight is watched. On 0.7/0.8 it is always the
+// longest replay more: an entry can lag that far behind even after it
+// looked caught up (herdr stalled, or renames every tick), and until its
+// true echo comes, a flight not decided must stay to be decided for the
+// person.
+func (d *Daemon) flightTTL() time.Duration {
+	if d.client.Protocol() >= 22 {
+		return inflightTTL
+	}
+	return inflightTTL + ReplayWindow
+}
+
+// expireInflight forgets renames watched for flightTTL, here and in the
+// state file.
 func (d *Daemon) expireInflight() {
 	if d.flights == nil {
 		return
 	}
-	now := d.now()
+	now, ttl := d.now(), d.flightTTL()
+	var gone []settled
 	for t, fs := range d.flights.by {
 		keep := fs[:0]
 		for _, f := range fs {
-			ttl := inflightTTL
-			if !d.live(f.gen, t.kind) {
-				ttl += ReplayWindow
-			}
 			if now.Sub(f.at) <= ttl {
 				keep = append(keep, f)
+			} else {
+				gone = append(gone, settled{t, f})
 			}
 		}
 		d.flights.set(t, keep)
 	}
+	d.unsaveFlights(gone)
 }
 
 func (fl *flights) set(t target, fs []*flight) {
@@ -167,30 +202,35 @@ func (d *Daemon) checkOverwrite(ctx context.Context, ev streamEvent) {
 	if len(fs) == 0 {
 		return
 	}
-	live := d.live(ev.gen, t.kind)
-	var done []*flight
+	live, replays := d.live(ev.gen, t.kind), d.client.Protocol() < 22
+	var decide, retired []*flight
 	keep := fs[:0]
 	for _, f := range fs {
 		if f.gen != ev.gen {
-			if d.client.Protocol() >= 22 || ev.gen < f.gen {
+			if f.gen != 0 && (!replays || ev.gen < f.gen) {
 				keep = append(keep, f)
 				continue
 			}
 			// A new 0.7/0.8 subscription replays the whole ring, our
 			// rename's history with it: follow it there from the start.
-			*f = flight{want: f.want, seen: f.seen, gen: ev.gen, at: f.at}
+			// A flight inherited from another daemon follows the first.
+			*f = flight{want: f.want, seen: f.seen, gen: ev.gen, at: f.at, putBack: f.putBack, later: f.later}
 		}
-		d.observe(t, f, ev.Label, live)
-		if f.echoed && live {
-			done = append(done, f)
-			continue
+		d.observe(t, f, ev.Label)
+		if ev.Label == f.want && live {
+			decide = append(decide, f)
+			if !replays {
+				retired = append(retired, f)
+				continue
+			}
 		}
 		keep = append(keep, f)
 	}
 	d.flights.set(t, keep)
-	for _, f := range done {
+	for _, f := range decide {
 		d.putBack(ctx, t, f)
 	}
+	d.unsaveFlights(settledOf(t, retired))
 }
 
 // renameTarget is what a rename event names.
@@ -205,17 +245,19 @@ func renameTarget(ev herdr.Event) (target, bool) {
 }
 
 // observe moves a flight along one reported label. Only the last label
-// before the echo tells what our rename replaced. A label that is what our
-// look saw, or one of ours (a killed daemon's late rename, another of ours
-// on its way), is no one else's; while the entry may still be replaying,
-// neither is a label the target is known to have had.
-func (d *Daemon) observe(t target, f *flight, label string, live bool) {
+// before the echo tells what our rename replaced, and herdr reports an
+// entry's events in the order it applied them, replayed or live, so a
+// label before our echo is the one the target had right then, however
+// old: a person's rename back to a label the target had before is theirs.
+// A label that is what our look saw, one of ours (a killed daemon's late
+// rename, another of ours on its way) or herdr's own tab number is no
+// one's to put back.
+func (d *Daemon) observe(t target, f *flight, label string) {
 	if label == f.want {
 		f.echoed, f.backTo = true, f.foreign
 		return
 	}
-	f.echoed = false
-	if label == f.seen || d.labelIsOurs(t, label) || !live && d.seen.labels[t.id].Has(label) {
+	if label == f.seen || slices.Contains(f.later, label) || d.labelIsOurs(t, label) || t.kind == tabTarget && namer.IsHerdrLabel(label) {
 		f.foreign = ""
 		return
 	}
@@ -232,15 +274,14 @@ func (d *Daemon) labelIsOurs(t target, label string) bool {
 	}
 	if t.kind == workspaceTarget {
 		m := d.state.Workspaces[t.id]
-		return label == m.Label || m.Pending.Has(label)
+		return slices.Contains(m.OurLabels(d.now()), label)
 	}
 	return d.isOurs(t.id, label)
 }
 
-// replayOver marks an entry live and settles the flights whose echo came
-// during its replay. A flight answered before the quiet began whose echo
-// never came lost it (evicted from the ring): it is forgotten. An entry
-// that was never quiet forgets none: their echoes are still to come, live.
+// replayOver marks an entry live and decides the flights whose echo came
+// during its replay, by the last echo. Every flight stays watched for
+// flightTTL: the replay's end is a guess, so a later echo decides again.
 func (d *Daemon) replayOver(ctx context.Context, ev streamEvent) {
 	kind := tabTarget
 	if ev.replayDone == renamedEvent[workspaceTarget] {
@@ -250,27 +291,16 @@ func (d *Daemon) replayOver(ctx context.Context, ev streamEvent) {
 	// Tests of the built binary wait for this record by its replay_over field.
 	d.trace(Trace{Kind: TraceReplayOver, Event: ev.replayDone},
 		"the subscription's history is delivered; its events are live", "replay_over", ev.replayDone, "gen", ev.gen)
-	var done []target
-	var settled []*flight
+	var decide []settled
 	for t, fs := range d.flights.by {
-		if t.kind != kind {
-			continue
-		}
-		keep := fs[:0]
 		for _, f := range fs {
-			switch {
-			case f.gen != ev.gen:
-				keep = append(keep, f)
-			case f.echoed:
-				done, settled = append(done, t), append(settled, f)
-			case f.at.After(ev.quietFrom):
-				keep = append(keep, f)
+			if t.kind == kind && f.gen == ev.gen && f.echoed {
+				decide = append(decide, settled{t, f})
 			}
 		}
-		d.flights.set(t, keep)
 	}
-	for i, f := range settled {
-		d.putBack(ctx, done[i], f)
+	for _, s := range decide {
+		d.putBack(ctx, s.t, s.f)
 	}
 }
 
@@ -278,7 +308,7 @@ func (d *Daemon) replayOver(ctx context.Context, ev streamEvent) {
 // unless it shows a label that is neither ours nor that one: then someone
 // renamed it again since, and that stands.
 func (d *Daemon) putBack(ctx context.Context, t target, f *flight) {
-	if f.backTo == "" {
+	if f.backTo == "" || f.backTo == f.putBack {
 		return
 	}
 	rctx, cancel := context.WithTimeout(ctx, d.opt.Timeout)
@@ -295,6 +325,7 @@ func (d *Daemon) putBack(ctx context.Context, t target, f *flight) {
 		d.log.Warn("could not put back a name set during our rename", t.key(), t.id, "name", f.backTo, "err", err)
 		return
 	}
+	f.putBack = f.backTo
 	d.log.Info("a person renamed it as we did; put their name back", t.key(), t.id, "name", f.backTo, "ours", f.want)
 }
 
@@ -343,9 +374,5 @@ func (d *Daemon) setLabel(ctx context.Context, t target, label string) error {
 
 // isOurs says whether label is one the state remembers setting on tab.
 func (d *Daemon) isOurs(tabID, label string) bool {
-	m := d.state.Tabs[tabID]
-	if label == m.Label {
-		return true
-	}
-	return m.Pending.Has(label)
+	return slices.Contains(d.state.Tabs[tabID].OurLabels(d.now()), label)
 }

@@ -575,25 +575,28 @@ func TestAlreadyRunningMessageCarriesNoEscapes(t *testing.T) {
 }
 
 // Only the label reported right before our echo tells what our rename
-// replaced. On a live stream a label neither ours nor what our look saw is
-// a person's, set inside the window, even one the tab had before (they
-// renamed it back). While the entry may still replay, a label the tab is
-// known to have had is old news, and the fate waits for the replay's end.
+// replaced. A label neither ours nor what our look saw is a person's, set
+// inside the window, even one the tab had before (they renamed it back):
+// herdr keeps the order, replayed or live. While the entry may still
+// replay, the fate waits for the replay's end and the last echo, and a
+// person's rename after ours stands.
 func TestPutBackActsOnlyOnTheLabelOursReplaced(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		live bool
 		seq  []string
 		back string // the label put back, "" for none
+		// shows: what herdr shows at the replay's end, when not ours.
+		shows string
 	}{
-		{"live, renamed back to an old label", true, []string{"old person", "b"}, "old person"},
-		{"live, before our look", true, []string{"new person", "a", "b"}, ""},
-		{"live, a new label right before the echo", true, []string{"a", "mine now", "b"}, "mine now"},
-		{"live, ours is followed by a person's", true, []string{"mine now", "b", "later"}, "mine now"},
-		{"replay, an old label before the echo", false, []string{"old person", "b"}, ""},
-		{"replay, an old echo then ours", false, []string{"new person", "b", "a", "b"}, ""},
-		{"replay, an old echo, then a window hit", false, []string{"old person", "b", "a", "mine now", "b"}, "mine now"},
-		{"replay, a person's label after ours", false, []string{"mine now", "b", "later"}, ""},
+		{"live, renamed back to an old label", true, []string{"old person", "b"}, "old person", ""},
+		{"live, before our look", true, []string{"new person", "a", "b"}, "", ""},
+		{"live, a new label right before the echo", true, []string{"a", "mine now", "b"}, "mine now", ""},
+		{"live, ours is followed by a person's", true, []string{"mine now", "b", "later"}, "mine now", ""},
+		{"replay, renamed back to an old label", false, []string{"old person", "b"}, "old person", ""},
+		{"replay, an old echo then ours", false, []string{"new person", "b", "a", "b"}, "", ""},
+		{"replay, an old echo, then a window hit", false, []string{"old person", "b", "a", "mine now", "b"}, "mine now", ""},
+		{"replay, a person's label after ours", false, []string{"mine now", "b", "later"}, "", "later"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, "{dir}", nil)
@@ -613,6 +616,10 @@ func TestPutBackActsOnlyOnTheLabelOursReplaced(t *testing.T) {
 			f.d.noteOurRename(target{tabTarget, tab}, "b", "a")
 			for _, l := range tt.seq {
 				f.d.checkOverwrite(ctx, streamEvent{Event: herdr.Event{Kind: "tab.renamed", TabID: tab, Label: l}, gen: gen})
+			}
+			if tt.shows != "" {
+				f.srv.HumanRename(tab, tt.shows)
+				before = len(f.srv.Renames())
 			}
 			if !tt.live {
 				f.d.checkOverwrite(ctx, streamEvent{gen: gen, replayDone: "tab.renamed", quietFrom: f.d.now()})

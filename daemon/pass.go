@@ -285,7 +285,8 @@ func (d *Daemon) renameOne(ctx context.Context, mu *sync.Mutex, rep *TabReport, 
 	d.renamed(err)
 	if err != nil {
 		rep.Action, rep.Error = ActionFailed, err.Error()
-		if herdr.IsServerGone(err) {
+		if herdr.IsServerGone(err) || ctx.Err() != nil {
+			// Cut off, not refused: herdr may still apply it.
 			return renameInFlight, err
 		}
 		if herdr.IsCode(err, "tab_not_found") {
@@ -367,7 +368,7 @@ func (d *Daemon) recheck(ctx context.Context, mu *sync.Mutex, rep *TabReport, de
 	if label == rep.Label && !mem.Locked {
 		return recheckRename, nil
 	}
-	verdict := dec.Judge(label, memoryOf(mem), d.opt.Force)
+	verdict := dec.Judge(label, memoryOf(mem, d.now()), d.opt.Force)
 	if verdict.MayRename() {
 		rep.Label = label
 		rep.judge(verdict)
@@ -386,10 +387,22 @@ func (d *Daemon) recheck(ctx context.Context, mu *sync.Mutex, rep *TabReport, de
 	return recheckKeep, nil
 }
 
+// dropPending forgets a rename that was not sent or that herdr refused.
 func dropPending(id, label string) func(map[string]state.TabMemory) {
 	return func(tabs map[string]state.TabMemory) {
 		if m, ok := tabs[id]; ok {
 			m.Pending = m.Pending.Remove(label)
+			m.Flights = dropFlight(m.Flights, label)
+			tabs[id] = m
+		}
+	}
+}
+
+// dropSavedFlight forgets a rename's saved flight, its fate known.
+func dropSavedFlight(id, label string) func(map[string]state.TabMemory) {
+	return func(tabs map[string]state.TabMemory) {
+		if m, ok := tabs[id]; ok {
+			m.Flights = dropFlight(m.Flights, label)
 			tabs[id] = m
 		}
 	}
@@ -690,13 +703,8 @@ func (d *Daemon) logBack() {
 }
 
 // memoryOf turns what the state file holds into namer's view of it.
-func memoryOf(m state.TabMemory) namer.Memory {
-	nm := namer.Memory{Locked: m.Locked, Released: m.Released}
-	if m.Label != "" {
-		nm.Labels = append(nm.Labels, m.Label)
-	}
-	nm.Labels = append(nm.Labels, m.Pending...)
-	return nm
+func memoryOf(m state.TabMemory, now time.Time) namer.Memory {
+	return namer.Memory{Locked: m.Locked, Released: m.Released, Labels: m.OurLabels(now)}
 }
 
 func applyAll(muts []func(map[string]state.TabMemory)) func(map[string]state.TabMemory) {

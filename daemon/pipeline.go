@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -39,9 +38,10 @@ type view struct {
 type action uint8
 
 const (
-	actKeep   action = iota
-	actRename        // to our name
-	actPrefix        // a person's label, its position put in front
+	actKeep     action = iota
+	actRename          // to our name
+	actPrefix          // a person's label, its position put in front
+	actLockBack        // a locked tab's label, back over a rename of ours that landed after the lock
 )
 
 // row is one tab's way through a pass.
@@ -91,6 +91,7 @@ func (d *Daemon) read(ctx context.Context, in passInput) (*view, error) {
 			return nil, err
 		}
 	}
+	d.checkInstance(ctx, v.snap, !in.plan)
 	v.first = d.last == nil
 	d.passes.Add(1)
 	d.setLast(v.snap)
@@ -228,13 +229,18 @@ func (d *Daemon) judge(v *view, rows []*row, in passInput, w *stateWrites) {
 	for _, r := range rows {
 		mem := d.state.Tabs[r.tab.ID]
 		id, label, want := r.tab.ID, r.tab.Label, r.decision.Want
-		if label != mem.Label && slices.Contains(mem.Pending, label) {
+		if label != mem.Label && state.PendingOurs(mem.Pending, mem.PendingUntil, label, d.now()) {
 			// A rename whose reply was lost (or a killed daemon's late
 			// one) did land: the label is ours.
 			w.add(setOurs(id, label))
 		}
-		verdict := r.decision.Judge(label, memoryOf(mem), d.opt.Force)
+		verdict := r.decision.Judge(label, memoryOf(mem, d.now()), d.opt.Force)
 		r.report.judge(verdict)
+		if verdict == namer.Human && mem.Label != "" && label != mem.PrefixedAs && !in.plan {
+			// A person's label now: what we set before is no longer ours,
+			// or the person choosing that text later would lose it.
+			w.add(forgetOurLabel(id))
+		}
 		r.report.Action = ActionKeep
 		if verdict == namer.Released && want != "" && want == label && !in.plan {
 			// A release ends as soon as the tab carries our name, even
@@ -242,7 +248,12 @@ func (d *Daemon) judge(v *view, rows []*row, in passInput, w *stateWrites) {
 			// next name a person types to us.
 			w.add(setOurs(id, want))
 		}
-		if verdict.MayRename() && want != "" && want != label {
+		if verdict == namer.Locked && lockOvertaken(mem, label, d.now()) {
+			r.report.Want, r.report.Action = mem.LockedLabel, ActionWouldRename
+			if apply {
+				r.action = actLockBack
+			}
+		} else if verdict.MayRename() && want != "" && want != label {
 			r.report.Action = ActionWouldRename
 			if apply {
 				r.action = actRename
@@ -252,6 +263,17 @@ func (d *Daemon) judge(v *view, rows []*row, in passInput, w *stateWrites) {
 			if apply {
 				r.action = actPrefix
 			}
+		}
+	}
+}
+
+// forgetOurLabel drops the last label we set on a tab that a person has
+// named since; pending labels stay until they expire.
+func forgetOurLabel(id string) func(map[string]state.TabMemory) {
+	return func(tabs map[string]state.TabMemory) {
+		if m, ok := tabs[id]; ok {
+			m.Label = ""
+			tabs[id] = m
 		}
 	}
 }
@@ -289,6 +311,7 @@ func (d *Daemon) commit(ctx context.Context, v *view, rows []*row, in passInput,
 		d.saveAfterRenames(w, nil)
 		return gone
 	}
+	d.putBackLocks(ctx, rowsWith(rows, actLockBack), stats)
 	err := d.prefixPeople(ctx, rowsWith(rows, actPrefix), stats)
 	if err == nil {
 		err = d.nameWorkspaces(ctx, v.snap, v.panes, in, answers, stats)
@@ -325,11 +348,15 @@ func (d *Daemon) recordOutcomes(renames []*row, w *stateWrites, stats *PassStats
 			d.log.Info("renamed", "tab", rep.TabID, "old", rep.Label, "new", rep.Want,
 				"lead", rep.Lead, "why", whyLine(*rep))
 		case renameLanded:
-			w.add(setNamed(rep.TabID, rep.Want))
-		case renameInFlight, renameLockedBack:
+			w.add(setNamed(rep.TabID, rep.Want), dropSavedFlight(rep.TabID, rep.Want))
+		case renameInFlight:
 			// Sent but unanswered: herdr may still apply it, so the
-			// pending label stays. Or put back for a lock: the pending
-			// label stays too, for the echo of the rename.
+			// pending label stays, and its echo is watched for.
+			d.noteOurRename(target{tabTarget, rep.TabID}, rep.Want, rep.Label)
+		case renameLockedBack:
+			// Put back for a lock: the pending label stays, for the echo
+			// of the rename, and the lock decides its fate.
+			w.add(dropSavedFlight(rep.TabID, rep.Want))
 		default:
 			// Not sent, or herdr answered no: the label is not ours.
 			w.add(dropPending(rep.TabID, rep.Want))
@@ -360,7 +387,9 @@ type stateWrites struct {
 	muts []func(map[string]state.TabMemory)
 }
 
-func (w *stateWrites) add(fn func(map[string]state.TabMemory)) { w.muts = append(w.muts, fn) }
+func (w *stateWrites) add(fns ...func(map[string]state.TabMemory)) {
+	w.muts = append(w.muts, fns...)
+}
 
 // saveBeforeRenames saves the changes so far with the pending label of
 // every rename about to be sent. No rename may go out unless it returned
@@ -372,7 +401,8 @@ func (d *Daemon) saveBeforeRenames(w *stateWrites, renames []*row) error {
 	w.add(func(tabs map[string]state.TabMemory) {
 		for _, r := range renames {
 			m := tabs[r.report.TabID]
-			m.Pending = m.Pending.Add(r.report.Want)
+			m.Pending = state.AddPending(m.Pending, &m.PendingUntil, r.report.Want, d.now())
+			m.Flights = appendFlight(m.Flights, state.Flight{Want: r.report.Want, Seen: r.report.Label, Sent: d.now()})
 			tabs[r.report.TabID] = m
 		}
 	})

@@ -48,6 +48,11 @@ const (
 	// healthyStream is how long a subscription must last before its end
 	// counts as a normal disconnect rather than a server refusing us.
 	healthyStream = 2 * backoffMax
+	// shutdownEchoWait bounds how long a stopping daemon waits for the
+	// echoes of its renames still on their way, to put back a person's
+	// rename inside one itself. What is still unknown then is left in the
+	// state file for the next daemon.
+	shutdownEchoWait = 2 * time.Second
 )
 
 // Passes.

@@ -49,7 +49,7 @@ func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes
 			continue
 		}
 		wm := d.state.Workspaces[ws.ID]
-		mem := namer.Memory{Labels: append(nonEmpty(wm.Label), wm.Pending...)}
+		mem := namer.Memory{Labels: wm.OurLabels(d.now())}
 		verdict := dec.JudgeWorkspace(ws.Label, mem, nil)
 		if verdict == namer.Human && mayBeHerdrs(ws.Label, tabsOf[ws.ID], panes) {
 			// Only now look at the disk for what herdr would call it.
@@ -57,6 +57,14 @@ func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes
 		}
 		if !verdict.MayRename() {
 			delete(d.printed, target{workspaceTarget, ws.ID})
+			if verdict == namer.Human && wm.Label != "" && d.opt.Apply && !in.plan {
+				// As for tabs: a label we set before is no longer ours.
+				d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
+					e := m[ws.ID]
+					e.Label = ""
+					m[ws.ID] = e
+				})
+			}
 			continue
 		}
 		if !d.opt.Apply {
@@ -96,7 +104,8 @@ func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want s
 	}
 	if err := d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
 		e := m[ws.ID]
-		e.Pending = e.Pending.Add(want)
+		e.Pending = state.AddPending(e.Pending, &e.PendingUntil, want, d.now())
+		e.Flights = appendFlight(e.Flights, state.Flight{Want: want, Seen: ws.Label, Sent: d.now()})
 		m[ws.ID] = e
 	}); err != nil {
 		// No rename without its record saved first.
@@ -105,13 +114,15 @@ func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want s
 	_, err = d.client.RenameWorkspace(ctx, ws.ID, want)
 	d.renamed(err)
 	if err != nil {
-		if herdr.IsServerGone(err) {
+		if herdr.IsServerGone(err) || ctx.Err() != nil {
+			d.noteOurRename(t, want, ws.Label)
 			return err
 		}
 		d.log.Warn("workspace rename failed", "workspace", ws.ID, "want", want, "err", err)
 		d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
 			e := m[ws.ID]
 			e.Pending = e.Pending.Remove(want)
+			e.Flights = dropFlight(e.Flights, want)
 			m[ws.ID] = e
 		})
 		return nil
@@ -225,16 +236,6 @@ func (d *Daemon) pruneWorkspaces(present map[string]bool) {
 	d.updateWorkspaces(func(ws map[string]state.WorkspaceMemory) {
 		state.Prune(ws, present, now)
 	})
-}
-
-func nonEmpty(labels ...string) []string {
-	var out []string
-	for _, l := range labels {
-		if l != "" {
-			out = append(out, l)
-		}
-	}
-	return out
 }
 
 // noteWorkspaceLabel updates the last snapshot after our own rename, so

@@ -165,6 +165,7 @@ type daemonProc struct {
 	done    chan struct{}
 	waitErr error
 	stopped bool
+	killed  bool // by Kill: no clean exit to check
 }
 
 // daemonArgs are the flags every test daemon gets before its own: fast
@@ -205,6 +206,9 @@ func (d *daemonProc) listening(t testing.TB, herdrSock string) {
 		t.Fatalf("daemon did not start listening on %s\nstderr:\n%s", sock, d.Stderr.String())
 	}
 	t.Cleanup(func() {
+		if d.killed {
+			return // the test killed it on purpose
+		}
 		if code := d.Stop(); code != 0 {
 			t.Errorf("daemon exited %d after SIGTERM, want 0\nstderr:\n%s", code, d.Stderr.String())
 		}
@@ -288,7 +292,7 @@ func (d *daemonProc) Stop() int {
 
 // Kill sends SIGKILL and waits for the process to end.
 func (d *daemonProc) Kill() {
-	d.stopped = true
+	d.stopped, d.killed = true, true
 	if !d.Exited() {
 		_ = d.Cmd.Process.Kill()
 	}
@@ -588,6 +592,43 @@ type requestRelay struct {
 	ln       net.Listener
 	mu       sync.Mutex
 	lines    []string
+	hold     *heldRequest
+}
+
+// heldRequest is the next request of a method, kept from herdr until
+// released: the window between a daemon's look and its rename, held open.
+type heldRequest struct {
+	method  string
+	arrived chan struct{}
+	release chan struct{}
+}
+
+// holdNext keeps the next request of method from herdr until release is
+// called; arrived closes when the relay has it. The request reaches
+// herdr on release even if its sender is gone by then, as a request
+// written to herdr's socket does.
+func (r *requestRelay) holdNext(method string) (arrived <-chan struct{}, release func()) {
+	h := &heldRequest{method: method, arrived: make(chan struct{}), release: make(chan struct{})}
+	r.mu.Lock()
+	r.hold = h
+	r.mu.Unlock()
+	var once sync.Once
+	return h.arrived, func() { once.Do(func() { close(h.release) }) }
+}
+
+// takeHold returns the hold that line's request is to wait for, if any.
+func (r *requestRelay) takeHold(line string) *heldRequest {
+	var req struct {
+		Method string `json:"method"`
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.hold == nil || json.Unmarshal([]byte(line), &req) != nil || req.Method != r.hold.method {
+		return nil
+	}
+	h := r.hold
+	r.hold = nil
+	return h
 }
 
 func startRequestRelay(t *testing.T, dir, upstream string) *requestRelay {
@@ -626,6 +667,10 @@ func (r *requestRelay) relay(down net.Conn) {
 		r.mu.Lock()
 		r.lines = append(r.lines, line)
 		r.mu.Unlock()
+		if h := r.takeHold(line); h != nil {
+			close(h.arrived)
+			<-h.release
+		}
 		if _, werr := up.Write([]byte(line)); werr != nil {
 			return
 		}

@@ -94,6 +94,20 @@ type diffTarget struct {
 	eof func(t *testing.T, pane string)
 	// restart stops the server and starts it again in the same place.
 	restart func(t *testing.T)
+	// person is someone at herdr's keyboard: on real herdr its own TUI
+	// client, typing; on herdrsim its Human* helpers.
+	person func(t *testing.T) diffPerson
+}
+
+// diffPerson is what a person does at herdr's keyboard. Each call returns
+// once herdr has applied it. done lets go of the keyboard.
+type diffPerson struct {
+	focusTab        func(t *testing.T, tab string)
+	renameTab       func(t *testing.T, tab, label string)
+	cancelRenameTab func(t *testing.T, tab, label string)
+	renameWorkspace func(t *testing.T, ws, label string)
+	newTab          func(t *testing.T, label string)
+	done            func(t *testing.T)
 }
 
 func newDiffSim(t *testing.T) *diffTarget {
@@ -108,7 +122,8 @@ func newDiffSim(t *testing.T) *diffTarget {
 		run: func(_ *testing.T, pane, program string) {
 			srv.SetForeground(pane, herdrsim.Proc{Argv: []string{program}})
 		},
-		eof: func(_ *testing.T, pane string) { srv.SetForeground(pane) },
+		eof:    func(_ *testing.T, pane string) { srv.SetForeground(pane) },
+		person: func(*testing.T) diffPerson { return simPerson(srv) },
 		restart: func(t *testing.T) {
 			if err := srv.Restart(); err != nil {
 				t.Fatal(err)
@@ -143,6 +158,7 @@ func newDiffReal(t *testing.T) *diffTarget {
 		d.result(t, nil, "pane.send_text", map[string]any{"pane_id": pane, "text": text})
 	}
 	d.typeIntoShells()
+	d.person = func(t *testing.T) diffPerson { return tuiPerson(t, srv) }
 	d.restart = func(t *testing.T) {
 		if err := srv.Stop(); err != nil {
 			t.Fatal(err)
@@ -152,6 +168,57 @@ func newDiffReal(t *testing.T) *diffTarget {
 		}
 	}
 	return d
+}
+
+// simPerson is herdrsim's twin of a person at the keyboard: a click's
+// focus, then the Human* helper that plays what Enter makes herdr do.
+func simPerson(srv *herdrsim.Server) diffPerson {
+	focus := func(t *testing.T, tab string) {
+		for _, p := range srv.Snapshot().Panes {
+			if p.TabID == tab {
+				srv.Focus(p.ID)
+				return
+			}
+		}
+		t.Fatalf("herdrsim: tab %s has no pane", tab)
+	}
+	return diffPerson{
+		focusTab:        focus,
+		renameTab:       func(_ *testing.T, tab, label string) { srv.HumanRename(tab, label) },
+		cancelRenameTab: func(*testing.T, string, string) {},
+		renameWorkspace: func(_ *testing.T, ws, label string) { srv.HumanRenameWorkspace(ws, label) },
+		newTab:          func(_ *testing.T, label string) { srv.HumanNewTab(label) },
+		done:            func(*testing.T) {},
+	}
+}
+
+// tuiPerson attaches herdr's own TUI client to srv and types into it.
+func tuiPerson(t *testing.T, srv *realherdr.Server) diffPerson {
+	c, err := srv.OpenClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	must := func(t *testing.T, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return diffPerson{
+		focusTab:  func(t *testing.T, tab string) { must(t, c.FocusTab(tab)) },
+		renameTab: func(t *testing.T, tab, label string) { must(t, c.RenameTab(tab, label)) },
+		cancelRenameTab: func(t *testing.T, tab, label string) {
+			must(t, c.PrepareRenameTab(tab, label))
+			must(t, c.Cancel())
+		},
+		renameWorkspace: func(t *testing.T, ws, label string) { must(t, c.RenameWorkspace(ws, label)) },
+		newTab: func(t *testing.T, label string) {
+			_, err := c.NewTab(label)
+			must(t, err)
+		},
+		done: func(t *testing.T) { must(t, c.Close()) },
+	}
 }
 
 // typeIntoShells makes cd, run and eof type into a real herdr pane's
@@ -490,6 +557,7 @@ func playDiffSession(t *testing.T, d *diffTarget) *diffRecording {
 	ids := s.playTabs()
 	s.playPanes(ids)
 	s.playClosing(ids)
+	s.playKeyboard()
 	s.playErrors(ids)
 	s.snapshot("final")
 	s.playReplay(ids)
@@ -616,6 +684,33 @@ func (s *diffSession) playClosing(ids diffIDs) {
 	s.step("third workspace", func() { _, _, ws3pane = s.d.newWorkspace(s.t, s.dir("epsilon")) })
 	s.step("shell exits", func() { s.d.exitPane(s.t, ws3pane) }, "pane_exited")
 	s.snapshot("after closing")
+}
+
+// playKeyboard is a person at herdr's keyboard, in a workspace of its
+// own: tab renames typed into the rename modal (the tab's own number
+// while it has no custom name, a name with blanks around it, the same
+// name again, an empty input, blanks alone, a number over a custom name,
+// a cancelled modal), a workspace rename, an empty one, and tabs from the
+// new-tab prompt with a name and with the number the tab gets anyway.
+func (s *diffSession) playKeyboard() {
+	var ws, tab string
+	var p diffPerson
+	s.step("keyboard workspace", func() { ws, tab, _ = s.d.newWorkspace(s.t, s.dir("keys")) })
+	s.step("keyboard attach", func() { p = s.d.person(s.t) })
+	s.step("keyboard focus", func() { p.focusTab(s.t, tab) })
+	for _, r := range []struct{ label, typed string }{
+		{"own number", "1"}, {"trimmed", "  typed "}, {"unchanged", "typed"}, {"empty", ""},
+		{"blanks alone", "   "}, {"number over a name", "1"},
+	} {
+		s.step("keyboard tab rename "+r.label, func() { p.renameTab(s.t, tab, r.typed) })
+	}
+	s.step("keyboard tab rename cancelled", func() { p.cancelRenameTab(s.t, tab, "never") })
+	s.step("keyboard workspace rename", func() { p.renameWorkspace(s.t, ws, " mine ") })
+	s.step("keyboard workspace rename empty", func() { p.renameWorkspace(s.t, ws, "") })
+	s.step("keyboard new tab named", func() { p.newTab(s.t, " fresh ") })
+	s.step("keyboard new tab numbered", func() { p.newTab(s.t, "3") })
+	s.snapshot("after the keyboard")
+	s.step("keyboard detach", func() { p.done(s.t) })
 }
 
 // playErrors sends requests herdr refuses.

@@ -361,7 +361,14 @@ func cdAndWait(t *testing.T, w world, pane, dir string) {
 // the call, so it waits for n+1.
 func nudgedPasses(t *testing.T, w world, d *daemonProc, n int) {
 	t.Helper()
-	sock := w.Sandbox().NudgeSocket(w.Socket())
+	nudgedPassesAt(t, w, d, w.Socket(), n)
+}
+
+// nudgedPassesAt is nudgedPasses for a daemon that reaches herdr at
+// socket (a relay's).
+func nudgedPassesAt(t *testing.T, w world, d *daemonProc, socket string, n int) {
+	t.Helper()
+	sock := w.Sandbox().NudgeSocket(socket)
 	start := passSummaries(d)
 	seen, sentAt := -1, time.Time{}
 	testutil.WaitFor(t, fmt.Sprintf("%s: %d passes after %d", w.Name(), n+1, start), func() bool {

@@ -35,8 +35,15 @@ type TabMemory struct {
 	// Pending holds the labels we recently asked herdr for, newest last.
 	// A killed daemon's tab.rename can land after the next daemon's own,
 	// so one slot is not enough: every label that may still land must
-	// read as ours. Bounded by MaxPending.
-	Pending LabelSet `json:"pending,omitempty"`
+	// read as ours. Bounded by MaxPending. They read as ours until
+	// PendingUntil only: a rename lands late by seconds, and a person may
+	// later choose a label we once set.
+	Pending      LabelSet   `json:"pending,omitempty"`
+	PendingUntil *time.Time `json:"pending_until,omitempty"`
+	// Flights are our renames of the tab whose fate is not known yet:
+	// saved before each request, so whichever daemon reads the echo can
+	// tell whether a person's rename landed inside ours.
+	Flights []Flight `json:"flights,omitempty"`
 	// Locked: the user froze the tab's current name.
 	Locked bool `json:"locked,omitempty"`
 	// LockedLabel is the label the tab showed when it was locked: a rename
@@ -65,15 +72,48 @@ type WorkspaceMemory struct {
 	// Pending holds the labels we recently asked herdr for, newest last:
 	// as for tabs, a killed daemon's rename can land after the next
 	// daemon's own. Older files hold a single string.
-	Pending LabelSet `json:"pending,omitempty"`
+	Pending      LabelSet   `json:"pending,omitempty"`
+	PendingUntil *time.Time `json:"pending_until,omitempty"`
+	// Flights: as for tabs.
+	Flights []Flight `json:"flights,omitempty"`
 	// MissingSince is when a full pass first did not see the workspace.
 	MissingSince *time.Time `json:"missing_since,omitempty"`
 }
 
+// Flight is one rename of ours on its way: what it asked for, what the
+// last look before it saw, and when it was sent.
+type Flight struct {
+	Want string    `json:"want"`
+	Seen string    `json:"seen"`
+	Sent time.Time `json:"sent"`
+}
+
+// PendingTTL is how long a label we asked for reads as ours after the
+// request: long enough for a killed daemon's request that herdr had not
+// read yet to land, far shorter than a person takes to choose the label.
+const PendingTTL = 30 * time.Second
+
+// PendingOurs says whether label is one of the pending labels and may
+// still be a late rename of ours at now. Files written without
+// PendingUntil get a PendingTTL from when they are read.
+func PendingOurs(pending LabelSet, until *time.Time, label string, now time.Time) bool {
+	return pending.Has(label) && until != nil && now.Before(*until)
+}
+
+// AddPending records label as asked for at now.
+func AddPending(pending LabelSet, until **time.Time, label string, now time.Time) LabelSet {
+	t := now.Add(PendingTTL).UTC()
+	*until = &t
+	return pending.Add(label)
+}
+
 type stateFile struct {
-	Version int                  `json:"version"`
-	Server  string               `json:"server,omitempty"`
-	Tabs    map[string]TabMemory `json:"tabs"`
+	Version int    `json:"version"`
+	Server  string `json:"server,omitempty"`
+	// Instance names the herdr server process the memory describes: a
+	// server restarted without its session reuses ids.
+	Instance string               `json:"instance,omitempty"`
+	Tabs     map[string]TabMemory `json:"tabs"`
 	// Workspaces: workspace labels we set (--workspace-format), by id.
 	Workspaces map[string]WorkspaceMemory `json:"workspaces,omitempty"`
 }
@@ -84,7 +124,10 @@ type stateFile struct {
 type State struct {
 	Path   string
 	Server string
-	Tabs   map[string]TabMemory
+	// Instance is the herdr server process the memory describes, "" when
+	// unknown.
+	Instance string
+	Tabs     map[string]TabMemory
 	// Workspaces is ours alone (no user flags): memory wins over disk.
 	Workspaces map[string]WorkspaceMemory
 
@@ -154,10 +197,20 @@ func (s *State) reload() error {
 	if f.Server != "" && s.Server != "" && !sameServer(f.Server, s.Server) {
 		return &OtherServerError{Path: s.Path, Server: f.Server, Want: s.Server}
 	}
+	s.Instance = f.Instance
+	// Files written before pending labels expired: theirs expire a
+	// PendingTTL from now.
+	until := time.Now().Add(PendingTTL).UTC()
 	for id, m := range f.Tabs {
+		if len(m.Pending) > 0 && m.PendingUntil == nil {
+			m.PendingUntil = &until
+		}
 		s.Tabs[id] = m
 	}
 	for id, m := range f.Workspaces {
+		if len(m.Pending) > 0 && m.PendingUntil == nil {
+			m.PendingUntil = &until
+		}
 		s.Workspaces[id] = m
 	}
 	return nil
@@ -213,9 +266,12 @@ func (s *State) Update(fn func(tabs map[string]TabMemory)) error {
 // memory back over it (mergeMine); the workspaces stay as memory has them.
 // When the file cannot be read, memory stays as it was.
 func (s *State) mergeDisk() error {
-	mine, mineWS := s.Tabs, s.Workspaces
+	mine, mineWS, instance := s.Tabs, s.Workspaces, s.Instance
 	err := s.reload()
 	s.Workspaces = mineWS
+	if instance != "" {
+		s.Instance = instance
+	}
 	if err != nil {
 		s.Tabs = mine
 		return err
@@ -231,9 +287,22 @@ func (s *State) mergeMine(mine map[string]TabMemory) {
 	for id, m := range mine {
 		if d, ok := s.Tabs[id]; ok {
 			m.Locked, m.Released, m.LockedLabel = d.Locked, d.Released, d.LockedLabel
+			// Another daemon's renames on their way (a takeover) stay
+			// known to whoever decides them.
+			m.Flights = unionFlights(m.Flights, d.Flights)
 		}
 		s.Tabs[id] = m
 	}
+}
+
+func unionFlights(a, b []Flight) []Flight {
+	out := slices.Clone(a)
+	for _, f := range b {
+		if !slices.ContainsFunc(out, func(g Flight) bool { return g.Want == f.Want && g.Sent.Equal(f.Sent) }) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // locked runs prepare and then fn on s.Tabs under the file lock and writes
@@ -282,7 +351,7 @@ func (s *State) Refresh() error {
 }
 
 func (s *State) write() error {
-	f := stateFile{Version: Version, Server: s.Server, Tabs: s.Tabs, Workspaces: s.Workspaces}
+	f := stateFile{Version: Version, Server: s.Server, Instance: s.Instance, Tabs: s.Tabs, Workspaces: s.Workspaces}
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)
@@ -423,6 +492,28 @@ func (l LabelSet) Remove(label string) LabelSet {
 	out := slices.DeleteFunc(slices.Clone(l), func(s string) bool { return s == label })
 	if len(out) == 0 {
 		return nil
+	}
+	return out
+}
+
+// OurLabels are the labels of the tab that are ours at now: the last one
+// we set, and the pending ones that may still land.
+func (m TabMemory) OurLabels(now time.Time) []string {
+	return ourLabels(m.Label, m.Pending, m.PendingUntil, now)
+}
+
+// OurLabels is as for tabs.
+func (m WorkspaceMemory) OurLabels(now time.Time) []string {
+	return ourLabels(m.Label, m.Pending, m.PendingUntil, now)
+}
+
+func ourLabels(label string, pending LabelSet, until *time.Time, now time.Time) []string {
+	var out []string
+	if label != "" {
+		out = append(out, label)
+	}
+	if until != nil && now.Before(*until) {
+		out = append(out, pending...)
 	}
 	return out
 }

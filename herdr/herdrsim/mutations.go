@@ -476,18 +476,59 @@ func (s *Server) SetTokens(paneID string, tokens map[string]string) {
 	s.setTokens(p, next)
 }
 
-// HumanRename is a rename typed in herdr's TUI: trimmed, empty input and
-// the tab's own auto label ignored, otherwise the same tab_renamed event.
-// It is not counted in Renames.
+// HumanRename is a person's rename of a tab in herdr's TUI: typed into the
+// rename modal and saved with Enter (docs/herdr.md §6). herdr saves it
+// through tab.rename's own handler, so tab_renamed follows as for the API,
+// even for an unchanged custom name; the name is trimmed, except that
+// blanks alone are kept as typed. An empty input does nothing, and so does
+// a tab's own number typed into a tab that has no custom name. herdr
+// renames the active tab; this renames tabID wherever it is, so a twin of
+// a TUI rename focuses the tab first, as a person does. It is not counted
+// in Renames, which are the API's.
 func (s *Server) HumanRename(tabID, label string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.lookTab("HumanRename", tabID)
-	label = strings.TrimSpace(label)
+	label = modalName(label)
 	if t == nil || label == "" || (t.custom == nil && label == t.label()) {
 		return
 	}
 	s.renameTab(t, label)
+}
+
+// HumanNewTab is a tab made from herdr's new-tab prompt (prefix+c, then a
+// name and Enter; docs/herdr.md §6): tab.create in the focused workspace,
+// focused, in the focused pane's directory, with the typed name (trimmed
+// as by HumanRename) as its custom name, or none when the input is empty
+// or the number the tab gets anyway. Events as tab.create's with focus.
+func (s *Server) HumanNewTab(label string) (tabID, paneID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ws := s.sess.focusedWS
+	if ws == nil {
+		s.misuse("HumanNewTab: no focused workspace")
+		return "", ""
+	}
+	var custom *string
+	if label = modalName(label); label != "" && label != fmt.Sprint(len(ws.tabs)+1) {
+		custom = &label
+	}
+	cwd := ""
+	if fp := s.sess.focusedPane(); fp != nil {
+		cwd, _ = fp.cwds(s.rel.plays)
+	}
+	t, p := s.newTab(ws, cwd, custom, true)
+	return t.id, p.id
+}
+
+// modalName is what herdr's rename modal saves for the text typed into it
+// (save_rename_modal_via_api in src/app/input/modal.rs@v0.8.2): trimmed,
+// unless nothing would be left, when it stays as typed.
+func modalName(typed string) string {
+	if t := strings.TrimSpace(typed); t != "" {
+		return t
+	}
+	return typed
 }
 
 // CloseTab closes a tab as tab.close does (tab_closed).

@@ -118,9 +118,12 @@ func (s *Server) WorkspaceRenames() []WorkspaceRename {
 	return append([]WorkspaceRename(nil), s.wsNames...)
 }
 
-// HumanRenameWorkspace is a workspace rename typed in herdr's TUI: trimmed,
-// empty input ignored, anything else (the automatic label too) becomes the
-// custom name. herdr emits no event for it, unlike workspace.rename.
+// HumanRenameWorkspace is a person's rename of a workspace in herdr's TUI,
+// saved with Enter (docs/herdr.md §6): herdr saves it through
+// workspace.rename's own handler, so any name, the automatic label too,
+// becomes the custom name and workspace_renamed follows. The name is
+// trimmed as by HumanRename; an empty input does nothing. It is not
+// counted in WorkspaceRenames, which are the API's.
 func (s *Server) HumanRenameWorkspace(wsID, label string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -129,9 +132,11 @@ func (s *Server) HumanRenameWorkspace(wsID, label string) {
 		s.misuse("HumanRenameWorkspace: workspace %q not found", wsID)
 		return
 	}
-	if label = strings.TrimSpace(label); label != "" {
-		ws.custom = &label
+	if label = modalName(label); label == "" {
+		return
 	}
+	ws.custom = &label
+	s.emit("workspace_renamed", map[string]any{"workspace_id": ws.id, "label": label})
 }
 
 // Workspace returns a workspace's current WorkspaceInfo.

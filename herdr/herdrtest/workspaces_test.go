@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 )
@@ -107,15 +108,76 @@ func TestWorkspaceAutoLabelFollowsRootPane(t *testing.T) {
 	}
 	s.HumanRenameWorkspace(auto, "  typed ")
 	s.SetCwd(p1, repo)
-	s.HumanRenameWorkspace(auto, "   ")
+	s.HumanRenameWorkspace(auto, "")
 	if got := wsLabel(t, s, auto); got != "typed" {
 		t.Fatalf("after a TUI rename: %q, want typed", got)
 	}
 }
 
+// A person's renames in herdr's TUI modal are saved through the API's
+// handlers (save_rename_modal_via_api): trimmed, blanks alone kept as
+// typed, an empty input ignored, a tab's own number ignored while it has
+// no custom name; every rename saved emits its event, an unchanged one
+// too, and the new-tab prompt's name is tab.create's label. After each
+// step a fence of the same kind follows (events of one kind keep their
+// order): the step's event comes before the fence's, or none does.
+func TestHumanRenamesAsTheTUI(t *testing.T) {
+	s := start(t)
+	ws, t1, _ := s.NewWorkspace("", t.TempDir())
+	fenceTab, _ := s.NewTab(ws, t.TempDir())
+	fenceWS, _, _ := s.NewWorkspace("", t.TempDir())
+	st := subscribe(t, s, map[string]any{"type": "tab.renamed"}, map[string]any{"type": "workspace.renamed"},
+		map[string]any{"type": "tab.created"})
+	st.next(t) // ack
+	n := 0
+	tabFence := func() string { n++; l := fmt.Sprint("fence ", n); s.HumanRename(fenceTab, l); return l }
+	wsFence := func() string { n++; l := fmt.Sprint("fence ", n); s.HumanRenameWorkspace(fenceWS, l); return l }
+	createdFence := func() string { id, _ := s.NewTab(fenceWS, t.TempDir()); return id }
+	for _, step := range []struct {
+		name  string
+		do    func()
+		fence func() string
+		want  string // a mark of the step's event, "" for none
+	}{
+		{"own number, no custom name", func() { s.HumanRename(t1, "1") }, tabFence, ""},
+		{"empty", func() { s.HumanRename(t1, "") }, tabFence, ""},
+		{"trimmed", func() { s.HumanRename(t1, "  notes ") }, tabFence, `"label":"notes"`},
+		{"unchanged custom", func() { s.HumanRename(t1, "notes") }, tabFence, `"label":"notes"`},
+		{"number over a custom name", func() { s.HumanRename(t1, "1") }, tabFence, `"label":"1"`},
+		{"blanks alone", func() { s.HumanRename(t1, "  ") }, tabFence, `"label":"  "`},
+		{"workspace empty", func() { s.HumanRenameWorkspace(ws, "") }, wsFence, ""},
+		{"workspace trimmed", func() { s.HumanRenameWorkspace(ws, " proj ") }, wsFence, `"label":"proj"`},
+		{"new tab named", func() { s.Focus(s.Snapshot().Panes[0].ID); s.HumanNewTab(" fresh ") }, createdFence, `"label":"fresh"`},
+		{"new tab, its number", func() { s.HumanNewTab("4") }, createdFence, `"label":"4"`},
+	} {
+		step.do()
+		fence := step.fence()
+		var before []string
+		for l := st.next(t); !strings.Contains(l, fence); l = st.next(t) {
+			before = append(before, l)
+		}
+		if step.want == "" && len(before) != 0 || step.want != "" && (len(before) != 1 || !strings.Contains(before[0], step.want)) {
+			t.Fatalf("%s: events %q, want one with %q (none if empty)", step.name, before, step.want)
+		}
+	}
+	if got := wsLabel(t, s, ws); got != "proj" {
+		t.Fatalf("workspace label %q, want proj", got)
+	}
+	var labels []string
+	for _, tb := range s.Snapshot().Tabs {
+		if tb.WorkspaceID == ws {
+			labels = append(labels, tb.Label)
+		}
+	}
+	if want := []string{"  ", "fence 6", "fresh", "4"}; !slices.Equal(labels, want) {
+		t.Fatalf("tab labels %q, want %q", labels, want)
+	}
+}
+
 // workspace.rename as herdr's handle_workspace_rename: any label, "" too,
 // is stored as given; the reply is workspace_info and workspace_renamed
-// follows; unknown ids are workspace_not_found. Every line is checked
+// follows, as it does for a rename typed in the TUI; unknown ids are
+// workspace_not_found. Every line is checked
 // against the schema of the played protocol.
 func TestWorkspaceRenameAPI(t *testing.T) {
 	for _, proto := range []int{17, 19, 20, 22} {
@@ -144,11 +206,15 @@ func TestWorkspaceRenameAPI(t *testing.T) {
 			if rs := s.WorkspaceRenames(); len(rs) != 2 || rs[0].Label != "api " || rs[1].WorkspaceID != ws {
 				t.Fatalf("recorded renames %+v", rs)
 			}
-			s.HumanRenameWorkspace(ws, "typed")
-			select {
-			case l := <-st.lines:
-				t.Fatalf("a TUI rename emitted %q; herdr emits nothing", l)
-			case <-time.After(150 * time.Millisecond):
+			// The TUI saves through the same handler: the event, with the
+			// typed name trimmed, and no record among the API's renames.
+			s.HumanRenameWorkspace(ws, " typed ")
+			want := `{"data":{"label":"typed","type":"workspace_renamed","workspace_id":"` + ws + `"},"event":"workspace_renamed"}`
+			if l := st.next(t); l != want {
+				t.Fatalf("TUI rename: event %q, want %q", l, want)
+			}
+			if rs := s.WorkspaceRenames(); len(rs) != 2 {
+				t.Fatalf("a TUI rename was recorded as the API's: %+v", rs)
 			}
 		})
 	}

@@ -2,12 +2,14 @@ package realherdr
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Process is one process found running for a server.
@@ -56,3 +58,23 @@ func zombie(pid int) bool {
 }
 
 func killPID(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
+
+// Pause stops the server process for d (SIGSTOP, then SIGCONT): herdr
+// stalled, its event entries quiet while their backlog waits.
+func (s *Server) Pause(d time.Duration) error {
+	s.mu.Lock()
+	p := s.proc
+	s.mu.Unlock()
+	if p == nil {
+		return errors.New("real herdr: server not running")
+	}
+	pid := p.cmd.Process.Pid
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		return fmt.Errorf("real herdr: stop pid %d: %w", pid, err)
+	}
+	time.Sleep(d)
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		return fmt.Errorf("real herdr: continue pid %d: %w", pid, err)
+	}
+	return nil
+}

@@ -2,7 +2,11 @@
 
 package realherdr
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
 // Process is one process found running for a server.
 type Process struct {
@@ -16,3 +20,6 @@ func (p Process) String() string { return fmt.Sprintf("%d (%s)", p.PID, p.Comm) 
 func Leftovers(socket string) []Process { return nil }
 
 func killPID(int) error { return nil }
+
+// Pause is not supported here.
+func (s *Server) Pause(time.Duration) error { return errors.ErrUnsupported }

@@ -1,8 +1,9 @@
 // Package realherdr runs a real herdr server for tests and the bench: the
 // binary integration/realherdr/build.sh builds from herdr's source, started
 // headless in a pty with private config, runtime and socket paths, driven
-// through its own CLI and socket, and stopped so that no process of it is
-// left behind.
+// through its own CLI and socket and through its own TUI client typing a
+// person's keys (tui.go), and stopped so that no process of it is left
+// behind.
 package realherdr
 
 import (

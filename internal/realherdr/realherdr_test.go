@@ -11,17 +11,7 @@ import (
 // its own process and its pane's shell are found as its processes, and
 // Stop ends them all.
 func TestRealHerdrStartStopLeavesNothing(t *testing.T) {
-	bin, err := Binary()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but %v", err)
-		}
-		t.Skip(err)
-	}
-	srv, err := Start(bin, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := startForTest(t)
 	defer srv.Close()
 	out, err := srv.CLI("workspace", "create", "--cwd", srv.Home, "--no-focus")
 	if err != nil {
@@ -65,4 +55,22 @@ func TestRealHerdrStartStopLeavesNothing(t *testing.T) {
 	if _, err := os.Stat(srv.Base); !os.IsNotExist(err) {
 		t.Fatalf("Close left %s: %v", srv.Base, err)
 	}
+}
+
+// startForTest starts a server from the built binary; without one the
+// test is skipped, except in CI.
+func startForTest(t *testing.T) *Server {
+	t.Helper()
+	bin, err := Binary()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true but %v", err)
+		}
+		t.Skip(err)
+	}
+	srv, err := Start(bin, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
 }
