@@ -41,26 +41,60 @@ func (c *DemoCmd) Run(env *runEnv) error {
 	if err != nil || home == "" {
 		home = "/home/you"
 	}
-	nm, err := namer.New(namer.Config{Format: c.Format, MaxLen: c.MaxLen, Home: home})
-	if err != nil {
-		return withExit(2, err)
-	}
-	procs, err := procinfo.New(procinfo.Options{}, nil)
-	if err != nil {
-		return err
-	}
-	// No local /proc look: the simulator's processes are made up.
-	d, err := daemon.New(daemon.Options{Socket: srv.SocketPath(), Namer: nm, Procs: procs, Apply: true})
+	d, err := c.newDaemon(srv, home)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "herdrtabrenamer demo: a simulated herdr session, named with --format %q\n", c.Format)
 	fmt.Fprintf(env.stdout, "herdr itself would call every tab by its number.\n\n")
+	if err := c.play(env, srv, d, demoSteps(home)); err != nil {
+		return err
+	}
+	if v := srv.Violations(); len(v) > 0 {
+		return fmt.Errorf("demo: the simulator saw %d protocol violation(s), first: %s", len(v), v[0])
+	}
+	fmt.Fprintln(env.stdout, "Inside herdr: herdrtabrenamer run --apply   (see README.md for hooks and the plugin)")
+	return nil
+}
 
+// newDaemon builds the daemon the demo runs against the simulator, with
+// the demo's format and width.
+func (c *DemoCmd) newDaemon(srv *herdrsim.Server, home string) (*daemon.Daemon, error) {
+	nm, err := namer.New(namer.Config{Format: c.Format, MaxLen: c.MaxLen, Home: home})
+	if err != nil {
+		return nil, withExit(2, err)
+	}
+	procs, err := procinfo.New(procinfo.Options{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	// No local /proc look: the simulator's processes are made up.
+	return daemon.New(daemon.Options{Socket: srv.SocketPath(), Namer: nm, Procs: procs, Apply: true})
+}
+
+// play runs each step, then one pass, then prints the tab bar.
+func (c *DemoCmd) play(env *runEnv, srv *herdrsim.Server, d *daemon.Daemon, steps []demoStep) error {
+	ctx := context.Background()
+	for i, st := range steps {
+		st.do(srv)
+		if _, err := d.Once(ctx); err != nil {
+			return fmt.Errorf("demo step %d: %w", i+1, err)
+		}
+		fmt.Fprintf(env.stdout, "%d. %s\n   %s\n\n", i+1, st.say, tabBar(srv.Snapshot()))
+		if c.Pause > 0 {
+			time.Sleep(c.Pause)
+		}
+	}
+	return nil
+}
+
+// demoSteps is the story, in folders under home. The steps share
+// the workspace, panes and tab that earlier steps create.
+func demoSteps(home string) []demoStep {
 	var ws, nixPane, btopPane, piPane, nixTab string
 	rmk := filepath.Join(home, "projects", "rmk")
 	nixos := filepath.Join(home, "opt", "nixos")
-	steps := []demoStep{
+	return []demoStep{
 		{"You open herdr in ~/projects/rmk: a shell, so the tab shows the directory.", func(s *herdrsim.Server) {
 			var rmkPane string
 			ws, _, rmkPane = s.NewWorkspace("demo", rmk)
@@ -92,22 +126,6 @@ func (c *DemoCmd) Run(env *runEnv) error {
 		}},
 		{"...not even when claude starts working again.", func(s *herdrsim.Server) { s.SetAgent(nixPane, "claude", herdr.StatusWorking) }},
 	}
-	ctx := context.Background()
-	for i, st := range steps {
-		st.do(srv)
-		if _, err := d.Once(ctx); err != nil {
-			return fmt.Errorf("demo step %d: %w", i+1, err)
-		}
-		fmt.Fprintf(env.stdout, "%d. %s\n   %s\n\n", i+1, st.say, tabBar(srv.Snapshot()))
-		if c.Pause > 0 {
-			time.Sleep(c.Pause)
-		}
-	}
-	if v := srv.Violations(); len(v) > 0 {
-		return fmt.Errorf("demo: the simulator saw %d protocol violation(s), first: %s", len(v), v[0])
-	}
-	fmt.Fprintln(env.stdout, "Inside herdr: herdrtabrenamer run --apply   (see README.md for hooks and the plugin)")
-	return nil
 }
 
 // tabBar draws the tabs of the first workspace like herdr's tab bar,

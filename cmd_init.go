@@ -48,30 +48,46 @@ func (c *InitCmd) Run(env *runEnv) error {
 		return withExit(2, err)
 	}
 	if c.Cmd == "" && isTempBuild(bin) {
-		what := map[string]string{systemdTarget: "unit", launchdTarget: "agent", pluginTarget: "plugin manifest"}[c.Target]
-		if what == "" {
-			what = c.Target + " hook"
-		}
-		fmt.Fprintf(env.stderr, "herdrtabrenamer: warning: %s is a temporary build that `go run` deletes when it exits, so this %s would call nothing; "+
-			"install the binary (go install . or go build -o ~/.local/bin/herdrtabrenamer .) and run init with it, or pass --cmd PATH\n", bin, what)
+		c.warnTempBuild(env, bin)
 	}
-	if service {
+	switch {
+	case service:
 		return c.printService(env, bin)
+	case isShell:
+		return c.printHook(env, bin)
 	}
-	if isShell {
-		if err := nudge.Available(); err != nil {
-			return withExit(2, fmt.Errorf("init %s: no shell hooks on this system: %w", c.Target, err))
-		}
-		if c.Dir != "" {
-			return withExit(2, fmt.Errorf("init %s: unexpected argument %q (DIR is for %s only)", c.Target, c.Dir, pluginTarget))
-		}
-		text, err := hooks.Snippet(c.Target, bin, !c.NoPreexec)
-		if err != nil {
-			return fmt.Errorf("init %s: %w", c.Target, err)
-		}
-		_, err = fmt.Fprint(env.stdout, text)
-		return err
+	return c.writePluginManifest(env, bin)
+}
+
+// warnTempBuild says that bin, a `go run` build, is gone once the command
+// exits, so what init writes would call nothing.
+func (c *InitCmd) warnTempBuild(env *runEnv, bin string) {
+	what := map[string]string{systemdTarget: "unit", launchdTarget: "agent", pluginTarget: "plugin manifest"}[c.Target]
+	if what == "" {
+		what = c.Target + " hook"
 	}
+	fmt.Fprintf(env.stderr, "herdrtabrenamer: warning: %s is a temporary build that `go run` deletes when it exits, so this %s would call nothing; "+
+		"install the binary (go install . or go build -o ~/.local/bin/herdrtabrenamer .) and run init with it, or pass --cmd PATH\n", bin, what)
+}
+
+// printHook prints the shell snippet that calls bin.
+func (c *InitCmd) printHook(env *runEnv, bin string) error {
+	if err := nudge.Available(); err != nil {
+		return withExit(2, fmt.Errorf("init %s: no shell hooks on this system: %w", c.Target, err))
+	}
+	if c.Dir != "" {
+		return withExit(2, fmt.Errorf("init %s: unexpected argument %q (DIR is for %s only)", c.Target, c.Dir, pluginTarget))
+	}
+	text, err := hooks.Snippet(c.Target, bin, !c.NoPreexec)
+	if err != nil {
+		return fmt.Errorf("init %s: %w", c.Target, err)
+	}
+	_, err = fmt.Fprint(env.stdout, text)
+	return err
+}
+
+// writePluginManifest writes herdr-plugin.toml, calling bin, into c.Dir.
+func (c *InitCmd) writePluginManifest(env *runEnv, bin string) error {
 	if c.Dir == "" {
 		return withExit(2, fmt.Errorf("init %s: missing DIR (the folder to write herdr-plugin.toml into)", pluginTarget))
 	}

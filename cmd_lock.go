@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
@@ -123,14 +123,14 @@ func putBackAfterLock(sock string, mem state.TabMemory, tabID, label string) err
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	c := herdr.New(sock)
-	var got struct {
-		Tab *herdr.Tab `json:"tab"`
+	tab, err := c.Tab(ctx, tabID)
+	if err != nil {
+		return fmt.Errorf("could not look at the tab again after locking it: %w", err)
 	}
-	if err := c.Call(ctx, "tab.get", map[string]string{"tab_id": tabID}, &got); err != nil || got.Tab == nil {
-		return fmt.Errorf("could not look at the tab again after locking it: %v", err)
-	}
-	now := got.Tab.Label
-	if now == label || !slices.Contains(mem.OurLabels(time.Now()), now) {
+	at := time.Now()
+	f := namer.FateOf(namer.Case{Label: tab.Label, Memory: namer.Memory{Locked: true, LockedLabel: label,
+		Labels: mem.OurLabels(at), Landing: mem.Landing(at)}})
+	if f.Do != namer.PutBack {
 		return nil // unchanged, or a person's rename since: theirs stands
 	}
 	if _, err := c.RenameTab(ctx, tabID, label); err != nil {

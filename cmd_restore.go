@@ -64,12 +64,34 @@ func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
 		return withExit(1, err)
 	}
 	pos := namer.Positions(snap.Tabs)
-	forgot := "forgot  "
-	if !c.Apply {
-		forgot = "would forget"
+	forget, failed := c.restoreTabs(ctx, env, d, reps, pos)
+	forget = append(forget, c.listGone(env, d, pos)...)
+	if c.Apply && len(forget) > 0 && opt.StatePath != "" {
+		if err := forgetTabs(d, forget); err != nil {
+			return withExit(1, err)
+		}
 	}
-	var forget []string
-	failed := 0
+	printUninstall(env.stdout, c.Apply)
+	if failed > 0 {
+		return withExit(1, fmt.Errorf("%d rename(s) failed", failed))
+	}
+	return nil
+}
+
+// forgotWord starts the line of a tab restore forgets, its columns lined
+// up with the other lines.
+func (c *RestoreCmd) forgotWord() string {
+	if !c.Apply {
+		return "would forget"
+	}
+	return "forgot  "
+}
+
+// restoreTabs gives each reported tab its label back (with --apply) and
+// prints what it does. It returns the tabs to forget and how many renames
+// failed.
+func (c *RestoreCmd) restoreTabs(ctx context.Context, env *runEnv, d *daemon.Daemon, reps []daemon.TabReport, pos map[string]int) (forget []string, failed int) {
+	forgot := c.forgotWord()
 	for _, r := range reps {
 		back, keep := giveBack(r, d.State().Tabs[r.TabID], pos[r.TabID])
 		switch {
@@ -93,24 +115,29 @@ func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
 		}
 		forget = append(forget, r.TabID)
 	}
-	// Entries of closed tabs hold nothing to give back; an undo leaves
-	// no memory of them either.
+	return forget, failed
+}
+
+// listGone prints and returns the remembered tabs that are gone. Their
+// entries hold nothing to give back; an undo leaves no memory of them
+// either.
+func (c *RestoreCmd) listGone(env *runEnv, d *daemon.Daemon, pos map[string]int) []string {
+	var gone []string
 	for _, id := range sortedKeys(goneTabs(d.State().Tabs, pos, c.Workspace)) {
-		fmt.Fprintf(env.stdout, "%s %s: the tab is gone\n", forgot, id)
-		forget = append(forget, id)
+		fmt.Fprintf(env.stdout, "%s %s: the tab is gone\n", c.forgotWord(), id)
+		gone = append(gone, id)
 	}
-	if c.Apply && len(forget) > 0 && opt.StatePath != "" {
-		if err := d.State().Edit(func(tabs map[string]state.TabMemory) {
-			for _, id := range forget {
-				delete(tabs, id)
-			}
-		}); err != nil {
-			return withExit(1, fmt.Errorf("restore: forget %d tab(s): %w", len(forget), err))
+	return gone
+}
+
+// forgetTabs drops the tabs' entries from the state file.
+func forgetTabs(d *daemon.Daemon, ids []string) error {
+	if err := d.State().Edit(func(tabs map[string]state.TabMemory) {
+		for _, id := range ids {
+			delete(tabs, id)
 		}
-	}
-	printUninstall(env.stdout, c.Apply)
-	if failed > 0 {
-		return withExit(1, fmt.Errorf("%d rename(s) failed", failed))
+	}); err != nil {
+		return fmt.Errorf("restore: forget %d tab(s): %w", len(ids), err)
 	}
 	return nil
 }
@@ -125,7 +152,7 @@ func giveBack(r daemon.TabReport, mem state.TabMemory, position int) (back, keep
 		return "", "locked"
 	case mem.PrefixedAs != "" && r.Label == mem.PrefixedAs:
 		return mem.PersonText, ""
-	case r.Judged == namer.Ours || mem.Label != "" && r.Label == mem.Label:
+	case r.Judged == namer.Ours || namer.FateOf(namer.Case{Label: r.Label, Memory: namer.Memory{Labels: mem.OurLabels(time.Now())}}).Verdict == namer.Ours:
 		return strconv.Itoa(position), ""
 	case r.Judged == namer.Herdrs:
 		return "", "herdr's own label"

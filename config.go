@@ -75,12 +75,12 @@ func defaultConfigPath() string {
 	return filepath.Join(dir, "herdrtabrenamer", "config.toml")
 }
 
-// loadConfigFile reads path. A missing default file is no config; a missing
-// file the user named is an error. The error is a *ConfigError naming the
-// file and, where there is one, the line.
 // maxConfigSize bounds what is read of the config file.
 const maxConfigSize = 4 << 20
 
+// loadConfigFile reads path. A missing default file is no config; a missing
+// file the user named is an error. The error is a *ConfigError naming the
+// file and, where there is one, the line.
 func loadConfigFile(path string, named bool) (*configFile, error) {
 	cf := &configFile{Path: path, values: map[string]configValue{}}
 	if path == "" {
@@ -110,69 +110,104 @@ func loadConfigFile(path string, named bool) (*configFile, error) {
 func (cf *configFile) decode(b []byte) error {
 	var p unstable.Parser
 	p.Reset(b)
-	lines := newLineIndex(b)
-	line := func(n *unstable.Node) int { return lines.line(int(n.Raw.Offset)) }
-	bad := func(l int, format string, args ...any) error {
-		return &ConfigError{Path: cf.Path, Line: l, Err: fmt.Errorf(format, args...)}
-	}
-	table := ""              // "", "rules", "rewrites" or "glyphs"
-	seen := map[string]int{} // keys of the current table -> line
+	d := &configDecoder{cf: cf, lines: newLineIndex(b), seen: map[string]int{}}
 	for p.NextExpression() {
 		e := p.Expression()
-		key, keyLine := keyPath(e, line)
+		key, keyLine := keyPath(e, d.line)
+		var err error
 		switch e.Kind {
 		case unstable.ArrayTable:
-			table, seen = key, map[string]int{}
-			switch key {
-			case "rules":
-				cf.Rules = append(cf.Rules, namer.RuleSpec{})
-				cf.ruleLines = append(cf.ruleLines, keyLine)
-			case "rewrites":
-				cf.Rewrites = append(cf.Rewrites, procinfo.RewriteSpec{})
-				cf.rewriteLines = append(cf.rewriteLines, keyLine)
-			default:
-				return bad(keyLine, "unknown table [[%s]] (want [[rules]] or [[rewrites]])", key)
-			}
+			err = d.arrayTable(key, keyLine)
 		case unstable.Table:
-			if key != "glyphs" {
-				return bad(keyLine, "unknown table [%s] (the tables are [[rules]], [[rewrites]] and [glyphs])", key)
-			}
-			table, seen = key, map[string]int{}
-			if cf.Glyphs == nil {
-				cf.Glyphs = map[string]string{}
-			}
+			err = d.plainTable(key, keyLine)
 		case unstable.KeyValue:
-			if first, dup := seen[key]; dup {
-				return bad(keyLine, "%q is set twice (first on line %d); keep one", key, first)
-			}
-			seen[key] = keyLine
-			var v any
-			var items []int
-			var err error
-			errLine := keyLine
-			if e.Value().Kind == unstable.Array {
-				v, items, errLine, err = stringList(e.Value(), line, keyLine)
-			} else {
-				v, err = scalar(e.Value())
-			}
-			if err != nil {
-				return bad(errLine, "%s: %v", key, err)
-			}
-			if err := cf.set(table, key, v, keyLine); err != nil {
-				return &ConfigError{Path: cf.Path, Line: keyLine, Err: err}
-			}
-			if cv, ok := cf.values[key]; ok && table == "" && items != nil {
-				cv.items = items
-				cf.values[key] = cv
-			}
+			err = d.keyValue(e, key, keyLine)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	if err := p.Error(); err != nil {
 		var pe *unstable.ParserError
 		if errors.As(err, &pe) {
-			return bad(lines.line(int(p.Range(pe.Highlight).Offset)), "%s", pe.Message)
+			return d.bad(d.lines.line(int(p.Range(pe.Highlight).Offset)), "%s", pe.Message)
 		}
 		return &ConfigError{Path: cf.Path, Err: err}
+	}
+	return nil
+}
+
+// configDecoder is where decode is in the file: the table it reads and
+// the keys set there so far.
+type configDecoder struct {
+	cf    *configFile
+	lines lineIndex
+	table string         // "", "rules", "rewrites" or "glyphs"
+	seen  map[string]int // keys of the current table -> line
+}
+
+// line is the 1-based line n starts on.
+func (d *configDecoder) line(n *unstable.Node) int { return d.lines.line(int(n.Raw.Offset)) }
+
+// bad is an error at line l of the file.
+func (d *configDecoder) bad(l int, format string, args ...any) error {
+	return &ConfigError{Path: d.cf.Path, Line: l, Err: fmt.Errorf(format, args...)}
+}
+
+// arrayTable opens a [[rules]] or [[rewrites]] entry.
+func (d *configDecoder) arrayTable(key string, keyLine int) error {
+	d.table, d.seen = key, map[string]int{}
+	cf := d.cf
+	switch key {
+	case "rules":
+		cf.Rules = append(cf.Rules, namer.RuleSpec{})
+		cf.ruleLines = append(cf.ruleLines, keyLine)
+	case "rewrites":
+		cf.Rewrites = append(cf.Rewrites, procinfo.RewriteSpec{})
+		cf.rewriteLines = append(cf.rewriteLines, keyLine)
+	default:
+		return d.bad(keyLine, "unknown table [[%s]] (want [[rules]] or [[rewrites]])", key)
+	}
+	return nil
+}
+
+// plainTable opens [glyphs], the one plain table.
+func (d *configDecoder) plainTable(key string, keyLine int) error {
+	if key != "glyphs" {
+		return d.bad(keyLine, "unknown table [%s] (the tables are [[rules]], [[rewrites]] and [glyphs])", key)
+	}
+	d.table, d.seen = key, map[string]int{}
+	if d.cf.Glyphs == nil {
+		d.cf.Glyphs = map[string]string{}
+	}
+	return nil
+}
+
+// keyValue sets one key of the current table, once.
+func (d *configDecoder) keyValue(e *unstable.Node, key string, keyLine int) error {
+	if first, dup := d.seen[key]; dup {
+		return d.bad(keyLine, "%q is set twice (first on line %d); keep one", key, first)
+	}
+	d.seen[key] = keyLine
+	var v any
+	var items []int
+	var err error
+	errLine := keyLine
+	if e.Value().Kind == unstable.Array {
+		v, items, errLine, err = stringList(e.Value(), d.line, keyLine)
+	} else {
+		v, err = scalar(e.Value())
+	}
+	if err != nil {
+		return d.bad(errLine, "%s: %v", key, err)
+	}
+	cf := d.cf
+	if err := cf.set(d.table, key, v, keyLine); err != nil {
+		return &ConfigError{Path: cf.Path, Line: keyLine, Err: err}
+	}
+	if cv, ok := cf.values[key]; ok && d.table == "" && items != nil {
+		cv.items = items
+		cf.values[key] = cv
 	}
 	return nil
 }

@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "e90d51a59f58312afe55db7e6c98805dbfbd88905cce24a6f9a6046e619e5f43"
+      sha256 "b583da3293432f064d4d8e68a1b6c4fb1d6691b0d68a8299281b25e8a60b5060"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "097a4de7cca391ecca7acfc68cfd0a7373f5d86d6557937366aa44c69232d789"
+      sha256 "7ed252b96300178d5936828533e54121a975021fbdcd2ceefd4c1f5d5d5b7b2f"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "ec664adfbafc283594e57afc513aa5ad7f98be9ea365cede9da410c254b163b0"
+      sha256 "689ca6064a39bc7af9042c566f365cc53f1229471fb3a8723165ff3c100ffec9"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "b0177add40f5d5322fe51eb57619b1245556f7645bd2a18e9ad282c0c2d32dcf"
+      sha256 "4c489c3336ed76dfcce7837bb5fa3d14143f442093a44577e2187a635223839a"
     end
   end
 

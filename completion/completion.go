@@ -202,13 +202,7 @@ func bashCompletion(root *compNode) string {
 %[2]s_flags() {
 	case $1 in
 `, prog, fn)
-	root.walk(func(n *compNode) {
-		var names []string
-		for _, f := range n.flags {
-			names = append(names, f.names...)
-		}
-		fmt.Fprintf(&b, "\t%s) echo %s ;;\n", quote.POSIX(n.key()), quote.POSIX(strings.Join(names, " ")))
-	})
+	bashFlagCases(&b, root)
 	fmt.Fprintf(&b, `	esac
 }
 
@@ -216,16 +210,7 @@ func bashCompletion(root *compNode) string {
 %[1]s_subs() {
 	case $1 in
 `, fn)
-	root.walk(func(n *compNode) {
-		if len(n.subs) == 0 {
-			return
-		}
-		var names []string
-		for _, s := range n.subs {
-			names = append(names, s.name)
-		}
-		fmt.Fprintf(&b, "\t%s) echo %s ;;\n", quote.POSIX(n.key()), quote.POSIX(strings.Join(names, " ")))
-	})
+	bashSubCases(&b, root)
 	fmt.Fprintf(&b, `	esac
 }
 
@@ -234,16 +219,7 @@ func bashCompletion(root *compNode) string {
 %[1]s_value() {
 	case $1 in
 `, fn)
-	root.walk(func(n *compNode) {
-		for _, f := range n.flags {
-			if !f.takesValue {
-				continue
-			}
-			for _, name := range f.names {
-				fmt.Fprintf(&b, "\t%s) echo %s ;;\n", quote.POSIX(strings.TrimSpace(n.key()+" "+name)), quote.POSIX(bashValueKind(f.enum, f.file)))
-			}
-		}
-	})
+	bashValueCases(&b, root)
 	fmt.Fprintf(&b, `	esac
 }
 
@@ -251,13 +227,64 @@ func bashCompletion(root *compNode) string {
 %[1]s_arg() {
 	case $1 in
 `, fn)
-	root.walk(func(n *compNode) {
-		for i, a := range n.args {
-			fmt.Fprintf(&b, "\t%s) echo %s ;;\n", quote.POSIX(fmt.Sprintf("%s %d", n.key(), i)), quote.POSIX(bashValueKind(a.enum, a.file)))
-		}
-	})
+	bashArgCases(&b, root)
 	fmt.Fprintf(&b, bashDriver, fn, prog)
 	return b.String()
+}
+
+// bashCase writes one arm of a bash case statement that echoes words.
+func bashCase(b *strings.Builder, pattern, words string) {
+	fmt.Fprintf(b, "\t%s) echo %s ;;\n", quote.POSIX(pattern), quote.POSIX(words))
+}
+
+// bashFlagCases maps each command's key to its flags.
+func bashFlagCases(b *strings.Builder, root *compNode) {
+	root.walk(func(n *compNode) {
+		var names []string
+		for _, f := range n.flags {
+			names = append(names, f.names...)
+		}
+		bashCase(b, n.key(), strings.Join(names, " "))
+	})
+}
+
+// bashSubCases maps each command with subcommands to their names.
+func bashSubCases(b *strings.Builder, root *compNode) {
+	root.walk(func(n *compNode) {
+		if len(n.subs) == 0 {
+			return
+		}
+		var names []string
+		for _, s := range n.subs {
+			names = append(names, s.name)
+		}
+		bashCase(b, n.key(), strings.Join(names, " "))
+	})
+}
+
+// bashValueCases maps "KEY FLAG" of each flag that takes a value to how
+// the value is completed.
+func bashValueCases(b *strings.Builder, root *compNode) {
+	root.walk(func(n *compNode) {
+		for _, f := range n.flags {
+			if !f.takesValue {
+				continue
+			}
+			for _, name := range f.names {
+				bashCase(b, strings.TrimSpace(n.key()+" "+name), bashValueKind(f.enum, f.file))
+			}
+		}
+	})
+}
+
+// bashArgCases maps "KEY N" of each positional argument to how it is
+// completed.
+func bashArgCases(b *strings.Builder, root *compNode) {
+	root.walk(func(n *compNode) {
+		for i, a := range n.args {
+			bashCase(b, fmt.Sprintf("%s %d", n.key(), i), bashValueKind(a.enum, a.file))
+		}
+	})
 }
 
 // bashDriver ends the bash script: the function bash calls, which walks

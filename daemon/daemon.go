@@ -124,6 +124,7 @@ type Daemon struct {
 	stream struct {
 		gen   atomic.Uint64 // counts subscriptions
 		first atomic.Int64  // when the first one was acked, unix ns
+		up    atomic.Bool   // a subscription is open now
 	}
 }
 

@@ -5,6 +5,26 @@
 // nudge listener and the single-instance claim on a herdr server. What it
 // remembers lives in package state; where its files go, in package rundir.
 //
+// # From a trigger to a pass
+//
+//	herdr event ─ triage (events.go): news? ──────┐
+//	nudge (shell hook, plugin) ───────────────────┤
+//	local watch (procwatch: a program started) ───┼─> loop.run (loop.go)
+//	poll: full, agent status, rest (polls.go) ────┤      │ one at a time
+//	reload (SIGHUP, config file) ─────────────────┤      v
+//	(re)subscribe: the full pass ─────────────────┘   pass (pipeline.go):
+//	                                                    read ─ snapshot, state
+//	herdr event: a rename's echo                        plan ─ lead pane per tab
+//	  └─> checkOverwrite (overwrite.go) ─ put back      gather ─ programs (programs.go)
+//	SIGTERM: awaitEchoes (flights.go)                   decide ─ namer
+//	                                                    judge ─ namer.Fate per label
+//	                                                    commit ─ renames (renamer.go),
+//	                                                      person prefixes, workspaces
+//
+// Whether a label may be replaced, must go back, or stays is namer.Fate's
+// answer alone: the pass, the re-read before a rename, the event triage,
+// the echo of a rename and lock all ask it.
+//
 // # Who owns what
 //
 // The goroutine running Run (the loop) owns the Daemon's fields: its
@@ -14,8 +34,8 @@
 // goroutine, in the phases of pipeline.go. Other goroutines touch only
 // what is theirs or safe to share:
 //
-//   - a pass's rename workers (renameAll) share the state and the last
-//     snapshot under the pass's own mutex, while the loop waits for them;
+//   - a pass's rename workers (tabRenamer) share the state and the last
+//     snapshot under the renamer's own lock, while the loop waits for them;
 //   - the event watcher (watch.go, replay.go) keeps the stream's
 //     generation and first time in atomics, and talks to the loop only
 //     through its channels; the herdr client is safe for concurrent use;

@@ -139,15 +139,17 @@ func (d *Daemon) tabNews(ev herdr.Event, live bool) bool {
 	case "tab.closed":
 		return known
 	case "tab.renamed":
-		// Only a label we may replace needs a pass: herdr's own (a rename
-		// to "" or a position), or any label of a released tab or under
-		// --force. A person's label is kept anyway, and a replay carries
-		// a label the tab had before.
+		// Only a label someone else set that we may replace needs a
+		// pass: herdr's own (a rename to "" or a position), a released
+		// tab's, a person's under --force. A person's label is kept
+		// anyway, ours is our echo, and a replay carries a label the tab
+		// had before.
 		if !known || t.Label == ev.Label || d.replayedLabel(ev.TabID, ev.Label, live) {
 			return false
 		}
 		d.seen.label(ev.TabID, ev.Label)
-		return namer.IsHerdrLabel(ev.Label) || d.opt.Force || d.state.Tabs[ev.TabID].Released
+		f := namer.FateOf(namer.Case{Label: ev.Label, Memory: memoryOf(d.state.Tabs[ev.TabID], d.now()), Force: d.opt.Force})
+		return f.Verdict == namer.Herdrs || f.Verdict == namer.Released || f.Verdict == namer.Forced
 	case "tab.focused":
 		return known && !t.Focused
 	}

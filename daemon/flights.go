@@ -129,29 +129,22 @@ func (l *loop) awaitEchoes() {
 	}
 }
 
-// awaitingEcho reports whether a recent rename of ours has no fate yet:
-// no echo, or one seen only in a replay not known to be over.
+// awaitingEcho reports whether a recent rename of ours on the open
+// stream has no fate yet: no echo, or one seen only in a replay not known
+// to be over. With no stream open, no echo can come.
 func (d *Daemon) awaitingEcho() bool {
-	now := d.now()
+	now, gen := d.now(), d.stream.gen.Load()
+	if !d.stream.up.Load() {
+		return false
+	}
 	for t, fs := range d.flights.by {
 		for _, f := range fs {
-			if now.Sub(f.at) <= inflightTTL && (!f.echoed || !d.live(f.gen, t.kind)) {
+			if f.gen == gen && now.Sub(f.at) <= inflightTTL && (!f.echoed || !d.live(f.gen, t.kind)) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// lockOvertaken says whether a locked tab shows a rename of ours that
-// landed after the lock: whoever finds it puts the locked label back,
-// the daemon that sent it or the next one.
-func lockOvertaken(m state.TabMemory, label string, now time.Time) bool {
-	if m.LockedLabel == "" || label == m.LockedLabel {
-		return false
-	}
-	return slices.Contains(m.OurLabels(now), label) ||
-		slices.ContainsFunc(m.Flights, func(f state.Flight) bool { return f.Want == label })
 }
 
 // putBackLocks gives locked tabs back the label they were locked with.

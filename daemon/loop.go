@@ -76,18 +76,7 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 	if err != nil {
 		return err
 	}
-	l := &loop{
-		d: d, ctx: ctx, claim: cl,
-		nudges:      make(chan nudge.Message, 1024),
-		events:      make(chan streamEvent, 256),
-		subscribed:  make(chan struct{}, 1),
-		preexecDone: make(chan preexecReady, 64),
-		debounce:    stoppedTimer(),
-		settle:      stoppedTimer(),
-		nudgeTimer:  stoppedTimer(),
-		forced:      map[string]bool{},
-		watching:    map[string]bool{},
-	}
+	l := newLoop(ctx, d, cl)
 	defer func() { l.claim.release() }()
 	if l.nudgePath, err = rundir.NudgeSocket(d.opt.Socket); err != nil {
 		return err
@@ -98,14 +87,7 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 	defer func() { l.ln.Close() }()
 	go l.ln.serve(l.nudges, d.log)
 
-	d.flights = newFlights()
-	defer func() { d.flights = nil }()
-	d.inheritFlights()
-	d.health = newHealth(d.opt.Socket, d.log, d.clock)
-	defer func() { d.health = nil }()
-	d.sessions = d.newSessions()
-	d.sessions.health = d.health
-	defer func() { d.sessions.Close() }()
+	defer d.startRun()()
 	// The stream outlives ctx by awaitEchoes at most.
 	evCtx, stopEvents := context.WithCancel(context.WithoutCancel(ctx))
 	evDone := make(chan struct{})
@@ -133,6 +115,37 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 			l.awaitEchoes()
 			return nil
 		}
+	}
+}
+
+// newLoop is the loop of one Run, holding the claim cl.
+func newLoop(ctx context.Context, d *Daemon, cl *claim) *loop {
+	return &loop{
+		d: d, ctx: ctx, claim: cl,
+		nudges:      make(chan nudge.Message, 1024),
+		events:      make(chan streamEvent, 256),
+		subscribed:  make(chan struct{}, 1),
+		preexecDone: make(chan preexecReady, 64),
+		debounce:    stoppedTimer(),
+		settle:      stoppedTimer(),
+		nudgeTimer:  stoppedTimer(),
+		forced:      map[string]bool{},
+		watching:    map[string]bool{},
+	}
+}
+
+// startRun sets up what lives as long as Run: the renames on their way
+// (those a stopped or killed daemon left included), the health record
+// and the agents' sessions. The function it returns ends them.
+func (d *Daemon) startRun() (end func()) {
+	d.flights = newFlights()
+	d.inheritFlights()
+	d.health = newHealth(d.opt.Socket, d.log, d.clock)
+	d.sessions = d.newSessions()
+	d.sessions.health = d.health
+	return func() {
+		d.sessions.Close()
+		d.health, d.flights = nil, nil
 	}
 }
 

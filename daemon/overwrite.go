@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -257,26 +256,26 @@ func (d *Daemon) observe(t target, f *flight, label string) {
 		f.echoed, f.backTo = true, f.foreign
 		return
 	}
-	if label == f.seen || slices.Contains(f.later, label) || d.labelIsOurs(t, label) || t.kind == tabTarget && namer.IsHerdrLabel(label) {
-		f.foreign = ""
-		return
+	f.foreign = ""
+	notPersons := append(append(d.oursOf(t), f.seen), f.later...)
+	if namer.Foreign(label, notPersons, t.kind == workspaceTarget) {
+		f.foreign = label
 	}
-	f.foreign = label
 }
 
-// labelIsOurs says whether label is one the state remembers setting on
-// the target, or one of our renames of it still on its way.
-func (d *Daemon) labelIsOurs(t target, label string) bool {
-	for _, f := range d.flights.by[t] {
-		if f.want == label {
-			return true
-		}
-	}
+// oursOf are the target's labels of ours: the ones the state remembers
+// setting, and our renames of it still on their way.
+func (d *Daemon) oursOf(t target) []string {
+	var ours []string
 	if t.kind == workspaceTarget {
-		m := d.state.Workspaces[t.id]
-		return slices.Contains(m.OurLabels(d.now()), label)
+		ours = d.state.Workspaces[t.id].OurLabels(d.now())
+	} else {
+		ours = d.state.Tabs[t.id].OurLabels(d.now())
 	}
-	return d.isOurs(t.id, label)
+	for _, f := range d.flights.by[t] {
+		ours = append(ours, f.want)
+	}
+	return ours
 }
 
 // replayOver marks an entry live and decides the flights whose echo came
@@ -318,7 +317,8 @@ func (d *Daemon) putBack(ctx context.Context, t target, f *flight) {
 		d.log.Warn("could not read a label to put back", t.key(), t.id, "err", err)
 		return
 	}
-	if now == f.backTo || now != f.want && !d.labelIsOurs(t, now) {
+	ours := append(d.oursOf(t), f.want)
+	if now == f.backTo || namer.FateOf(namer.Case{Label: now, Memory: namer.Memory{Labels: ours}, Workspace: t.kind == workspaceTarget}).Verdict != namer.Ours {
 		return
 	}
 	if err := d.setLabel(rctx, t, f.backTo); err != nil {
@@ -343,16 +343,8 @@ func (d *Daemon) currentLabel(ctx context.Context, t target) (string, error) {
 		}
 		return "", fmt.Errorf("workspace %s not found", t.id)
 	}
-	var got struct {
-		Tab *herdr.Tab `json:"tab"`
-	}
-	if err := d.client.Call(ctx, "tab.get", map[string]string{"tab_id": t.id}, &got); err != nil {
-		return "", err
-	}
-	if got.Tab == nil {
-		return "", fmt.Errorf("tab.get %s: reply has no tab", t.id)
-	}
-	return got.Tab.Label, nil
+	tab, err := d.client.Tab(ctx, t.id)
+	return tab.Label, err
 }
 
 // setLabel renames a target and notes the label in the last snapshot, so
@@ -370,9 +362,4 @@ func (d *Daemon) setLabel(ctx context.Context, t target, label string) error {
 	}
 	d.noteLabel(t.id, label)
 	return nil
-}
-
-// isOurs says whether label is one the state remembers setting on tab.
-func (d *Daemon) isOurs(tabID, label string) bool {
-	return slices.Contains(d.state.Tabs[tabID].OurLabels(d.now()), label)
 }

@@ -229,12 +229,13 @@ func (d *Daemon) judge(v *view, rows []*row, in passInput, w *stateWrites) {
 	for _, r := range rows {
 		mem := d.state.Tabs[r.tab.ID]
 		id, label, want := r.tab.ID, r.tab.Label, r.decision.Want
-		if label != mem.Label && state.PendingOurs(mem.Pending, mem.PendingUntil, label, d.now()) {
+		if mem.PendingLanded(label, d.now()) {
 			// A rename whose reply was lost (or a killed daemon's late
 			// one) did land: the label is ours.
 			w.add(setOurs(id, label))
 		}
-		verdict := r.decision.Judge(label, memoryOf(mem, d.now()), d.opt.Force)
+		f := r.decision.Fate(namer.Case{Label: label, Want: want, Memory: memoryOf(mem, d.now()), Force: d.opt.Force})
+		verdict := f.Verdict
 		r.report.judge(verdict)
 		if verdict == namer.Human && mem.Label != "" && label != mem.PrefixedAs && !in.plan {
 			// A person's label now: what we set before is no longer ours,
@@ -248,12 +249,12 @@ func (d *Daemon) judge(v *view, rows []*row, in passInput, w *stateWrites) {
 			// next name a person types to us.
 			w.add(setOurs(id, want))
 		}
-		if verdict == namer.Locked && lockOvertaken(mem, label, d.now()) {
-			r.report.Want, r.report.Action = mem.LockedLabel, ActionWouldRename
+		if f.Do == namer.PutBack {
+			r.report.Want, r.report.Action = f.To, ActionWouldRename
 			if apply {
 				r.action = actLockBack
 			}
-		} else if verdict.MayRename() && want != "" && want != label {
+		} else if f.Do == namer.Rename {
 			r.report.Action = ActionWouldRename
 			if apply {
 				r.action = actRename

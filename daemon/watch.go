@@ -100,6 +100,8 @@ func (d *Daemon) subscribeFailed(err error, subscribed chan<- struct{}) {
 func (d *Daemon) stream1(ctx context.Context, client *herdr.Client, stream *herdr.Stream, out chan<- streamEvent, subscribed chan<- struct{}) error {
 	defer stream.Close()
 	gen := d.stream.gen.Add(1)
+	d.stream.up.Store(true)
+	defer d.stream.up.Store(false)
 	d.stream.first.CompareAndSwap(0, d.now().UnixNano())
 	// Learn the protocol (and warn once about an unknown one) after
 	// every (re)subscribe: a restarted herdr may be another version.

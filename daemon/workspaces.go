@@ -48,22 +48,12 @@ func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes
 			delete(d.printed, target{workspaceTarget, ws.ID})
 			continue
 		}
-		wm := d.state.Workspaces[ws.ID]
-		mem := namer.Memory{Labels: wm.OurLabels(d.now())}
-		verdict := dec.JudgeWorkspace(ws.Label, mem, nil)
-		if verdict == namer.Human && mayBeHerdrs(ws.Label, tabsOf[ws.ID], panes) {
-			// Only now look at the disk for what herdr would call it.
-			verdict = dec.JudgeWorkspace(ws.Label, mem, d.herdrWorkspaceLabels(tabsOf[ws.ID], panes))
-		}
-		if !verdict.MayRename() {
+		f := d.workspaceFate(ws, dec, tabsOf[ws.ID], panes)
+		verdict := f.Verdict
+		if f.Do != namer.Rename {
 			delete(d.printed, target{workspaceTarget, ws.ID})
-			if verdict == namer.Human && wm.Label != "" && d.opt.Apply && !in.plan {
-				// As for tabs: a label we set before is no longer ours.
-				d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
-					e := m[ws.ID]
-					e.Label = ""
-					m[ws.ID] = e
-				})
+			if verdict == namer.Human && d.state.Workspaces[ws.ID].Label != "" && d.opt.Apply && !in.plan {
+				d.forgetWorkspaceLabel(ws.ID)
 			}
 			continue
 		}
@@ -82,6 +72,30 @@ func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes
 		d.pruneWorkspaces(present)
 	}
 	return nil
+}
+
+// workspaceFate is the fate of a workspace's label. What herdr would call
+// it comes from the disk, so it is looked at only when the label is no
+// one else's otherwise.
+func (d *Daemon) workspaceFate(ws herdr.Workspace, dec namer.Decision, tabs []herdr.Tab, panes map[string][]herdr.Pane) namer.Fate {
+	c := namer.Case{Label: ws.Label, Want: dec.Want, Workspace: true,
+		Memory: namer.Memory{Labels: d.state.Workspaces[ws.ID].OurLabels(d.now())}}
+	f := dec.Fate(c)
+	if f.Verdict == namer.Human && mayBeHerdrs(ws.Label, tabs, panes) {
+		c.Auto = d.herdrWorkspaceLabels(tabs, panes)
+		f = dec.Fate(c)
+	}
+	return f
+}
+
+// forgetWorkspaceLabel: as for tabs, a label we set before is no longer
+// ours once a person's label shows.
+func (d *Daemon) forgetWorkspaceLabel(id string) {
+	d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
+		e := m[id]
+		e.Label = ""
+		m[id] = e
+	})
 }
 
 // renameWorkspace sets one workspace label, remembering it as pending

@@ -561,6 +561,22 @@ type tabInfoResult struct {
 	Tab *Tab `json:"tab"`
 }
 
+// Tab reads one tab (tab.get): the one look at a label right before
+// renaming it, cheaper than a snapshot.
+func (c *Client) Tab(ctx context.Context, tabID string) (Tab, error) {
+	params := struct {
+		TabID string `json:"tab_id"`
+	}{tabID}
+	r, err := typedCall[tabInfoResult](ctx, c, "tab.get", params, "tab_info")
+	if err != nil {
+		return Tab{}, err
+	}
+	if r.Tab == nil {
+		return Tab{}, &TransportError{Op: "tab.get", Path: c.path, Err: errors.New("result has no tab")}
+	}
+	return *r.Tab, nil
+}
+
 // RenameTab sets a tab's custom name (tab.rename). herdr stores the label
 // byte for byte, "" included, and a custom name can never be cleared again:
 // callers sanitise before calling.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/glob"
 )
 
 // DefaultIgnore returns the quick commands that never name a tab: while one
@@ -47,10 +48,10 @@ func DefaultIgnore() []string {
 // quickList is a compiled ignore list.
 type quickList struct {
 	exact map[string]bool // plain names, the whole default list: one lookup
-	names []*linearGlob   // other patterns on the program name
+	names []*glob.Glob    // other patterns on the program name
 	// Patterns with a blank, on the command line, by their first word
 	// when it is plain ("git status*" under "git"), else under "".
-	lines map[string][]*linearGlob
+	lines map[string][]*glob.Glob
 }
 
 const globMeta = `*?[]{}\!`
@@ -65,11 +66,11 @@ func CheckIgnore(pattern string) error {
 	return err
 }
 
-func compileIgnore(pattern string) (*linearGlob, error) {
+func compileIgnore(pattern string) (*glob.Glob, error) {
 	if strings.TrimSpace(pattern) == "" {
 		return nil, fmt.Errorf("empty pattern (a program name or a glob like \"*sum\")")
 	}
-	g, err := compileLinear(pattern, false)
+	g, err := glob.Compile(pattern)
 	if err != nil {
 		return nil, fmt.Errorf("bad glob %q: %w", pattern, globReason(err, pattern, 0))
 	}
@@ -89,7 +90,7 @@ func (e *IgnoreError) Unwrap() error { return e.Err }
 // compileQuick builds the list from Config.Ignore (nil: DefaultIgnore) and
 // Config.ExtendIgnore.
 func compileQuick(ignore, extend []string) (quickList, error) {
-	q := quickList{exact: map[string]bool{}, lines: map[string][]*linearGlob{}}
+	q := quickList{exact: map[string]bool{}, lines: map[string][]*glob.Glob{}}
 	for _, set := range []struct {
 		key  string
 		pats []string
@@ -128,12 +129,12 @@ func (q *quickList) line(s string) bool {
 }
 
 // anyMatch reports whether s is non-empty and some glob matches it.
-func anyMatch(globs []*linearGlob, s string) bool {
+func anyMatch(globs []*glob.Glob, s string) bool {
 	if s == "" {
 		return false
 	}
 	for _, g := range globs {
-		if g.match(s) {
+		if g.Match(s) {
 			return true
 		}
 	}

@@ -4,9 +4,14 @@ import "slices"
 
 // Memory is what the daemon's state file says about one tab.
 type Memory struct {
-	Labels   []string // labels we set on this tab
+	Labels   []string // labels of ours on this tab: the last we set, and any that may still land
 	Locked   bool     // the user froze the current name: never change it
 	Released bool     // the user handed the tab back to us: rename it even if a person named it
+	// LockedLabel is the label the tab showed when it was locked.
+	LockedLabel string
+	// Landing are the labels of ours asked for so recently that the
+	// request may still land (a subset of Labels).
+	Landing []string
 }
 
 // Verdict says who a tab's label belongs to, and so whether we may rename.

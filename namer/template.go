@@ -77,9 +77,6 @@ func (e *TemplateError) Error() string {
 // ParseTemplate parses a template (syntax in the package documentation).
 func ParseTemplate(s string) (*Template, error) {
 	t := &Template{src: s}
-	fail := func(at int, format string, args ...any) (*Template, error) {
-		return nil, &TemplateError{Template: s, Column: utf8.RuneCountInString(s[:at]) + 1, Reason: fmt.Sprintf(format, args...)}
-	}
 	var lit strings.Builder
 	flush := func() {
 		if lit.Len() > 0 {
@@ -96,52 +93,22 @@ func ParseTemplate(s string) (*Template, error) {
 				continue
 			}
 			flush()
-			open := i
-			i++
-			var alts []ref
-			altStart := i
-			for {
-				if i >= len(s) {
-					return fail(open, "unclosed brace")
-				}
-				c := s[i]
-				if c == '{' {
-					return fail(i, "'{' inside a token (write {{ for a literal brace)")
-				}
-				if c != '|' && c != '}' {
-					i++
-					continue
-				}
-				name := s[altStart:i]
-				if name == "" {
-					if c == '}' && len(alts) == 0 {
-						return fail(i, "empty token")
-					}
-					return fail(i, "empty alternative")
-				}
-				r, ok := lookupToken(name)
-				if !ok {
-					if strings.HasPrefix(name, "token.") {
-						return fail(altStart, "bad metadata token name %q (1-32 of A-Z a-z 0-9 _ -)", name[len("token."):])
-					}
-					return fail(altStart, "unknown token %q (known: %s)", name, knownTokens)
-				}
-				alts = append(alts, r)
+			alts, next, err := parseGroup(s, i)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range alts {
 				t.uses |= 1 << r.kind
-				i++
-				if c == '}' {
-					break
-				}
-				altStart = i
 			}
 			t.parts = append(t.parts, part{alts: alts})
+			i = next
 		case '}':
 			if i+1 < len(s) && s[i+1] == '}' {
 				lit.WriteByte('}')
 				i += 2
 				continue
 			}
-			return fail(i, "stray '}' (write }} for a literal brace)")
+			return nil, templateError(s, i, "stray '}' (write }} for a literal brace)")
 		default:
 			lit.WriteByte(c)
 			i++
@@ -149,6 +116,51 @@ func ParseTemplate(s string) (*Template, error) {
 	}
 	flush()
 	return t, nil
+}
+
+// parseGroup parses the token group that opens at s[open], `{a|b}`, and
+// returns its alternatives and the index just past its '}'.
+func parseGroup(s string, open int) (alts []ref, next int, err error) {
+	i := open + 1
+	altStart := i
+	for {
+		if i >= len(s) {
+			return nil, 0, templateError(s, open, "unclosed brace")
+		}
+		c := s[i]
+		if c == '{' {
+			return nil, 0, templateError(s, i, "'{' inside a token (write {{ for a literal brace)")
+		}
+		if c != '|' && c != '}' {
+			i++
+			continue
+		}
+		name := s[altStart:i]
+		if name == "" {
+			if c == '}' && len(alts) == 0 {
+				return nil, 0, templateError(s, i, "empty token")
+			}
+			return nil, 0, templateError(s, i, "empty alternative")
+		}
+		r, ok := lookupToken(name)
+		if !ok {
+			if strings.HasPrefix(name, "token.") {
+				return nil, 0, templateError(s, altStart, "bad metadata token name %q (1-32 of A-Z a-z 0-9 _ -)", name[len("token."):])
+			}
+			return nil, 0, templateError(s, altStart, "unknown token %q (known: %s)", name, knownTokens)
+		}
+		alts = append(alts, r)
+		i++
+		if c == '}' {
+			return alts, i, nil
+		}
+		altStart = i
+	}
+}
+
+// templateError is a parse error in s at byte offset at.
+func templateError(s string, at int, format string, args ...any) *TemplateError {
+	return &TemplateError{Template: s, Column: utf8.RuneCountInString(s[:at]) + 1, Reason: fmt.Sprintf(format, args...)}
 }
 
 func lookupToken(name string) (ref, bool) {

@@ -151,85 +151,115 @@ func nixInstallableName(inst string) string {
 // dropped, and so are commands that only set the stage (`cd web && make`
 // runs make). It is not a shell parser, only enough to name the program.
 func splitCommand(s string) []string {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	flush := func() {
-		if inWord {
-			words = append(words, cur.String())
-			cur.Reset()
-			inWord = false
-		}
-	}
-	// done reports whether the words so far make the command to name;
-	// if not they are dropped and parsing goes on with the next command.
-	done := func() bool {
-		for len(words) > 0 && (isAssignment(words[0]) || words[0] == "!") {
-			words = words[1:]
-		}
-		if len(words) > 0 && stageSetters[words[0]] {
-			words = words[:0]
-		}
-		return len(words) > 0
-	}
+	var w commandWords
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch c {
 		case '\'':
-			end := strings.IndexByte(s[i+1:], '\'')
-			if end < 0 {
-				end = len(s) - i - 1
-			}
-			cur.WriteString(s[i+1 : i+1+end])
-			i += end + 1
-			inWord = true
+			i = w.singleQuoted(s, i)
 		case '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
-					i++
-				}
-				cur.WriteByte(s[i])
-			}
-			inWord = true
+			i = w.doubleQuoted(s, i)
 		case '\\':
-			if i+1 < len(s) {
-				i++
-				if s[i] != '\n' {
-					cur.WriteByte(s[i])
-					inWord = true
-				}
-			}
+			i = w.escaped(s, i)
 		case ' ', '\t':
-			flush()
+			w.flush()
 		case '{', '}':
-			if inWord {
-				cur.WriteByte(c) // ${VAR}
+			if w.inWord {
+				w.cur.WriteByte(c) // ${VAR}
 				continue
 			}
-			if done() {
-				return words
+			if w.done() {
+				return w.words
 			}
 		case '\n', ';', '|', '&', '(', ')', '<', '>':
-			flush()
-			if done() {
-				return words
+			w.flush()
+			if w.done() {
+				return w.words
 			}
 		case '#':
-			if !inWord {
-				flush()
-				done()
-				return words
+			if !w.inWord {
+				w.flush()
+				w.done()
+				return w.words
 			}
-			cur.WriteByte(c)
+			w.cur.WriteByte(c)
 		default:
-			cur.WriteByte(c)
-			inWord = true
+			w.cur.WriteByte(c)
+			w.inWord = true
 		}
 	}
-	flush()
-	done()
-	return words
+	w.flush()
+	w.done()
+	return w.words
+}
+
+// commandWords are the words splitCommand has read so far.
+type commandWords struct {
+	words  []string
+	cur    strings.Builder // the word being read
+	inWord bool            // cur holds a word, maybe an empty one ('')
+}
+
+// flush ends the word being read, if any.
+func (w *commandWords) flush() {
+	if w.inWord {
+		w.words = append(w.words, w.cur.String())
+		w.cur.Reset()
+		w.inWord = false
+	}
+}
+
+// done reports whether the words so far make the command to name;
+// if not they are dropped and parsing goes on with the next command.
+func (w *commandWords) done() bool {
+	for len(w.words) > 0 && (isAssignment(w.words[0]) || w.words[0] == "!") {
+		w.words = w.words[1:]
+	}
+	if len(w.words) > 0 && stageSetters[w.words[0]] {
+		w.words = w.words[:0]
+	}
+	return len(w.words) > 0
+}
+
+// singleQuoted reads the single-quoted text opening at s[i], where nothing
+// is special, up to its closing quote or the end; it returns the index of
+// that quote.
+func (w *commandWords) singleQuoted(s string, i int) int {
+	end := strings.IndexByte(s[i+1:], '\'')
+	if end < 0 {
+		end = len(s) - i - 1
+	}
+	w.cur.WriteString(s[i+1 : i+1+end])
+	w.inWord = true
+	return i + end + 1
+}
+
+// doubleQuoted reads the double-quoted text opening at s[i], where a
+// backslash escapes only " \ $ and `, up to its closing quote or the end;
+// it returns the index of that quote.
+func (w *commandWords) doubleQuoted(s string, i int) int {
+	i++
+	for ; i < len(s) && s[i] != '"'; i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+			i++
+		}
+		w.cur.WriteByte(s[i])
+	}
+	w.inWord = true
+	return i
+}
+
+// escaped reads the character after the backslash at s[i]; a backslash
+// before a newline joins lines. It returns the index of the character.
+func (w *commandWords) escaped(s string, i int) int {
+	if i+1 < len(s) {
+		i++
+		if s[i] != '\n' {
+			w.cur.WriteByte(s[i])
+			w.inWord = true
+		}
+	}
+	return i
 }
 
 // stageSetters are builtins that prepare for the real command rather than

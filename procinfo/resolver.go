@@ -172,68 +172,21 @@ func (r *Resolver) Program(pi herdr.ProcessInfo) Program {
 		p.Why = "the shell (pid " + strconv.Itoa(pi.ShellPID) + ") is in front"
 		return p
 	}
-	leader := leaderOf(pi)
-	var why []string
-	var argv []string
-	fromComm := false
-	if leader != nil {
-		p.PID = leader.PID
-		argv = leader.Argv
-		why = append(why, "argv of pid "+strconv.Itoa(leader.PID))
-		if len(argv) == 0 && leader.Cmdline != "" {
-			argv = strings.Fields(leader.Cmdline)
-			why[0] = "cmdline of pid " + strconv.Itoa(leader.PID)
-		}
-	} else {
-		p.PID = pi.ForegroundPGID
-	}
+	argv, why, fromComm := r.frontArgv(pi, &p)
 	if len(argv) == 0 {
-		var reason string
-		argv, reason = r.localArgv(p.PID)
-		why = append(why[:0], reason)
-		if len(argv) == 0 {
-			if leader == nil || leader.Name == "" {
-				p.Why = reason
-				return p
-			}
-			// comm is truncated at 15 characters, but it is a name.
-			argv = []string{leader.Name}
-			why = append(why, "comm "+strconv.Quote(leader.Name))
-			fromComm = true
-		}
+		return p
 	}
-
-	res := r.resolveArgv(argv, why)
-	res.pid = p.PID
-	if res.wrapper {
-		if deeper, ok := r.descend(p.PID, res.why); ok {
-			res = deeper
-		} else if member, ok := r.member(pi, p.PID, res.why); ok {
-			res = member
-		} else {
-			res.why = append(res.why, "named from its command line")
-		}
-	}
+	res := r.lookThrough(pi, p.PID, argv, why)
 	p.PID, p.Argv = res.pid, res.argv
 	if fromComm {
 		p.Argv = nil
 	}
-	why = res.why
 	name := res.name
 	if r.IsShell(name) {
-		p.Why = strings.Join(append(why, name+" is a shell"), "; ")
+		p.Why = strings.Join(append(res.why, name+" is a shell"), "; ")
 		return p
 	}
-	for _, rw := range r.rewrites {
-		if rw.re.MatchString(name) {
-			name = rw.re.ReplaceAllString(name, rw.replace)
-			why = append(why, rw.why)
-		}
-	}
-	if to, ok := r.aliases[name]; ok {
-		why = append(why, "alias "+name+"="+to)
-		name = to
-	}
+	name, why = r.rename(name, res.why)
 	p.Name = name
 	p.Why = strings.Join(why, "; ")
 	if name == "" {
@@ -249,15 +202,87 @@ func (r *Resolver) Program(pi herdr.ProcessInfo) Program {
 		p.Args = joinArgs(first, res.argv)
 	}
 	if _, remote := remoteSpec(res.name); remote && !fromComm {
-		var cmd []string
-		p.Dest, cmd = remoteCommand(res.argv)
-		if len(cmd) > 0 {
-			if rn := r.resolveArgv(cmd, nil).name; !r.IsShell(rn) {
-				p.Remote = rn
-			}
-		}
+		p.Dest, p.Remote = r.remote(res.argv)
 	}
 	return p
+}
+
+// frontArgv finds the command line of the foreground group's leader: the
+// argv herdr reported, its cmdline split on blanks, a local look, and last
+// the leader's comm (fromComm). It sets p.PID to the leader. No argv means
+// nothing tells, and p.Why says why.
+func (r *Resolver) frontArgv(pi herdr.ProcessInfo, p *Program) (argv, why []string, fromComm bool) {
+	leader := leaderOf(pi)
+	if leader != nil {
+		p.PID = leader.PID
+		argv = leader.Argv
+		why = append(why, "argv of pid "+strconv.Itoa(leader.PID))
+		if len(argv) == 0 && leader.Cmdline != "" {
+			argv = strings.Fields(leader.Cmdline)
+			why[0] = "cmdline of pid " + strconv.Itoa(leader.PID)
+		}
+	} else {
+		p.PID = pi.ForegroundPGID
+	}
+	if len(argv) > 0 {
+		return argv, why, false
+	}
+	var reason string
+	argv, reason = r.localArgv(p.PID)
+	why = append(why[:0], reason)
+	if len(argv) > 0 {
+		return argv, why, false
+	}
+	if leader == nil || leader.Name == "" {
+		p.Why = reason
+		return nil, why, false
+	}
+	// comm is truncated at 15 characters, but it is a name.
+	return []string{leader.Name}, append(why, "comm "+strconv.Quote(leader.Name)), true
+}
+
+// lookThrough names argv of pid, looking through launchers and, when pid
+// only wraps the real program, into its children or its group.
+func (r *Resolver) lookThrough(pi herdr.ProcessInfo, pid int, argv, why []string) resolved {
+	res := r.resolveArgv(argv, why)
+	res.pid = pid
+	if res.wrapper {
+		if deeper, ok := r.descend(pid, res.why); ok {
+			res = deeper
+		} else if member, ok := r.member(pi, pid, res.why); ok {
+			res = member
+		} else {
+			res.why = append(res.why, "named from its command line")
+		}
+	}
+	return res
+}
+
+// rename applies the configured rewrites, then an alias, to name.
+func (r *Resolver) rename(name string, why []string) (string, []string) {
+	for _, rw := range r.rewrites {
+		if rw.re.MatchString(name) {
+			name = rw.re.ReplaceAllString(name, rw.replace)
+			why = append(why, rw.why)
+		}
+	}
+	if to, ok := r.aliases[name]; ok {
+		why = append(why, "alias "+name+"="+to)
+		name = to
+	}
+	return name, why
+}
+
+// remote splits a remote-shell command line (ssh and the like) into its
+// destination and the program it runs there, "" for a shell.
+func (r *Resolver) remote(argv []string) (dest, program string) {
+	dest, cmd := remoteCommand(argv)
+	if len(cmd) > 0 {
+		if rn := r.resolveArgv(cmd, nil).name; !r.IsShell(rn) {
+			program = rn
+		}
+	}
+	return dest, program
 }
 
 // maxArgs bounds {args} in bytes: a tab label shows a few dozen columns,

@@ -517,3 +517,18 @@ func ourLabels(label string, pending LabelSet, until *time.Time, now time.Time) 
 	}
 	return out
 }
+
+// PendingLanded says whether label is a pending one of ours other than
+// the last we set: a rename whose reply was lost, or a killed daemon's
+// late one, landed.
+func (m TabMemory) PendingLanded(label string, now time.Time) bool {
+	return label != m.Label && PendingOurs(m.Pending, m.PendingUntil, label, now)
+}
+
+// Landing are the pending labels that may still land at now.
+func (m TabMemory) Landing(now time.Time) []string {
+	if m.PendingUntil == nil || !now.Before(*m.PendingUntil) {
+		return nil
+	}
+	return m.Pending
+}

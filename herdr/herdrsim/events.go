@@ -153,24 +153,39 @@ func (s *Server) round(sub *subscription) (lines [][]byte, lost bool) {
 		// herdr's cursor moves past everything it looked at, matching or not.
 		defer func() { sub.cursor = s.hub.seq }()
 	}
-	if sub.bus != "" {
-		for _, e := range s.hub.events {
-			if e.seq > sub.cursor && e.kind == sub.bus {
-				sub.cursor = e.seq
-				lines = append(lines, e.line)
-				if !live {
-					break
-				}
-			}
-		}
-		return lines, false
-	}
-	if sub.kind != "pane.agent_status_changed" || sub.pane.gone {
+	switch {
+	case sub.bus != "":
+		return s.busRound(sub, live), false
+	case sub.kind != "pane.agent_status_changed" || sub.pane.gone:
 		// output_matched and scroll_changed watch screen contents and
 		// scrolling, which the fake does not have; a vanished pane
 		// leaves its subscription quiet forever, as in herdr.
 		return nil, false
 	}
+	return s.paneRound(sub, live), false
+}
+
+// busRound is round for a bus kind: the events of that kind past the
+// cursor, only the first of them before 22; s.mu held.
+func (s *Server) busRound(sub *subscription, live bool) [][]byte {
+	var lines [][]byte
+	for _, e := range s.hub.events {
+		if e.seq > sub.cursor && e.kind == sub.bus {
+			sub.cursor = e.seq
+			lines = append(lines, e.line)
+			if !live {
+				break
+			}
+		}
+	}
+	return lines
+}
+
+// paneRound is round for pane.agent_status_changed: the pane's events past
+// the cursor that pass the filter, only the first of them before 22, else
+// what a look at the pane shows; s.mu held.
+func (s *Server) paneRound(sub *subscription, live bool) [][]byte {
+	var lines [][]byte
 	for _, e := range s.hub.events {
 		if e.seq <= sub.cursor || e.kind != "pane_agent_status_changed" || e.paneID != sub.pane.id {
 			continue
@@ -182,30 +197,37 @@ func (s *Server) round(sub *subscription) (lines [][]byte, lost bool) {
 		if sub.filter == "" || data["agent_status"] == string(sub.filter) {
 			lines = append(lines, s.paneLine(data))
 			if !live {
-				return lines, false
+				return lines
 			}
 		}
 	}
 	if len(lines) > 0 {
-		return lines, false
+		return lines
 	}
-	// No event of its pane came: herdr asks its app thread for the pane
-	// (pane_get), every tick, for as long as the entry lives.
+	return s.pollPane(sub)
+}
+
+// pollPane is what a subscription sends when no event of its pane came:
+// herdr asks its app thread for the pane (pane_get), every tick, for as
+// long as the entry lives, and sends the pane's status when it differs
+// from what it last sent or, on the first look, matches the filter; s.mu
+// held.
+func (s *Server) pollPane(sub *subscription) [][]byte {
 	s.panePolls++
 	now := sub.pane.presentation()
 	if sub.initial {
 		sub.initial = false
 		if now.status == sub.filter {
-			return [][]byte{s.paneLine(sub.pane.statusData())}, false
+			return [][]byte{s.paneLine(sub.pane.statusData())}
 		}
 	}
 	if now != sub.last {
 		sub.last = now
 		if sub.filter == "" || now.status == sub.filter {
-			return [][]byte{s.paneLine(sub.pane.statusData())}, false
+			return [][]byte{s.paneLine(sub.pane.statusData())}
 		}
 	}
-	return nil, false
+	return nil
 }
 
 func (s *Server) paneLine(data map[string]any) []byte {
@@ -286,6 +308,31 @@ func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}, lo
 	}
 	s.check(LineRequest, req.line)
 	s.mu.Lock()
+	if i, ok := s.probeSubs(subs, paneIDs); !ok {
+		s.mu.Unlock()
+		s.writeChecked(c, req.Method, errorLine(fmt.Sprintf("%s:sub:%d:probe", req.ID, i), "pane_not_found",
+			fmt.Sprintf("pane %s not found", paneIDs[i])))
+		return
+	}
+	sig := streamSignals{stop: stop, drop: s.dropSubs, loseAll: s.loseSubs}
+	s.mu.Unlock()
+	ack, _ := json.Marshal(successResponse{ID: req.ID, Result: typeOnly{Type: "subscription_started"}})
+	defer s.openStream(&subs)()
+	s.writeChecked(c, req.Method, ack)
+
+	sig.peerGone = watchPeer(c)
+	defer func() {
+		c.Close()
+		<-sig.peerGone
+	}()
+	s.stream(c, req.ID, subs, sig, lose)
+}
+
+// probeSubs sets each subscription's starting point: bus kinds start at
+// the ring's end on 22 (up to 20 they replay from cursor 0) and pane kinds
+// find their pane. It returns the index of a pane not found, ok false;
+// s.mu held.
+func (s *Server) probeSubs(subs []*subscription, paneIDs []string) (missing int, ok bool) {
 	for i, sub := range subs {
 		if sub.bus != "" {
 			if s.rel.live() {
@@ -295,31 +342,34 @@ func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}, lo
 		}
 		p := s.sess.findPane(paneIDs[i])
 		if p == nil {
-			s.mu.Unlock()
-			s.writeChecked(c, req.Method, errorLine(fmt.Sprintf("%s:sub:%d:probe", req.ID, i), "pane_not_found",
-				fmt.Sprintf("pane %s not found", paneIDs[i])))
-			return
+			return i, false
 		}
 		sub.pane, sub.cursor, sub.last, sub.initial = p, s.hub.seq, p.presentation(), sub.filter != ""
 	}
-	drop, loseAll := s.dropSubs, s.loseSubs
-	s.mu.Unlock()
-	ack, _ := json.Marshal(successResponse{ID: req.ID, Result: typeOnly{Type: "subscription_started"}})
+	return 0, true
+}
+
+// openStream counts a stream and registers its subscriptions until the
+// returned func runs.
+func (s *Server) openStream(subs *[]*subscription) func() {
 	s.mu.Lock()
 	s.streams++
 	if s.subs == nil {
 		s.subs = map[*[]*subscription]struct{}{}
 	}
-	s.subs[&subs] = struct{}{}
+	s.subs[subs] = struct{}{}
 	s.mu.Unlock()
-	defer func() {
+	return func() {
 		s.mu.Lock()
 		s.streams--
-		delete(s.subs, &subs)
+		delete(s.subs, subs)
 		s.mu.Unlock()
-	}()
-	s.writeChecked(c, req.Method, ack)
+	}
+}
 
+// watchPeer returns a channel closed once the peer sends anything or
+// closes.
+func watchPeer(c *net.UnixConn) chan struct{} {
 	peerGone := make(chan struct{})
 	go func() {
 		// herdr's probe reads one byte and counts any outcome as closed.
@@ -328,62 +378,80 @@ func (s *Server) subscribe(c *net.UnixConn, req *request, stop chan struct{}, lo
 		_, _ = c.Read(b[:])
 		close(peerGone)
 	}()
-	defer func() {
-		c.Close()
-		<-peerGone
-	}()
+	return peerGone
+}
+
+// streamSignals are what ends or changes a stream between rounds.
+type streamSignals struct {
+	peerGone <-chan struct{} // the peer sent something or closed
+	stop     <-chan struct{} // the server stops
+	drop     <-chan struct{} // cut every stream mid-line
+	loseAll  <-chan struct{} // every stream loses history
+}
+
+// stream runs rounds every tick until a signal or a round ends it.
+func (s *Server) stream(c *net.UnixConn, id string, subs []*subscription, sig streamSignals, lose bool) {
 	tick := time.NewTicker(s.cfg.tick)
 	defer tick.Stop()
 	for {
 		select {
-		case <-peerGone:
+		case <-sig.peerGone:
 			return
-		case <-stop:
+		case <-sig.stop:
 			return
-		case <-drop:
+		case <-sig.drop:
 			_, _ = c.Write([]byte(`{"data":{"label":"cut`))
 			return
-		case <-loseAll:
+		case <-sig.loseAll:
 			lose = true
 		default:
 		}
-		for _, sub := range subs {
-			s.mu.Lock()
-			lines, lost := s.round(sub)
-			if len(lines) > 0 {
-				if s.idRounds == nil {
-					s.idRounds = map[string]int{}
-				}
-				s.idRounds[req.ID]++
-			}
-			s.taken += len(lines)
-			s.mu.Unlock()
-			if lost || lose {
-				s.wrote(len(lines), 0)
-				s.eventsLost(c, req.ID)
-				return
-			}
-			for i, line := range lines {
-				if err := writeLine(c, line); err != nil {
-					s.wrote(len(lines), i)
-					return
-				}
-			}
-			s.wrote(len(lines), len(lines))
+		if !s.sendRounds(c, id, subs, lose) {
+			return
 		}
 		select {
 		case <-tick.C:
-		case <-peerGone:
+		case <-sig.peerGone:
 			return
-		case <-stop:
+		case <-sig.stop:
 			return
-		case <-drop:
+		case <-sig.drop:
 			_, _ = c.Write([]byte(`{"data":{"label":"cut`))
 			return
-		case <-loseAll:
+		case <-sig.loseAll:
 			lose = true
 		}
 	}
+}
+
+// sendRounds runs one round of each subscription and writes its lines. It
+// reports false when the stream ends: history lost or a write failed.
+func (s *Server) sendRounds(c *net.UnixConn, id string, subs []*subscription, lose bool) bool {
+	for _, sub := range subs {
+		s.mu.Lock()
+		lines, lost := s.round(sub)
+		if len(lines) > 0 {
+			if s.idRounds == nil {
+				s.idRounds = map[string]int{}
+			}
+			s.idRounds[id]++
+		}
+		s.taken += len(lines)
+		s.mu.Unlock()
+		if lost || lose {
+			s.wrote(len(lines), 0)
+			s.eventsLost(c, id)
+			return false
+		}
+		for i, line := range lines {
+			if err := writeLine(c, line); err != nil {
+				s.wrote(len(lines), i)
+				return false
+			}
+		}
+		s.wrote(len(lines), len(lines))
+	}
+	return true
 }
 
 // eventsLost ends a 0.9 stream the way herdr does when a subscription fell

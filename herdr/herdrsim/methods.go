@@ -413,113 +413,168 @@ func cleanMetadata(v string) string {
 	return v
 }
 
+// metadataReport is the params of one pane.report_metadata request; has*
+// says a field was sent.
+type metadataReport struct {
+	source, applies, title, display       string
+	hasApplies, hasTitle, hasDisplay      bool
+	labels                                map[string]string
+	hasLabels                             bool
+	tokens                                map[string]*string
+	hasTokens                             bool
+	clearTitle, clearDisplay, clearLabels bool
+	seq, ttl                              uint64
+	hasSeq, hasTTL                        bool
+}
+
+// readMetadataReport reads the params; a wrong type is left in pr.err.
+func readMetadataReport(pr *params) *metadataReport {
+	r := &metadataReport{}
+	r.source, _ = pr.str("source", true)
+	r.applies, r.hasApplies = pr.str("applies_to_source", false)
+	r.title, r.hasTitle = pr.str("title", false)
+	r.display, r.hasDisplay = pr.str("display_agent", false)
+	pr.str("agent", false)
+	r.hasLabels = pr.object("state_labels", &r.labels)
+	r.hasTokens = pr.object("tokens", &r.tokens)
+	r.clearTitle, r.clearDisplay, r.clearLabels = pr.boolean("clear_title"), pr.boolean("clear_display_agent"), pr.boolean("clear_state_labels")
+	r.seq, r.hasSeq = pr.uint("seq", false)
+	r.ttl, r.hasTTL = pr.uint("ttl_ms", false)
+	return r
+}
+
 // paneReportMetadata validates like herdr (codes from docs/herdr.md §3; the
 // message wording is this fake's) and applies tokens and presentation.
 func (s *Server) paneReportMetadata(pr *params) (any, error) {
-	source, _ := pr.str("source", true)
-	applies, hasApplies := pr.str("applies_to_source", false)
-	title, hasTitle := pr.str("title", false)
-	display, hasDisplay := pr.str("display_agent", false)
-	pr.str("agent", false)
-	var labels map[string]string
-	hasLabels := pr.object("state_labels", &labels)
-	var tokens map[string]*string
-	hasTokens := pr.object("tokens", &tokens)
-	clearTitle, clearDisplay, clearLabels := pr.boolean("clear_title"), pr.boolean("clear_display_agent"), pr.boolean("clear_state_labels")
-	seq, hasSeq := pr.uint("seq", false)
-	ttl, hasTTL := pr.uint("ttl_ms", false)
+	r := readMetadataReport(pr)
 	p, err := s.needPane(pr)
 	if err != nil {
 		return nil, err
 	}
-	source = strings.TrimSpace(source)
-	if !sourcePattern().MatchString(source) {
-		return nil, errf("invalid_metadata_source", "metadata source %q must be 1-80 characters of A-Z a-z 0-9 : . _ -", source)
+	r.source = strings.TrimSpace(r.source)
+	if err := r.validate(); err != nil {
+		return nil, err
 	}
-	if hasApplies && !sourcePattern().MatchString(strings.TrimSpace(applies)) {
-		return nil, errf("invalid_metadata_source", "applies_to_source %q must be 1-80 characters of A-Z a-z 0-9 : . _ -", applies)
-	}
-	if hasTTL && (ttl < 1 || ttl > maxTTLMillis) {
-		return nil, errf("invalid_metadata_ttl", "ttl_ms must be between 1 and %d", maxTTLMillis)
-	}
-	if len(tokens) > maxTokensPerReport {
-		return nil, errf("metadata_token_limit", "at most %d tokens per report", maxTokensPerReport)
-	}
-	for k := range tokens {
-		if !tokenKeyPattern().MatchString(k) {
-			return nil, errf("invalid_metadata_token", "metadata token key %q must be 1-32 characters of A-Z a-z 0-9 _ -", k)
+	if r.hasSeq {
+		stale, err := sequenceMetadata(p, r.source, r.seq)
+		if err != nil {
+			return nil, err
 		}
-	}
-	for k := range labels {
-		if statusRank(herdr.AgentStatus(k)) == 0 && k != string(herdr.StatusUnknown) {
-			return nil, errf("invalid_state_label", "state label %q is not one of idle, working, blocked, done, unknown", k)
-		}
-	}
-	if !hasTitle && !hasDisplay && !hasLabels && !hasTokens && !clearTitle && !clearDisplay && !clearLabels {
-		return nil, errf("invalid_metadata_request", "metadata report must set or clear at least one field")
-	}
-	if (hasTitle && clearTitle) || (hasDisplay && clearDisplay) || (hasLabels && clearLabels) {
-		return nil, errf("invalid_metadata_request", "metadata report cannot set and clear the same field")
-	}
-	if hasSeq {
-		last, seen := p.seqs[source]
-		if seen && seq <= last {
+		if stale {
 			return typeOnly{Type: "ok"}, nil // stale report: accepted, ignored
 		}
-		if !seen && len(p.seqs) >= maxSequencedSources {
-			return nil, errf("metadata_sequence_source_limit", "pane %s already has %d sequenced metadata sources", p.id, maxSequencedSources)
-		}
-		if p.seqs == nil {
-			p.seqs = map[string]uint64{}
-		}
-		p.seqs[source] = seq
 	}
-	if hasTokens {
-		next := map[string]string{}
-		for k, v := range p.tokens {
-			next[k] = v
-		}
-		for k, v := range tokens {
-			if v == nil || cleanMetadata(*v) == "" {
-				delete(next, k)
-			} else {
-				next[k] = cleanMetadata(*v)
-			}
-		}
-		if len(next) > maxTokensPerPane {
-			return nil, errf("metadata_token_limit", "pane %s would hold more than %d tokens", p.id, maxTokensPerPane)
-		}
-		s.setTokens(p, next)
-		if hasTTL {
-			s.expireTokens(p, next, time.Duration(ttl)*time.Millisecond)
+	if r.hasTokens {
+		if err := s.applyTokens(p, r); err != nil {
+			return nil, err
 		}
 	}
 	before := p.presentation()
-	switch {
-	case hasTitle:
-		p.metaTitle = cleanMetadata(title)
-	case clearTitle:
-		p.metaTitle = ""
-	}
-	switch {
-	case hasDisplay:
-		p.metaDisplay = cleanMetadata(display)
-	case clearDisplay:
-		p.metaDisplay = ""
-	}
-	switch {
-	case hasLabels:
-		p.stateLabels = map[string]string{}
-		for k, v := range labels {
-			p.stateLabels[k] = cleanMetadata(v)
-		}
-	case clearLabels:
-		p.stateLabels = nil
-	}
+	r.applyPresentation(p)
 	if p.presentation() != before {
 		s.emit("pane_agent_status_changed", p.statusData())
 	}
 	return typeOnly{Type: "ok"}, nil
+}
+
+// validate checks the report as herdr does, in herdr's order.
+func (r *metadataReport) validate() error {
+	if !sourcePattern().MatchString(r.source) {
+		return errf("invalid_metadata_source", "metadata source %q must be 1-80 characters of A-Z a-z 0-9 : . _ -", r.source)
+	}
+	if r.hasApplies && !sourcePattern().MatchString(strings.TrimSpace(r.applies)) {
+		return errf("invalid_metadata_source", "applies_to_source %q must be 1-80 characters of A-Z a-z 0-9 : . _ -", r.applies)
+	}
+	if r.hasTTL && (r.ttl < 1 || r.ttl > maxTTLMillis) {
+		return errf("invalid_metadata_ttl", "ttl_ms must be between 1 and %d", maxTTLMillis)
+	}
+	if len(r.tokens) > maxTokensPerReport {
+		return errf("metadata_token_limit", "at most %d tokens per report", maxTokensPerReport)
+	}
+	for k := range r.tokens {
+		if !tokenKeyPattern().MatchString(k) {
+			return errf("invalid_metadata_token", "metadata token key %q must be 1-32 characters of A-Z a-z 0-9 _ -", k)
+		}
+	}
+	for k := range r.labels {
+		if statusRank(herdr.AgentStatus(k)) == 0 && k != string(herdr.StatusUnknown) {
+			return errf("invalid_state_label", "state label %q is not one of idle, working, blocked, done, unknown", k)
+		}
+	}
+	if !r.hasTitle && !r.hasDisplay && !r.hasLabels && !r.hasTokens && !r.clearTitle && !r.clearDisplay && !r.clearLabels {
+		return errf("invalid_metadata_request", "metadata report must set or clear at least one field")
+	}
+	if (r.hasTitle && r.clearTitle) || (r.hasDisplay && r.clearDisplay) || (r.hasLabels && r.clearLabels) {
+		return errf("invalid_metadata_request", "metadata report cannot set and clear the same field")
+	}
+	return nil
+}
+
+// sequenceMetadata records seq as source's latest on p. A seq not past the
+// source's last is stale: herdr accepts the report and ignores it.
+func sequenceMetadata(p *pane, source string, seq uint64) (stale bool, err error) {
+	last, seen := p.seqs[source]
+	if seen && seq <= last {
+		return true, nil
+	}
+	if !seen && len(p.seqs) >= maxSequencedSources {
+		return false, errf("metadata_sequence_source_limit", "pane %s already has %d sequenced metadata sources", p.id, maxSequencedSources)
+	}
+	if p.seqs == nil {
+		p.seqs = map[string]uint64{}
+	}
+	p.seqs[source] = seq
+	return false, nil
+}
+
+// applyTokens merges the report's tokens into p's (an empty value drops
+// one) and, with a ttl, lets them expire.
+func (s *Server) applyTokens(p *pane, r *metadataReport) error {
+	next := map[string]string{}
+	for k, v := range p.tokens {
+		next[k] = v
+	}
+	for k, v := range r.tokens {
+		if v == nil || cleanMetadata(*v) == "" {
+			delete(next, k)
+		} else {
+			next[k] = cleanMetadata(*v)
+		}
+	}
+	if len(next) > maxTokensPerPane {
+		return errf("metadata_token_limit", "pane %s would hold more than %d tokens", p.id, maxTokensPerPane)
+	}
+	s.setTokens(p, next)
+	if r.hasTTL {
+		s.expireTokens(p, next, time.Duration(r.ttl)*time.Millisecond)
+	}
+	return nil
+}
+
+// applyPresentation sets or clears the title, display agent and state
+// labels as the report says.
+func (r *metadataReport) applyPresentation(p *pane) {
+	switch {
+	case r.hasTitle:
+		p.metaTitle = cleanMetadata(r.title)
+	case r.clearTitle:
+		p.metaTitle = ""
+	}
+	switch {
+	case r.hasDisplay:
+		p.metaDisplay = cleanMetadata(r.display)
+	case r.clearDisplay:
+		p.metaDisplay = ""
+	}
+	switch {
+	case r.hasLabels:
+		p.stateLabels = map[string]string{}
+		for k, v := range r.labels {
+			p.stateLabels[k] = cleanMetadata(v)
+		}
+	case r.clearLabels:
+		p.stateLabels = nil
+	}
 }
 
 // expireTokens drops, after ttl, the tokens of a report that still hold

@@ -488,38 +488,13 @@ func (s *Server) readRequestLine(c *net.UnixConn, stop chan struct{}) (line []by
 		if first {
 			look = time.Now()
 		}
-		var n int
-		var rerr error
-		if first && s.cfg.lateWrites && !s.cfg.noReadPoll {
-			rerr = syscall.EAGAIN // herdr looked before the line came
-			s.bump(&s.empty)
-		} else if err := rc.Read(func(fd uintptr) bool {
-			n, rerr = peek(fd, buf, !s.cfg.noReadPoll)
-			if rerr == syscall.EAGAIN {
-				s.bump(&s.empty)
-			}
-			if !s.cfg.noReadPoll {
-				return rerr != syscall.EINTR // EAGAIN is "pending": handled below
-			}
-			return rerr != syscall.EAGAIN && rerr != syscall.EINTR
-		}); err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				s.bump(&s.timeouts)
-				return nil, nil, errReadTimeout
-			}
+		n, rerr, err := s.peekOnce(rc, buf, first)
+		if err != nil {
 			return nil, nil, err
 		}
 		if rerr == syscall.EAGAIN {
-			if !time.Now().Before(deadline) {
-				s.bump(&s.timeouts)
-				return nil, nil, errReadTimeout
-			}
-			s.bump(&s.polls)
-			look = look.Add(ReadPollInterval + ReadPollOvershoot)
-			select {
-			case <-time.After(time.Until(look)):
-			case <-stop:
-				return nil, nil, net.ErrClosed
+			if look, err = s.nextLook(look, deadline, stop); err != nil {
+				return nil, nil, err
 			}
 			continue
 		}
@@ -546,14 +521,55 @@ func (s *Server) readRequestLine(c *net.UnixConn, stop chan struct{}) (line []by
 	}
 }
 
+// peekOnce is one look at the connection: n bytes peeked into buf, or
+// rerr EAGAIN when nothing is waiting and the read poll is on. err is a
+// wait that failed, errReadTimeout when the read deadline passed.
+func (s *Server) peekOnce(rc syscall.RawConn, buf []byte, first bool) (n int, rerr, err error) {
+	if first && s.cfg.lateWrites && !s.cfg.noReadPoll {
+		s.bump(&s.empty)
+		return 0, syscall.EAGAIN, nil // herdr looked before the line came
+	}
+	if err := rc.Read(func(fd uintptr) bool {
+		n, rerr = peek(fd, buf, !s.cfg.noReadPoll)
+		if rerr == syscall.EAGAIN {
+			s.bump(&s.empty)
+		}
+		if !s.cfg.noReadPoll {
+			return rerr != syscall.EINTR // EAGAIN is "pending": handled by the caller
+		}
+		return rerr != syscall.EAGAIN && rerr != syscall.EINTR
+	}); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			s.bump(&s.timeouts)
+			return 0, nil, errReadTimeout
+		}
+		return 0, nil, err
+	}
+	return n, rerr, nil
+}
+
+// nextLook waits, after a look that found nothing, for the next one:
+// ReadPollInterval after look began, on herdr's timeline. It returns when
+// that look begins, errReadTimeout past the deadline and net.ErrClosed
+// when the server stops.
+func (s *Server) nextLook(look, deadline time.Time, stop chan struct{}) (time.Time, error) {
+	if !time.Now().Before(deadline) {
+		s.bump(&s.timeouts)
+		return look, errReadTimeout
+	}
+	s.bump(&s.polls)
+	look = look.Add(ReadPollInterval + ReadPollOvershoot)
+	select {
+	case <-time.After(time.Until(look)):
+	case <-stop:
+		return look, net.ErrClosed
+	}
+	return look, nil
+}
+
 func (s *Server) serve(c *net.UnixConn, stop chan struct{}) {
 	defer s.wg.Done()
-	defer func() {
-		s.lmu.Lock()
-		delete(s.open, c)
-		s.lmu.Unlock()
-		c.Close()
-	}()
+	defer s.closeConn(c)
 	raw, finish, err := s.readRequestLine(c, stop)
 	if err != nil {
 		return // herdr drops these silently: no reply
@@ -569,12 +585,7 @@ func (s *Server) serve(c *net.UnixConn, stop chan struct{}) {
 		s.writeChecked(c, "", errorLine("", "invalid_request", perr.Error()))
 		return
 	}
-	s.mu.Lock()
-	s.calls[req.Method]++
-	fault := take(s.faults, req.Method)
-	delay := s.latency[req.Method] + s.latency[""] + take(s.stalls, req.Method)
-	refuse := s.stopping && req.Method != "ping" && req.Method != "server.stop"
-	s.mu.Unlock()
+	fault, delay, refuse := s.admit(req.Method)
 	if fault == FaultReset {
 		return // the final chunk is still queued: close makes the peer's read fail with ECONNRESET
 	}
@@ -608,6 +619,26 @@ func (s *Server) serve(c *net.UnixConn, stop chan struct{}) {
 		s.check(LineRequest, line)
 	}
 	s.writeChecked(c, req.Method, resp)
+}
+
+// closeConn closes a served connection and drops it from the open ones.
+func (s *Server) closeConn(c *net.UnixConn) {
+	s.lmu.Lock()
+	delete(s.open, c)
+	s.lmu.Unlock()
+	c.Close()
+}
+
+// admit counts a call to method and takes what the test set up for it:
+// a fault, a delay, and whether a stopping server turns it away.
+func (s *Server) admit(method string) (fault Fault, delay time.Duration, refuse bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls[method]++
+	fault = take(s.faults, method)
+	delay = s.latency[method] + s.latency[""] + take(s.stalls, method)
+	refuse = s.stopping && method != "ping" && method != "server.stop"
+	return fault, delay, refuse
 }
 
 // writeChecked validates a direct response line and sends it.

@@ -108,11 +108,44 @@ func run(idleFor time.Duration, nudgeRuns int) error {
 		}
 	}
 
-	var rows []row
+	rows, notes, err := w.serverRows()
+	if err != nil {
+		return err
+	}
+	if !want("cpu") && !want("nudge") {
+		printTable(os.Stdout, rows, time.Since(started), notes...)
+		return nil
+	}
+
+	cpuRows, err := passCPURows()
+	if err != nil {
+		return err
+	}
+	rows = append(rows, cpuRows...)
+	nudge, err := w.nudgeRow(nudgeRuns)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, nudge)
+
+	if idle != nil {
+		idleRows, err := idle.rows(idleFor)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, idleRows...)
+	}
+	printTable(os.Stdout, rows, time.Since(started), notes...)
+	return nil
+}
+
+// serverRows are the figures of the parts that talk to a server: the
+// idle pass, rename latency and the real herdr, each when wanted.
+func (w *world) serverRows() (rows []row, notes []string, err error) {
 	if want("idle") {
 		ip, err := w.idlePass()
 		if err != nil {
-			return fmt.Errorf("idle pass: %w", err)
+			return nil, nil, fmt.Errorf("idle pass: %w", err)
 		}
 		rows = append(rows,
 			row{fmt.Sprintf("socket connections per idle pass (protocol %d, read poll on)", ip.protocol), fmt.Sprintf("%.2f (%d passes)", ip.conns, ip.passes), "1"},
@@ -124,29 +157,29 @@ func run(idleFor time.Duration, nudgeRuns int) error {
 	if want("latency") {
 		lat, err := w.latency()
 		if err != nil {
-			return fmt.Errorf("rename latency: %w", err)
+			return nil, nil, fmt.Errorf("rename latency: %w", err)
 		}
 		rows = append(rows, lat...)
 		fmt.Fprintln(os.Stderr, "bench: latency done")
 	}
-	var notes []string
 	if want("realherdr") {
 		real, realNotes, err := w.realHerdr()
 		if err != nil {
-			return fmt.Errorf("real herdr: %w", err)
+			return nil, nil, fmt.Errorf("real herdr: %w", err)
 		}
 		rows, notes = append(rows, real...), append(notes, realNotes...)
 		fmt.Fprintln(os.Stderr, "bench: real herdr done")
 	}
-	if !want("cpu") && !want("nudge") {
-		printTable(os.Stdout, rows, time.Since(started), notes...)
-		return nil
-	}
+	return rows, notes, nil
+}
 
+// passCPURows are the pass CPU figures at 100 and 2000 panes.
+func passCPURows() ([]row, error) {
+	var rows []row
 	for _, n := range []int{100, 2000} {
 		cpu, wall, err := passCPU(n)
 		if err != nil {
-			return fmt.Errorf("pass cpu at %d panes: %w", n, err)
+			return nil, fmt.Errorf("pass cpu at %d panes: %w", n, err)
 		}
 		target := "-"
 		if n == 2000 {
@@ -156,32 +189,33 @@ func run(idleFor time.Duration, nudgeRuns int) error {
 			fmt.Sprintf("%s (%s)", ms(cpu), ms(wall)), target})
 	}
 	fmt.Fprintln(os.Stderr, "bench: pass cpu done")
+	return rows, nil
+}
 
-	nudgeMed, trueMed, err := w.nudgeWall(nudgeRuns)
+// nudgeRow is the median wall time of `nudge` beside /bin/true's.
+func (w *world) nudgeRow(runs int) (row, error) {
+	nudgeMed, trueMed, err := w.nudgeWall(runs)
 	if err != nil {
-		return fmt.Errorf("nudge wall time: %w", err)
+		return row{}, fmt.Errorf("nudge wall time: %w", err)
 	}
-	rows = append(rows, row{fmt.Sprintf("`nudge` wall time, median of %d (`/bin/true`)", nudgeRuns),
-		fmt.Sprintf("%s (%s, x%.1f)", ms(nudgeMed), ms(trueMed), float64(nudgeMed)/float64(trueMed)), "median under 3 ms"})
+	return row{fmt.Sprintf("`nudge` wall time, median of %d (`/bin/true`)", runs),
+		fmt.Sprintf("%s (%s, x%.1f)", ms(nudgeMed), ms(trueMed), float64(nudgeMed)/float64(trueMed)), "median under 3 ms"}, nil
+}
 
-	if idle == nil {
-		printTable(os.Stdout, rows, time.Since(started), notes...)
-		return nil
-	}
-	if rest := idleFor - time.Since(idle.since); rest > 0 {
+// rows waits until the idle daemon has run for idleFor, then returns its
+// CPU and memory figures.
+func (d *idleDaemon) rows(idleFor time.Duration) ([]row, error) {
+	if rest := idleFor - time.Since(d.since); rest > 0 {
 		fmt.Fprintf(os.Stderr, "bench: idling %v more\n", rest.Round(time.Second))
 		time.Sleep(rest)
 	}
-	cpuPct, rss, span, err := idle.read()
+	cpuPct, rss, span, err := d.read()
 	if err != nil {
-		return fmt.Errorf("idle daemon: %w", err)
+		return nil, fmt.Errorf("idle daemon: %w", err)
 	}
-	rows = append(rows, row{fmt.Sprintf("daemon idle CPU, 4 shells followed by the local watch, default flags (%v)", span.Round(time.Second)),
+	return []row{{fmt.Sprintf("daemon idle CPU, 4 shells followed by the local watch, default flags (%v)", span.Round(time.Second)),
 		fmt.Sprintf("%.3f %% of a core", cpuPct), "under 0.2 % of a core (local watch)"},
-		row{"daemon RSS (VmRSS)", fmt.Sprintf("%.1f MiB", float64(rss)/(1<<20)), "under 15 MiB"})
-
-	printTable(os.Stdout, rows, time.Since(started), notes...)
-	return nil
+		{"daemon RSS (VmRSS)", fmt.Sprintf("%.1f MiB", float64(rss)/(1<<20)), "under 15 MiB"}}, nil
 }
 
 // printTable prints the table, the notes every run has, then notes, one
@@ -990,36 +1024,11 @@ func (pidTable) Children(int) ([]int, error)        { return nil, os.ErrNotExist
 // passCPU runs idle passes of an in-process daemon over a simulator of n
 // panes in a child process and returns CPU time and wall time per pass.
 func passCPU(n int) (cpu, wall time.Duration, err error) {
-	self, err := os.Executable()
+	sock, stopChild, err := startServeChild(n)
 	if err != nil {
 		return 0, 0, err
 	}
-	child := exec.Command(self, serveArg, strconv.Itoa(n))
-	child.Stderr = os.Stderr
-	stdin, err := child.StdinPipe()
-	if err != nil {
-		return 0, 0, err
-	}
-	stdout, err := child.StdoutPipe()
-	if err != nil {
-		return 0, 0, err
-	}
-	if err := child.Start(); err != nil {
-		return 0, 0, err
-	}
-	defer func() { stdin.Close(); _ = child.Wait() }()
-	line := make([]byte, 0, 256)
-	buf := make([]byte, 1)
-	for {
-		if _, err := stdout.Read(buf); err != nil {
-			return 0, 0, fmt.Errorf("simulator socket path: %w", err)
-		}
-		if buf[0] == '\n' {
-			break
-		}
-		line = append(line, buf[0])
-	}
-	sock := string(line)
+	defer stopChild()
 	ctx := context.Background()
 	client := herdr.New(sock, herdr.WithTimeout(30*time.Second))
 	snap, err := client.Snapshot(ctx)
@@ -1031,19 +1040,7 @@ func passCPU(n int) (cpu, wall time.Duration, err error) {
 		return 0, 0, err
 	}
 	defer func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() }()
-	table := pidTable{fg: map[int]int{}, standIn: sleeper.Process.Pid}
-	for _, p := range snap.Panes {
-		pi, err := client.ProcessInfo(ctx, p.ID)
-		if err != nil {
-			return 0, 0, err
-		}
-		table.fg[pi.ShellPID] = pi.ForegroundPGID
-	}
-	nm, err := namer.New(namer.Config{Format: "{proc|dir}", MaxLen: 24, Home: "/home/u"})
-	if err != nil {
-		return 0, 0, err
-	}
-	procs, err := procinfo.New(procinfo.Options{}, nil)
+	table, err := foregroundTable(ctx, client, snap, sleeper.Process.Pid)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -1052,12 +1049,83 @@ func passCPU(n int) (cpu, wall time.Duration, err error) {
 		return 0, 0, err
 	}
 	defer os.RemoveAll(stateDir)
-	d, err := daemon.New(daemon.Options{Socket: sock, Namer: nm, Procs: procs, Inspector: table, Apply: true,
-		StatePath: filepath.Join(stateDir, "state.json"), Timeout: 30 * time.Second,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	d, err := passDaemon(sock, table, filepath.Join(stateDir, "state.json"))
 	if err != nil {
 		return 0, 0, err
 	}
+	return timeIdlePasses(ctx, d, n)
+}
+
+// startServeChild starts this program serving a simulator of n panes and
+// returns its socket path, the first line the child prints, and a func
+// that ends the child.
+func startServeChild(n int) (sock string, stop func(), err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	child := exec.Command(self, serveArg, strconv.Itoa(n))
+	child.Stderr = os.Stderr
+	stdin, err := child.StdinPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	stdout, err := child.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := child.Start(); err != nil {
+		return "", nil, err
+	}
+	stop = func() { stdin.Close(); _ = child.Wait() }
+	line := make([]byte, 0, 256)
+	buf := make([]byte, 1)
+	for {
+		if _, err := stdout.Read(buf); err != nil {
+			stop()
+			return "", nil, fmt.Errorf("simulator socket path: %w", err)
+		}
+		if buf[0] == '\n' {
+			return string(line), stop, nil
+		}
+		line = append(line, buf[0])
+	}
+}
+
+// foregroundTable asks the simulator for each pane's shell and foreground
+// group, so passes look them up instead of reading a /proc of made-up
+// processes; standIn is the process whose /proc is read instead.
+func foregroundTable(ctx context.Context, client *herdr.Client, snap *herdr.Snapshot, standIn int) (pidTable, error) {
+	table := pidTable{fg: map[int]int{}, standIn: standIn}
+	for _, p := range snap.Panes {
+		pi, err := client.ProcessInfo(ctx, p.ID)
+		if err != nil {
+			return table, err
+		}
+		table.fg[pi.ShellPID] = pi.ForegroundPGID
+	}
+	return table, nil
+}
+
+// passDaemon is the in-process daemon passCPU times, its state file at
+// statePath and its log discarded.
+func passDaemon(sock string, table pidTable, statePath string) (*daemon.Daemon, error) {
+	nm, err := namer.New(namer.Config{Format: "{proc|dir}", MaxLen: 24, Home: "/home/u"})
+	if err != nil {
+		return nil, err
+	}
+	procs, err := procinfo.New(procinfo.Options{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return daemon.New(daemon.Options{Socket: sock, Namer: nm, Procs: procs, Inspector: table, Apply: true,
+		StatePath: statePath, Timeout: 30 * time.Second,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+}
+
+// timeIdlePasses warms d up, then returns the CPU and wall time of one
+// idle pass over n panes, averaged over enough passes to be steady.
+func timeIdlePasses(ctx context.Context, d *daemon.Daemon, n int) (cpu, wall time.Duration, err error) {
 	for range 3 { // name every tab, fill the caches, warm up
 		if _, err := d.Once(ctx); err != nil {
 			return 0, 0, err

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sourceFiles parses every non-test Go file of the module (testdata and
+// hidden folders aside) and calls visit with each.
+func sourceFiles(t *testing.T, visit func(path string, fset *token.FileSet, f *ast.File, lines int)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		visit(filepath.ToSlash(path), fset, f, fset.File(f.Pos()).LineCount())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCodeShape keeps the code readable at once: no function over 60
+// lines, no file of the daemon over 450, no mutex handed to a function
+// (its owner's methods take it), and the rule of whose a label is in
+// namer alone.
+func TestCodeShape(t *testing.T) {
+	sourceFiles(t, func(path string, fset *token.FileSet, f *ast.File, lines int) {
+		if strings.HasPrefix(path, "daemon/") && lines > 450 {
+			t.Errorf("%s: %d lines, over 450: split it by concern", path, lines)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				checkFunc(t, fset, path, n)
+			case *ast.SelectorExpr:
+				if id, ok := n.X.(*ast.Ident); ok && id.Name == "namer" && n.Sel.Name == "IsHerdrLabel" {
+					t.Errorf("%s: calls namer.IsHerdrLabel: ask namer.Fate whose a label is", fset.Position(n.Pos()))
+				}
+			}
+			return true
+		})
+	})
+}
+
+func checkFunc(t *testing.T, fset *token.FileSet, path string, fn *ast.FuncDecl) {
+	t.Helper()
+	if n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1; n > 60 {
+		t.Errorf("%s: %s is %d lines, over 60", path, fn.Name.Name, n)
+	}
+	for _, p := range fn.Type.Params.List {
+		if mutexType(p.Type) {
+			t.Errorf("%s: %s takes a mutex: let the type that owns it lock it", path, fn.Name.Name)
+		}
+	}
+}
+
+// mutexType: *sync.Mutex, *sync.RWMutex, sync.Locker.
+func mutexType(e ast.Expr) bool {
+	if s, ok := e.(*ast.StarExpr); ok {
+		e = s.X
+	}
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "sync" && (sel.Sel.Name == "Mutex" || sel.Sel.Name == "RWMutex" || sel.Sel.Name == "Locker")
+}
