@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "b583da3293432f064d4d8e68a1b6c4fb1d6691b0d68a8299281b25e8a60b5060"
+      sha256 "891256eff631564dfbc984e359511711716f371b0092e461ecb28cc59a0a94fc"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "7ed252b96300178d5936828533e54121a975021fbdcd2ceefd4c1f5d5d5b7b2f"
+      sha256 "90ad0b97a8bc1a522fb904a647b7cef10a1611e0616e883e0f384dde59e483c9"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "689ca6064a39bc7af9042c566f365cc53f1229471fb3a8723165ff3c100ffec9"
+      sha256 "8bd438c64d9e0170dcece89df40f5ed368a747e45f62434357716d0f365d64dd"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "4c489c3336ed76dfcce7837bb5fa3d14143f442093a44577e2187a635223839a"
+      sha256 "3e99d4913aa53f791f40c0280f655cc19df9201a8260c8d7b592f00b7406c709"
     end
   end
 

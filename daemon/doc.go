@@ -23,7 +23,10 @@
 //
 // Whether a label may be replaced, must go back, or stays is namer.Fate's
 // answer alone: the pass, the re-read before a rename, the event triage,
-// the echo of a rename and lock all ask it.
+// the echo of a rename and lock all ask it. Every rename request of ours
+// (a tab's name, a person's prefix, a workspace's name, a label put back)
+// goes out through request and is followed through settle (renamer.go),
+// its record saved in the state file first.
 //
 // # Who owns what
 //

@@ -86,14 +86,14 @@ func (d *Daemon) prefixPeople(ctx context.Context, rows []*row, stats *PassStats
 			err = d.rememberPersonText(rep.TabID, d.personText(rep.TabID, rep.Label), rep.Want,
 				state.Flight{Want: rep.Want, Seen: rep.Label, Sent: d.now()})
 		}
+		out := renameNotSent
 		if err == nil {
-			_, err = d.client.RenameTab(ctx, rep.TabID, rep.Want)
-			d.renamed(err)
+			out, err = d.request(ctx, t, rep.Want)
 		}
+		d.settle(t, rep.Want, rep.Label, out)
 		if err != nil {
 			rep.Action, rep.Error = ActionFailed, err.Error()
-			if herdr.IsServerGone(err) || ctx.Err() != nil {
-				d.noteOurRename(t, rep.Want, rep.Label)
+			if out == renameInFlight || herdr.IsServerGone(err) {
 				return err
 			}
 			d.saveState([]func(map[string]state.TabMemory){dropSavedFlight(rep.TabID, rep.Want)}, nil)
@@ -102,8 +102,6 @@ func (d *Daemon) prefixPeople(ctx context.Context, rows []*row, stats *PassStats
 		}
 		stats.Renames++
 		rep.Action = ActionRenamed
-		d.noteLabel(rep.TabID, rep.Want)
-		d.noteOurRename(t, rep.Want, rep.Label)
 		d.log.Info("renamed", "tab", rep.TabID, "old", rep.Label, "new", rep.Want,
 			"why", "position prefix on a person's label (--index-prefix-all)")
 	}

@@ -23,6 +23,7 @@ import (
 // pane its directory while the shell is at its prompt. With the shell in
 // front, the tab keeps the shell's directory.
 func TestShellInFrontNamesItsOwnDirectory(t *testing.T) {
+	t.Parallel()
 	for _, proto := range []int{17, 19, 20, 22} {
 		for _, format := range []string{"{proc|dir}", "{dir}"} {
 			t.Run(fmt.Sprintf("%d %s", proto, format), func(t *testing.T) {

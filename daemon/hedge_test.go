@@ -9,6 +9,7 @@ import (
 // Inside a pass: a pass someone waits for sends a late
 // snapshot again and counts it; a poll pass never does, however late.
 func TestPassHedgesOnlyWhenSomeoneWaits(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name        string
 		hedge       bool

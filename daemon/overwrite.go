@@ -347,19 +347,13 @@ func (d *Daemon) currentLabel(ctx context.Context, t target) (string, error) {
 	return tab.Label, err
 }
 
-// setLabel renames a target and notes the label in the last snapshot, so
-// its echo is old news.
+// setLabel gives a target back a label (a person's, a lock's): the
+// rename request of every other rename, its label noted in the last
+// snapshot so its echo is old news.
 func (d *Daemon) setLabel(ctx context.Context, t target, label string) error {
-	if t.kind == workspaceTarget {
-		if _, err := d.client.RenameWorkspace(ctx, t.id, label); err != nil {
-			return err
-		}
-		d.noteWorkspaceLabel(t.id, label)
-		return nil
-	}
-	if _, err := d.client.RenameTab(ctx, t.id, label); err != nil {
+	if _, err := d.request(ctx, t, label); err != nil {
 		return err
 	}
-	d.noteLabel(t.id, label)
+	d.note(t, label)
 	return nil
 }

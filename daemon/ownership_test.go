@@ -175,6 +175,7 @@ func TestLateRenameOfAKilledDaemonStaysOurs(t *testing.T) {
 
 // The pending set is bounded: a tab renamed forever does not grow the file.
 func TestPendingLabelsAreBounded(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "{dir}", nil)
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/d0")
 	tab := f.srv.Snapshot().Tabs[0].ID
@@ -581,6 +582,7 @@ func TestAlreadyRunningMessageCarriesNoEscapes(t *testing.T) {
 // replay, the fate waits for the replay's end and the last echo, and a
 // person's rename after ours stands.
 func TestPutBackActsOnlyOnTheLabelOursReplaced(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		live bool

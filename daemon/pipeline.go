@@ -341,8 +341,7 @@ func (d *Daemon) recordOutcomes(renames []*row, w *stateWrites, stats *PassStats
 		switch r.outcome {
 		case renameDone:
 			stats.Renames++
-			d.noteLabel(rep.TabID, rep.Want)
-			d.noteOurRename(target{tabTarget, rep.TabID}, rep.Want, rep.Label)
+			d.settle(target{tabTarget, rep.TabID}, rep.Want, rep.Label, r.outcome)
 			// Pending keeps the label: other requests (a killed daemon's)
 			// may still land after this one.
 			w.add(setNamed(rep.TabID, rep.Want))
@@ -353,7 +352,7 @@ func (d *Daemon) recordOutcomes(renames []*row, w *stateWrites, stats *PassStats
 		case renameInFlight:
 			// Sent but unanswered: herdr may still apply it, so the
 			// pending label stays, and its echo is watched for.
-			d.noteOurRename(target{tabTarget, rep.TabID}, rep.Want, rep.Label)
+			d.settle(target{tabTarget, rep.TabID}, rep.Want, rep.Label, r.outcome)
 		case renameLockedBack:
 			// Put back for a lock: the pending label stays, for the echo
 			// of the rename, and the lock decides its fate.

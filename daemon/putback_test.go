@@ -136,6 +136,7 @@ func TestSeveralRenamesInFlightKeepAPersonsRename(t *testing.T) {
 // itself, which the state file remembers with the text it went in front
 // of.
 func TestPrefixKeepsLabelsThatBeginWithADigit(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "{dir}", func(o *Options) { o.IndexPrefixAll = true })
 	ws, first, _ := f.srv.NewWorkspace("main", home+"/a")
 	// Through the API: herdr's UI would trim "7 ".

@@ -120,13 +120,11 @@ func (r *tabRenamer) renameOne(ctx context.Context, rep *TabReport, dec namer.De
 	case rc == recheckLanded:
 		return renameLanded, nil
 	}
-	_, err := d.client.RenameTab(ctx, rep.TabID, rep.Want)
-	d.renamed(err)
+	out, err := d.request(ctx, target{tabTarget, rep.TabID}, rep.Want)
 	if err != nil {
 		rep.Action, rep.Error = ActionFailed, err.Error()
-		if herdr.IsServerGone(err) || ctx.Err() != nil {
-			// Cut off, not refused: herdr may still apply it.
-			return renameInFlight, err
+		if out == renameInFlight {
+			return out, err
 		}
 		if herdr.IsCode(err, "tab_not_found") {
 			d.log.Debug("tab vanished before rename", "tab", rep.TabID)
@@ -153,7 +151,7 @@ func (r *tabRenamer) putBackLock(ctx context.Context, rep *TabReport) bool {
 	if f.Do != namer.PutBack {
 		return false
 	}
-	if _, err := d.client.RenameTab(ctx, rep.TabID, f.To); err != nil {
+	if _, err := d.request(ctx, target{tabTarget, rep.TabID}, f.To); err != nil {
 		d.log.Warn("could not put back a locked tab's label", "tab", rep.TabID, "label", f.To, "err", err)
 		return false
 	}
@@ -250,3 +248,46 @@ const (
 	recheckKeep                  // leave it: a person's name, a lock, gone
 	recheckLanded                // it already shows the wanted label, ours
 )
+
+// request sends one rename of ours, its record already in the state file,
+// and says what came of it: done, refused (herdr said no), or in flight
+// (cut off: herdr may still apply it). It is safe on any goroutine; the
+// loop then settles it.
+func (d *Daemon) request(ctx context.Context, t target, want string) (renameOutcome, error) {
+	var err error
+	if t.kind == workspaceTarget {
+		_, err = d.client.RenameWorkspace(ctx, t.id, want)
+	} else {
+		_, err = d.client.RenameTab(ctx, t.id, want)
+	}
+	d.renamed(err)
+	switch {
+	case err == nil:
+		return renameDone, nil
+	case herdr.IsServerGone(err) || ctx.Err() != nil:
+		return renameInFlight, err
+	}
+	return renameRefused, err
+}
+
+// settle follows a rename of ours that herdr applied, or may still apply,
+// on the loop goroutine: the label goes into the last snapshot (its echo
+// is old news) and its echo is watched for a person's rename inside it.
+func (d *Daemon) settle(t target, want, seen string, out renameOutcome) {
+	switch out {
+	case renameDone:
+		d.note(t, want)
+		fallthrough
+	case renameInFlight:
+		d.noteOurRename(t, want, seen)
+	}
+}
+
+// note records a label a target shows now in the last snapshot.
+func (d *Daemon) note(t target, label string) {
+	if t.kind == workspaceTarget {
+		d.noteWorkspaceLabel(t.id, label)
+	} else {
+		d.noteLabel(t.id, label)
+	}
+}

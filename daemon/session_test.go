@@ -188,6 +188,7 @@ type wakeStep struct {
 // not written yet watches the folder it will be in, or projects/ until
 // that folder is made. Other files wake nothing.
 func TestSessionNewFilesWake(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		before []string // made below ~/.claude/projects before the first pass

@@ -125,11 +125,10 @@ func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want s
 		// No rename without its record saved first.
 		return nil
 	}
-	_, err = d.client.RenameWorkspace(ctx, ws.ID, want)
-	d.renamed(err)
+	out, err := d.request(ctx, t, want)
+	d.settle(t, want, ws.Label, out)
 	if err != nil {
-		if herdr.IsServerGone(err) || ctx.Err() != nil {
-			d.noteOurRename(t, want, ws.Label)
+		if out == renameInFlight {
 			return err
 		}
 		d.log.Warn("workspace rename failed", "workspace", ws.ID, "want", want, "err", err)
@@ -149,8 +148,6 @@ func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want s
 		e.Label, e.MissingSince = want, nil
 		m[ws.ID] = e
 	})
-	d.noteWorkspaceLabel(ws.ID, want)
-	d.noteOurRename(t, want, ws.Label)
 	d.log.Info("renamed workspace", "workspace", ws.ID, "old", ws.Label, "new", want, "why", "label was "+verdict.String())
 	return nil
 }

@@ -44,6 +44,7 @@ func (f *fixture) wantWorkspaces(want ...string) {
 // kept, an idle pass renames nothing, and the state file keeps our name
 // ours for the next daemon once the directory it was made of changed.
 func TestWorkspaceNames(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "{dir}", withWorkspaces(t, "{index} {dir}"))
 	_, _, p1 := f.srv.NewWorkspace("", home+"/src/api")
 	f.srv.NewWorkspace("", home+"/src/web")
@@ -103,6 +104,7 @@ func TestWorkspaceDryRunPrintsOnce(t *testing.T) {
 }
 
 func TestWorkspaceMemoryPruned(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	f := newFixture(t, "{dir}", func(o *Options) {
 		o.Now = func() time.Time { return now }
