@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "891256eff631564dfbc984e359511711716f371b0092e461ecb28cc59a0a94fc"
+      sha256 "c408b640c38e36d30f7c1195e3905b3f3e329ca11392cc2d444894e3d42ec472"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "90ad0b97a8bc1a522fb904a647b7cef10a1611e0616e883e0f384dde59e483c9"
+      sha256 "2615637906e0f6a971205b8dda2f78a6ba251678cc82404645211934c9364a9e"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "8bd438c64d9e0170dcece89df40f5ed368a747e45f62434357716d0f365d64dd"
+      sha256 "3cf94530dd055de039821b158db52d5ebfe5b8e53bc4c3d177151125c019730b"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "3e99d4913aa53f791f40c0280f655cc19df9201a8260c8d7b592f00b7406c709"
+      sha256 "7aa095fbd90315b285a2c2e2401963dd833b91ac55ec3e169e977f585cdc810e"
     end
   end
 
