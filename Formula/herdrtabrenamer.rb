@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "c408b640c38e36d30f7c1195e3905b3f3e329ca11392cc2d444894e3d42ec472"
+      sha256 "fb26a0759f21f6118af164222551ba57121d11a8d5b95d5291025f4a8cad6516"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "2615637906e0f6a971205b8dda2f78a6ba251678cc82404645211934c9364a9e"
+      sha256 "637ec21ee87304f54a40aa0b6588f1e6094eb4f24c9107e9d40bfb3d348dbbde"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "3cf94530dd055de039821b158db52d5ebfe5b8e53bc4c3d177151125c019730b"
+      sha256 "ffa7432a1367e393748d5fcfb38d70d756bddbe5fc57733f8545bdf2603b6c77"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "7aa095fbd90315b285a2c2e2401963dd833b91ac55ec3e169e977f585cdc810e"
+      sha256 "7819d65f48a307f0eccbfd5d62b54d8ce6a8d112c703f5664e510650be23f890"
     end
   end
 

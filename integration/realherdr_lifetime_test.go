@@ -114,11 +114,7 @@ func (rw *renameWindow) holdNextRename(t *testing.T) (release func()) {
 	if err := nudge.Send(rw.w.Sandbox().NudgeSocket(rw.relay.path), rw.pane, nudge.WhenNow); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-arrived:
-	case <-time.After(waitTimeout):
-		t.Fatal("the daemon sent no rename")
-	}
+	waitHeld(t, arrived)
 	return release
 }
 
@@ -180,11 +176,7 @@ func TestRealHerdrSecondRenameDuringTheReplayKeepsThePutBack(t *testing.T) {
 	arrived, release := rw.relay.holdNext("tab.rename")
 	t.Cleanup(release)
 	d := rw.daemon(t)
-	select {
-	case <-arrived:
-	case <-time.After(waitTimeout):
-		t.Fatal("the daemon sent no rename")
-	}
+	waitHeld(t, arrived)
 	rw.w.PersonRename(t, rw.tab, "mine now")
 	release()
 	waitWorldLabel(t, rw.w, rw.tab, "rmk")
@@ -320,5 +312,15 @@ func TestRealHerdrALabelWeSetLongAgoIsAPersons(t *testing.T) {
 	relayedPasses(t, rw.w, d, rw.relay, 2)
 	if got := worldLabel(t, rw.w, rw.tab); got != "rmk" {
 		t.Fatalf("the person's label became %q\n%s", got, d.Log())
+	}
+}
+
+// waitHeld waits until the relay holds the daemon's rename.
+func waitHeld(t *testing.T, arrived <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-arrived:
+	case <-time.After(waitTimeout):
+		t.Fatal("the daemon sent no rename")
 	}
 }

@@ -97,7 +97,15 @@ const PendingTTL = 30 * time.Second
 // still be a late rename of ours at now. Files written without
 // PendingUntil get a PendingTTL from when they are read.
 func PendingOurs(pending LabelSet, until *time.Time, label string, now time.Time) bool {
-	return pending.Has(label) && until != nil && now.Before(*until)
+	return landing(pending, until, now).Has(label)
+}
+
+// landing is pending while its labels may still land at now, else none.
+func landing(pending LabelSet, until *time.Time, now time.Time) LabelSet {
+	if until == nil || !now.Before(*until) {
+		return nil
+	}
+	return pending
 }
 
 // AddPending records label as asked for at now.
@@ -512,10 +520,7 @@ func ourLabels(label string, pending LabelSet, until *time.Time, now time.Time) 
 	if label != "" {
 		out = append(out, label)
 	}
-	if until != nil && now.Before(*until) {
-		out = append(out, pending...)
-	}
-	return out
+	return append(out, landing(pending, until, now)...)
 }
 
 // PendingLanded says whether label is a pending one of ours other than
@@ -527,8 +532,5 @@ func (m TabMemory) PendingLanded(label string, now time.Time) bool {
 
 // Landing are the pending labels that may still land at now.
 func (m TabMemory) Landing(now time.Time) []string {
-	if m.PendingUntil == nil || !now.Before(*m.PendingUntil) {
-		return nil
-	}
-	return m.Pending
+	return landing(m.Pending, m.PendingUntil, now)
 }
