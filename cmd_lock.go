@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
@@ -82,7 +82,10 @@ func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(m *s
 		return withExit(1, err)
 	}
 	if what == "locked" {
-		if err := putBackAfterLock(sock, st.Tabs[tabID], tabID, label); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := daemon.PutBackLock(ctx, herdr.New(sock), st, tabID, label)
+		cancel()
+		if err != nil {
 			fmt.Fprintf(env.stderr, "herdrtabrenamer: warning: %s: %v\n", tabID, err)
 		}
 	}
@@ -112,29 +115,4 @@ func tabLabel(sock, tabID string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("herdr at %s has no tab %s (herdrtabrenamer explain lists the tabs)", sock, tabID)
-}
-
-// putBackAfterLock looks at the tab once more after the lock is on disk:
-// a rename of ours that was on its way when lock read the label, and
-// landed since, goes back to the label the tab was locked with. A rename
-// that lands after this look finds the lock on disk when herdr answers
-// the daemon (daemon.putBackLock).
-func putBackAfterLock(sock string, mem state.TabMemory, tabID, label string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	c := herdr.New(sock)
-	tab, err := c.Tab(ctx, tabID)
-	if err != nil {
-		return fmt.Errorf("could not look at the tab again after locking it: %w", err)
-	}
-	at := time.Now()
-	f := namer.FateOf(namer.Case{Label: tab.Label, Memory: namer.Memory{Locked: true, LockedLabel: label,
-		Labels: mem.OurLabels(at), Landing: mem.Landing(at)}})
-	if f.Do != namer.PutBack {
-		return nil // unchanged, or a person's rename since: theirs stands
-	}
-	if _, err := c.RenameTab(ctx, tabID, label); err != nil {
-		return fmt.Errorf("a rename of ours landed as it was locked, and putting %q back failed: %w", label, err)
-	}
-	return nil
 }

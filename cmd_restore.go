@@ -106,7 +106,14 @@ func (c *RestoreCmd) restoreTabs(ctx context.Context, env *runEnv, d *daemon.Dae
 		case !c.Apply:
 			fmt.Fprintf(env.stdout, "would restore %s %q -> %q\n", r.TabID, r.Label, back)
 		default:
-			if _, err := d.Client().RenameTab(ctx, r.TabID, back); err != nil {
+			err := d.GiveBack(ctx, daemon.LabelBack{TabID: r.TabID, From: r.Label, To: back})
+			if errors.Is(err, daemon.ErrRenamedSince) {
+				// Someone named it as restore read the session: theirs
+				// stays, and our memory of it is moot.
+				fmt.Fprintf(env.stdout, "left     %s %q: %v\n", r.TabID, r.Label, err)
+				break
+			}
+			if err != nil {
 				failed++
 				fmt.Fprintf(env.stderr, "herdrtabrenamer: restore %s to %q: %v\n", r.TabID, back, err)
 				continue

@@ -22,10 +22,7 @@ import (
 // another one works refuses, naming it, instead of taking it for the
 // daemon and stopping it with SIGTERM; the first one finishes its work.
 func TestTwoRestoresDoNotSignalEachOther(t *testing.T) {
-	statusSetup(t)
-	t.Setenv("XDG_RUNTIME_DIR", shortTempDir(t))
-	srv := herdrtest.Start(t, herdrsim.WithoutReadPoll())
-	t.Setenv("HERDR_SOCKET_PATH", srv.SocketPath())
+	srv := restoreServer(t)
 	// The first restore's first request to herdr is held back: it works
 	// for that long, holding its claim.
 	srv.StallNext("", 3*time.Second, 1)
@@ -91,10 +88,7 @@ func TestRestoreRefusesAnotherServersState(t *testing.T) {
 // person's label carries the tab's position in front; restore takes off
 // exactly the prefix we put there, leading digits of their own included.
 func TestRestoreGivesBackAPersonsTextExactly(t *testing.T) {
-	statusSetup(t)
-	t.Setenv("XDG_RUNTIME_DIR", shortTempDir(t))
-	srv := herdrtest.Start(t, herdrsim.WithoutReadPoll())
-	t.Setenv("HERDR_SOCKET_PATH", srv.SocketPath())
+	srv := restoreServer(t)
 	ws, first, _ := srv.NewWorkspace("main", "/tmp")
 	second, _ := srv.NewTab(ws, "/tmp")
 	srv.HumanRename(first, "3 amigos")
@@ -113,4 +107,45 @@ func TestRestoreGivesBackAPersonsTextExactly(t *testing.T) {
 	if got := []string{srv.Snapshot().Tabs[0].Label, srv.Snapshot().Tabs[1].Label}; got[0] != "3 amigos" || got[1] != "notes" {
 		t.Fatalf("after restore %q, want the person's text back; restore said:\n%s", got, out.String())
 	}
+}
+
+// TestRestoreKeepsARenameMadeMeanwhile: a person who renames one of our
+// tabs while restore reads the session keeps their name: restore looks
+// at each tab right before giving it its number back.
+func TestRestoreKeepsARenameMadeMeanwhile(t *testing.T) {
+	srv := restoreServer(t)
+	_, tab, _ := srv.NewWorkspace("main", "/tmp/web")
+	var out, errb bytes.Buffer
+	if code := Main([]string{"once", "--apply"}, &out, &errb); code != 0 {
+		t.Fatalf("once: exit %d: %s", code, errb.String())
+	}
+	if got := srv.Snapshot().Tabs[0].Label; got != "web" {
+		t.Fatalf("once named the tab %q, want web", got)
+	}
+	// Every snapshot restore takes is held 300 ms; the person renames
+	// the tab while its last one is on its way back.
+	snaps := srv.Calls("session.snapshot")
+	srv.SetLatency("session.snapshot", 300*time.Millisecond)
+	done := make(chan int, 1)
+	out.Reset()
+	go func() { done <- Main([]string{"restore", "--apply"}, &out, &errb) }()
+	waitFor(t, "restore's second snapshot", func() bool { return srv.Calls("session.snapshot") >= snaps+2 })
+	srv.HumanRename(tab, "mine")
+	if code := <-done; code != 0 {
+		t.Fatalf("restore: exit %d: %s", code, errb.String())
+	}
+	if got := srv.Snapshot().Tabs[0].Label; got != "mine" {
+		t.Fatalf("the person's rename during restore became %q; restore said:\n%s", got, out.String())
+	}
+}
+
+// restoreServer starts a herdr for restore to work on, in a setup of its
+// own.
+func restoreServer(t *testing.T) *herdrsim.Server {
+	t.Helper()
+	statusSetup(t)
+	t.Setenv("XDG_RUNTIME_DIR", shortTempDir(t))
+	srv := herdrtest.Start(t, herdrsim.WithoutReadPoll())
+	t.Setenv("HERDR_SOCKET_PATH", srv.SocketPath())
+	return srv
 }

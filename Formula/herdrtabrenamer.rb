@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "fb26a0759f21f6118af164222551ba57121d11a8d5b95d5291025f4a8cad6516"
+      sha256 "67671b03334f2928171f364edf3fa2fab8f63fb83adbe67380ad237fd7f13c46"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "637ec21ee87304f54a40aa0b6588f1e6094eb4f24c9107e9d40bfb3d348dbbde"
+      sha256 "aaa4402f4123b4da71f270362b316f730404372f074fef8f96f921e559b92d4c"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "ffa7432a1367e393748d5fcfb38d70d756bddbe5fc57733f8545bdf2603b6c77"
+      sha256 "c25a6bf9c93564bd175fbc78969595b673345c92ab8652ac220748b2b5a6ccab"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "7819d65f48a307f0eccbfd5d62b54d8ce6a8d112c703f5664e510650be23f890"
+      sha256 "33698fe2d067d7ff5fc35df37173f81deb9dbcabe11f1cc0eae1ae7b21b84bc2"
     end
   end
 

@@ -83,16 +83,12 @@ type Daemon struct {
 	log    *slog.Logger
 	client *herdr.Client
 	state  *state.State
-	procs  map[string]*paneProc
-	// newProgs holds each lead pane's program and when it was first
-	// seen, for --settle.
-	newProgs map[string]newProg
+	// procs caches each pane's program.
+	procs progCache
 	// passes counts passes that read a snapshot: a snapshot fetched
 	// ahead for a pass is stale once another pass ran after it.
 	passes atomic.Uint64
-	last   *herdr.Snapshot
-	// lastTab and lastPane index last by id.
-	lastTab, lastPane map[string]int
+	last   lastSnap
 	// seen is history beyond the last snapshot, for event triage.
 	seen seen
 	down bool
@@ -153,8 +149,7 @@ func New(opt Options) (*Daemon, error) {
 		// waits for use them (passInput.urgent): a poll tick costs one
 		// connection, as it always did.
 		client:    herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log), herdr.WithHedging(true)),
-		procs:     map[string]*paneProc{},
-		newProgs:  map[string]newProg{},
+		procs:     newProgCache(),
 		printed:   map[target]string{},
 		replayCap: ReplayWindow,
 	}
@@ -220,7 +215,7 @@ func (d *Daemon) Client() *herdr.Client { return d.client }
 // fork, in front before it execs the program, is the shell still: a pass
 // then would find no program and none would follow the exec.
 func (d *Daemon) foregroundProbe(paneID string) (func(ctx context.Context) bool, time.Duration) {
-	if c := d.procs[paneID]; c != nil && c.localOK {
+	if c := d.procs.of(paneID); c != nil && c.localOK {
 		insp, shell := d.opt.Inspector, c.shellPID
 		var shellArgv []string
 		return func(context.Context) bool {
@@ -365,20 +360,6 @@ func subscriptions() []herdr.Subscription {
 	return subs
 }
 
-// lastAgents are the panes of the last snapshot that run an agent.
-func (d *Daemon) lastAgents() []herdr.Pane {
-	if d.last == nil {
-		return nil
-	}
-	var out []herdr.Pane
-	for _, p := range d.last.Panes {
-		if p.Agent != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // printDryRun shows each new decision once.
 func (d *Daemon) printDryRun(reps []TabReport) {
 	for _, r := range reps {
@@ -420,7 +401,7 @@ func (d *Daemon) reconfigure(opt Options) {
 	d.opt = opt
 	d.printed = map[target]string{}
 	// Cached programs were named with the old aliases and rewrites.
-	d.procs = map[string]*paneProc{}
+	d.procs.reset()
 	// The next pass watches the session files the new format still needs.
 	d.sessions.Prune(nil)
 	d.traceAt(slog.LevelInfo, Trace{Kind: TraceReloaded}, "configuration reloaded")

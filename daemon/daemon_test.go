@@ -309,7 +309,6 @@ func TestStatePrunedAfterTabsClose(t *testing.T) {
 }
 
 func TestRunLoopFollowsEventsAndNudges(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{icon} {proc|dir}", nil)
 	ws, _, p1 := f.srv.NewWorkspace("main", home+"/a")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -363,7 +362,6 @@ func TestRunLoopFollowsEventsAndNudges(t *testing.T) {
 }
 
 func TestServerOutageOneLogLine(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Poll = 20 * time.Millisecond })
 	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -447,7 +445,6 @@ func sendRaw(t *testing.T, path string, b []byte) {
 }
 
 func TestPreexecNudgeWaitsForTheProgram(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{proc|dir}", nil)
 	f.d.opt.Inspector = fakeInspector{f.srv}
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
@@ -476,7 +473,6 @@ func TestPreexecNudgeWaitsForTheProgram(t *testing.T) {
 }
 
 func TestReloadSwapsTheTemplate(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{dir}", nil)
 	f.srv.NewWorkspace("main", home+"/a")
 	reload := make(chan Options, 1)
@@ -500,6 +496,7 @@ func TestReloadSwapsTheTemplate(t *testing.T) {
 }
 
 func TestLostRenameReplyStaysOurs(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Timeout = 200 * time.Millisecond })
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
 	// herdr applies the rename, but only after we stopped waiting.
@@ -523,7 +520,6 @@ func TestLostRenameReplyStaysOurs(t *testing.T) {
 }
 
 func TestOwnRenameEchoCostsNoPass(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{proc|dir}", nil)
 	f.d.opt.Inspector = fakeInspector{f.srv}
 	f.noHedging()
@@ -554,7 +550,6 @@ func TestOwnRenameEchoCostsNoPass(t *testing.T) {
 }
 
 func TestPreexecAfterSilentExitWaitsForTheNewProgram(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{proc|dir}", nil)
 	f.d.opt.Inspector = fakeInspector{f.srv}
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
@@ -604,11 +599,13 @@ func TestRenameWatchFollowsTheInjectedClock(t *testing.T) {
 	} {
 		now = start
 		f.d.flights = newFlights()
-		f.d.flights.live[liveKey{f.d.stream.gen.Load(), tabTarget}] = tt.live
+		if tt.live {
+			f.d.flights.markLive(f.d.stream.gen.Load(), tabTarget)
+		}
 		f.d.noteOurRename(tab, "a", "1")
 		now = start.Add(tt.after)
 		f.d.expireInflight()
-		if _, ok := f.d.flights.by[tab]; ok != tt.kept {
+		if ok := len(f.d.flights.of(tab)) > 0; ok != tt.kept {
 			t.Fatalf("live %v, %v after the rename on the injected clock: kept = %v, want %v", tt.live, tt.after, ok, tt.kept)
 		}
 	}
@@ -619,7 +616,6 @@ func TestRenameWatchFollowsTheInjectedClock(t *testing.T) {
 // window, an age or a stream's start read on the wall clock would be on
 // another time line than the decisions that compare with them.
 func TestWatchersFollowTheInjectedClock(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC) // far from the wall clock
 	var ns atomic.Int64
 	ns.Store(start.UnixNano())
@@ -755,7 +751,7 @@ func TestNudgedPassAsksAboutNoOtherChangedPane(t *testing.T) {
 // request but ping: the daemon takes it for an outage (one warning, with
 // the socket, then quiet passes), not for a failed pass each poll.
 func TestShuttingDownServerIsAnOutage(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Parallel()
 	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Poll = 20 * time.Millisecond }, herdrsim.WithProtocol(20))
 	f.srv.NewWorkspace("main", home+"/a")
 	ctx, cancel := context.WithCancel(context.Background())

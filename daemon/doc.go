@@ -8,6 +8,7 @@
 // # From a trigger to a pass
 //
 //	herdr event ─ triage (events.go): news? ──────┐
+//	  created above every id: look (lookFor) ─────┤
 //	nudge (shell hook, plugin) ───────────────────┤
 //	local watch (procwatch: a program started) ───┼─> loop.run (loop.go)
 //	poll: full, agent status, rest (polls.go) ────┤      │ one at a time
@@ -17,28 +18,34 @@
 //	herdr event: a rename's echo                        plan ─ lead pane per tab
 //	  └─> checkOverwrite (overwrite.go) ─ put back      gather ─ programs (programs.go)
 //	SIGTERM: awaitEchoes (flights.go)                   decide ─ namer
-//	                                                    judge ─ namer.Fate per label
-//	                                                    commit ─ renames (renamer.go),
-//	                                                      person prefixes, workspaces
+//	restore, lock: GiveBack, PutBackLock                judge ─ namer.Fate per label
+//	                                                    commit ─ the renamer (renamer.go):
+//	                                                      tabs, prefixes, workspaces
 //
 // Whether a label may be replaced, must go back, or stays is namer.Fate's
 // answer alone: the pass, the re-read before a rename, the event triage,
-// the echo of a rename and lock all ask it. Every rename request of ours
-// (a tab's name, a person's prefix, a workspace's name, a label put back)
-// goes out through request and is followed through settle (renamer.go),
-// its record saved in the state file first.
+// the echo of a rename and lock all ask it. Every rename of ours (a tab's
+// name, a person's prefix, a workspace's name, a label given back) goes
+// through the renamer (renamer.go) with one protocol: its record saved
+// in the state file first (records.go), a re-read, the request, and what
+// came of it saved and followed (settle). Event triage only asks: it
+// sends nothing and changes nothing; learnEvent takes the event in, and
+// a look whether a created tab is there runs off the loop.
 //
 // # Who owns what
 //
 // The goroutine running Run (the loop) owns the Daemon's fields: its
-// options, the state, the last snapshot and its indexes, the history of
-// what it has seen, the program cache, the renames on their way
-// (flights) and the dry run's printed decisions. A pass runs on the loop
+// options, the state, the last snapshot (lastSnap), the history of what
+// it has seen (seen), the program cache (progCache), the renames on their
+// way (flights) and the dry run's printed decisions. Each of these is a
+// type whose methods alone change it. A pass runs on the loop
 // goroutine, in the phases of pipeline.go. Other goroutines touch only
 // what is theirs or safe to share:
 //
-//   - a pass's rename workers (tabRenamer) share the state and the last
+//   - a pass's rename workers (renamer) share the state and the last
 //     snapshot under the renamer's own lock, while the loop waits for them;
+//   - a look whether a created tab or pane is there (lookFor) only asks
+//     herdr, and hands what it found to the loop through its channel;
 //   - the event watcher (watch.go, replay.go) keeps the stream's
 //     generation and first time in atomics, and talks to the loop only
 //     through its channels; the herdr client is safe for concurrent use;

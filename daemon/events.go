@@ -58,57 +58,122 @@ func (s *seen) label(id, label string) {
 	}
 }
 
+// had reports whether the target showed label at some time seen.
+func (s *seen) had(id, label string) bool { return s.labels[id].Has(label) }
+
 // arrival reports whether a created event's id is above every id seen in
-// its series, and raises the mark: a replay of the same event is then old.
-func (s *seen) arrival(m map[string]int, ws string, n int) bool {
-	if n <= m[ws] {
-		return false
-	}
-	m[ws] = n
-	return true
+// its series (herdr never reuses a number: any other is a replay). An id
+// that does not parse counts as one.
+func (s *seen) arrival(ev herdr.Event) bool {
+	ws, n, mark, err := s.mark(ev)
+	return err != nil || mark != nil && n > mark[ws]
 }
 
-// newsworthy says whether an event may change a name the last snapshot
-// would give. live: the event is not part of a replay.
-func (d *Daemon) newsworthy(ev herdr.Event, live bool) bool {
-	if d.last == nil {
-		return true
+// arrived raises the mark of a created event's series past its id: a
+// replay of the same event is then old.
+func (s *seen) arrived(ev herdr.Event) {
+	if s.maxTab == nil {
+		s.maxTab, s.maxPane, s.labels = map[string]int{}, map[string]int{}, map[string]state.LabelSet{}
 	}
+	ws, n, mark, err := s.mark(ev)
 	switch {
+	case err != nil || mark == nil:
+	case ev.Kind == "workspace.created":
+		s.maxWorkspace = max(s.maxWorkspace, n)
+	default:
+		mark[ws] = max(mark[ws], n)
+	}
+}
+
+// mark finds a created event's series: the marks by workspace, and the
+// key and number of its id in them.
+func (s *seen) mark(ev herdr.Event) (ws string, n int, mark map[string]int, err error) {
+	switch ev.Kind {
+	case "tab.created":
+		ws, n, err = herdr.ParseTabID(ev.TabID)
+		return ws, n, s.maxTab, err
+	case "pane.created":
+		ws, n, err = herdr.ParsePaneID(ev.PaneID)
+		return ws, n, s.maxPane, err
+	case "workspace.created":
+		n, err = herdr.ParseWorkspaceID(ev.WorkspaceID)
+		return "", n, map[string]int{"": s.maxWorkspace}, err
+	}
+	return "", 0, nil, nil
+}
+
+// news is what triage makes of an event.
+type news uint8
+
+const (
+	oldNews news = iota
+	isNews
+	// lookFirst: a tab or pane created above every id seen is news if it
+	// is there now. At the start of a 0.7/0.8 subscription the replay
+	// brings tabs and panes that closed before we ever saw them.
+	lookFirst
+)
+
+// triage says whether an event may change a name the last snapshot would
+// give. live: the event is not part of a replay. It changes nothing: it
+// takes the event in afterwards (learnEvent).
+func (d *Daemon) triage(ev herdr.Event, live bool) news {
+	if d.last.none() {
+		return isNews
+	}
+	var n bool
+	switch {
+	case ev.Kind == "tab.created" || ev.Kind == "pane.created":
+		return d.created(ev)
 	case strings.HasPrefix(ev.Kind, "tab."):
-		return d.tabNews(ev, live)
+		n = d.tabNews(ev, live)
 	case strings.HasPrefix(ev.Kind, "pane."):
-		return d.paneNews(ev)
+		n = d.paneNews(ev)
 	case strings.HasPrefix(ev.Kind, "workspace."):
-		return d.workspaceNews(ev, live)
+		n = d.workspaceNews(ev, live)
+	default:
+		n = true
 	}
-	return true
+	if n {
+		return isNews
+	}
+	return oldNews
 }
 
-// lastTabOf is the tab in the last snapshot.
-func (d *Daemon) lastTabOf(id string) (herdr.Tab, bool) {
-	if i, ok := d.lastTab[id]; ok {
-		return d.last.Tabs[i], true
+// created triages a tab.created or pane.created.
+func (d *Daemon) created(ev herdr.Event) news {
+	var known bool
+	if ev.Kind == "tab.created" {
+		_, known = d.last.tabOf(ev.TabID)
+	} else {
+		_, known = d.last.paneOf(ev.PaneID)
 	}
-	return herdr.Tab{}, false
+	if known || !d.seen.arrival(ev) {
+		return oldNews
+	}
+	return lookFirst
 }
 
-// lastPaneOf is the pane in the last snapshot.
-func (d *Daemon) lastPaneOf(id string) (herdr.Pane, bool) {
-	if i, ok := d.lastPane[id]; ok {
-		return d.last.Panes[i], true
-	}
-	return herdr.Pane{}, false
-}
-
-// lastWorkspaceOf is the workspace in the last snapshot.
-func (d *Daemon) lastWorkspaceOf(id string) (herdr.Workspace, bool) {
-	for _, w := range d.last.Workspaces {
-		if w.ID == id {
-			return w, true
+// learnEvent takes an event into what the daemon has seen: the labels of
+// targets in the last snapshot, the marks of created ids, and a pane's
+// newer state (the next update is measured against it).
+func (d *Daemon) learnEvent(ev herdr.Event) {
+	switch ev.Kind {
+	case "tab.created", "pane.created", "workspace.created":
+		d.seen.arrived(ev)
+	case "tab.renamed":
+		if _, ok := d.last.tabOf(ev.TabID); ok {
+			d.seen.label(ev.TabID, ev.Label)
+		}
+	case "workspace.renamed":
+		if _, ok := d.last.workspaceOf(ev.WorkspaceID); ok {
+			d.seen.label(ev.WorkspaceID, ev.Label)
+		}
+	case "pane.updated":
+		if upd, ok := d.newerPane(ev); ok {
+			d.last.setPane(upd)
 		}
 	}
-	return herdr.Workspace{}, false
 }
 
 // kindOf is the rename entry whose replay an event belongs to.
@@ -124,18 +189,12 @@ func kindOf(ev herdr.Event) targetKind {
 // is a rename, even back to an old label (a tab handed back by its
 // number).
 func (d *Daemon) replayedLabel(id, label string, live bool) bool {
-	return !live && d.seen.labels[id].Has(label)
+	return !live && d.seen.had(id, label)
 }
 
 func (d *Daemon) tabNews(ev herdr.Event, live bool) bool {
-	t, known := d.lastTabOf(ev.TabID)
+	t, known := d.last.tabOf(ev.TabID)
 	switch ev.Kind {
-	case "tab.created":
-		if known {
-			return false
-		}
-		ws, n, err := herdr.ParseTabID(ev.TabID)
-		return err != nil || d.seen.arrival(d.seen.maxTab, ws, n) && d.exists("tab.get", "tab_id", ev.TabID)
 	case "tab.closed":
 		return known
 	case "tab.renamed":
@@ -147,7 +206,6 @@ func (d *Daemon) tabNews(ev herdr.Event, live bool) bool {
 		if !known || t.Label == ev.Label || d.replayedLabel(ev.TabID, ev.Label, live) {
 			return false
 		}
-		d.seen.label(ev.TabID, ev.Label)
 		f := namer.FateOf(namer.Case{Label: ev.Label, Memory: memoryOf(d.state.Tabs[ev.TabID], d.now()), Force: d.opt.Force})
 		return f.Verdict == namer.Herdrs || f.Verdict == namer.Released || f.Verdict == namer.Forced
 	case "tab.focused":
@@ -157,14 +215,8 @@ func (d *Daemon) tabNews(ev herdr.Event, live bool) bool {
 }
 
 func (d *Daemon) paneNews(ev herdr.Event) bool {
-	p, known := d.lastPaneOf(ev.PaneID)
+	p, known := d.last.paneOf(ev.PaneID)
 	switch ev.Kind {
-	case "pane.created":
-		if known {
-			return false
-		}
-		ws, n, err := herdr.ParsePaneID(ev.PaneID)
-		return err != nil || d.seen.arrival(d.seen.maxPane, ws, n) && d.exists("pane.get", "pane_id", ev.PaneID)
 	case "pane.closed", "pane.exited":
 		return known
 	case "pane.focused":
@@ -182,24 +234,12 @@ func (d *Daemon) paneNews(ev herdr.Event) bool {
 }
 
 func (d *Daemon) workspaceNews(ev herdr.Event, live bool) bool {
-	w, known := d.lastWorkspaceOf(ev.WorkspaceID)
+	w, known := d.last.workspaceOf(ev.WorkspaceID)
 	switch ev.Kind {
 	case "workspace.renamed":
-		if !known || w.Label == ev.Label || d.replayedLabel(w.ID, ev.Label, live) {
-			return false
-		}
-		d.seen.label(w.ID, ev.Label)
-		return true
+		return known && w.Label != ev.Label && !d.replayedLabel(w.ID, ev.Label, live)
 	case "workspace.created":
-		if known {
-			return false
-		}
-		n, err := herdr.ParseWorkspaceID(ev.WorkspaceID)
-		if err != nil || n > d.seen.maxWorkspace {
-			d.seen.maxWorkspace = max(d.seen.maxWorkspace, n)
-			return true
-		}
-		return false
+		return !known && d.seen.arrival(ev)
 	case "workspace.closed":
 		return known
 	}
@@ -207,71 +247,72 @@ func (d *Daemon) workspaceNews(ev herdr.Event, live bool) bool {
 }
 
 // exists asks herdr whether a tab or pane that an event says was created
-// is there now: one small request instead of a full pass. At the start of
-// a 0.7/0.8 subscription the replay brings tabs and panes that closed
-// before we ever saw them. An error counts as there (look, to be safe).
-func (d *Daemon) exists(method, key, id string) bool {
-	// Short: this runs on the loop, and an unsure answer only costs a pass.
-	ctx, cancel := context.WithTimeout(context.Background(), min(d.opt.Timeout, existsTimeout))
-	defer cancel()
+// is there now: one small request instead of a full pass. An error counts
+// as there (look, to be safe). It is safe on any goroutine.
+func (d *Daemon) exists(ctx context.Context, ev herdr.Event) bool {
+	method, key, id := "tab.get", "tab_id", ev.TabID
+	if ev.Kind == "pane.created" {
+		method, key, id = "pane.get", "pane_id", ev.PaneID
+	}
 	err := d.client.Call(ctx, method, map[string]string{key: id}, nil)
 	return err == nil || !herdr.IsCode(err, "tab_not_found") && !herdr.IsCode(err, "pane_not_found")
 }
 
 // paneUpdated triages a pane.updated: an older revision than the snapshot
 // holds is a replay; a newer one is news only if the tab's name would
-// change with it. Otherwise the snapshot takes the new pane, so the next
-// update is measured against it.
+// change with it.
 func (d *Daemon) paneUpdated(ev herdr.Event) bool {
-	i, ok := d.lastPane[ev.PaneID]
+	old, ok := d.last.paneOf(ev.PaneID)
 	if !ok {
 		return false // not in the snapshot: a replay about a closed pane, or news a created event brings
 	}
-	old := d.last.Panes[i]
-	var data struct {
-		Pane *herdr.Pane `json:"pane"`
+	upd, ok := d.newerPane(ev)
+	if !ok {
+		return !hasPane(ev, old.ID) && old.Revision != eventRevision(ev)
 	}
-	if json.Unmarshal(ev.Data, &data) != nil || data.Pane == nil || data.Pane.ID != old.ID {
-		return old.Revision != eventRevision(ev)
-	}
-	upd := *data.Pane
-	if upd.Revision <= old.Revision {
-		return false
-	}
-	if d.nameDiffers(old.TabID, func(ps []herdr.Pane) {
+	return d.nameDiffers(old.TabID, func(ps []herdr.Pane) {
 		for j := range ps {
 			if ps[j].ID == upd.ID {
 				ps[j] = upd
 			}
 		}
-	}) {
-		return true
+	})
+}
+
+// newerPane is the pane a pane.updated carries, when it is newer than the
+// last snapshot's.
+func (d *Daemon) newerPane(ev herdr.Event) (herdr.Pane, bool) {
+	old, ok := d.last.paneOf(ev.PaneID)
+	if !ok {
+		return herdr.Pane{}, false
 	}
-	d.last.Panes[i] = upd
-	return false
+	var data struct {
+		Pane *herdr.Pane `json:"pane"`
+	}
+	if json.Unmarshal(ev.Data, &data) != nil || data.Pane == nil || data.Pane.ID != old.ID || data.Pane.Revision <= old.Revision {
+		return herdr.Pane{}, false
+	}
+	return *data.Pane, true
+}
+
+// hasPane reports whether a pane.updated carries the pane id.
+func hasPane(ev herdr.Event, id string) bool {
+	var data struct {
+		Pane *herdr.Pane `json:"pane"`
+	}
+	return json.Unmarshal(ev.Data, &data) == nil && data.Pane != nil && data.Pane.ID == id
 }
 
 // nameDiffers reports whether the tab's name, decided from the last
 // snapshot with the facts already known, changes when change is applied to
 // its panes. It asks herdr nothing.
 func (d *Daemon) nameDiffers(tabID string, change func([]herdr.Pane)) bool {
-	ti, ok := d.lastTab[tabID]
+	tab, ok := d.last.tabOf(tabID)
 	if !ok {
 		return true
 	}
-	tab := d.last.Tabs[ti]
-	var ws herdr.Workspace
-	for _, w := range d.last.Workspaces {
-		if w.ID == tab.WorkspaceID {
-			ws = w
-		}
-	}
-	var before []herdr.Pane
-	for _, p := range d.last.Panes {
-		if p.TabID == tabID {
-			before = append(before, p)
-		}
-	}
+	ws, _ := d.last.workspaceOf(tab.WorkspaceID)
+	before := d.last.panesOf(tabID)
 	if len(before) == 0 {
 		return true
 	}

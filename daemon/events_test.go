@@ -41,7 +41,6 @@ func (f *fixture) caughtUp() []string {
 // against the last snapshot they are old news: only the one full pass
 // after the subscribe runs.
 func TestReplayedEventsCostNoPass(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 }, herdrsim.WithProtocol(20))
 	ws, tab, p := f.srv.NewWorkspace("main", home+"/a")
 	// History: tabs that came and went, a tab renamed over and over, a
@@ -87,7 +86,7 @@ func TestReplayedEventsCostNoPass(t *testing.T) {
 // until then every rename of ours costs a re-read, and the fate of each
 // waits.
 func TestBusyEntryReplayEnds(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Parallel()
 	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 }, herdrsim.WithProtocol(20))
 	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
 	busy, _ := f.srv.NewTab(ws, home+"/b")
@@ -121,7 +120,7 @@ func TestBusyEntryReplayEnds(t *testing.T) {
 // plugin's metadata-token spinner the templates do not read) costs no
 // pass; a change a template reads still does.
 func TestTokenSpinnerCostsNoPass(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Parallel()
 	f := newFixture(t, "{title|dir}", func(o *Options) { o.Poll = 0 })
 	_, _, p := f.srv.NewWorkspace("main", home+"/a")
 	runDaemon(t, f, nil)
@@ -151,7 +150,6 @@ func TestTokenSpinnerCostsNoPass(t *testing.T) {
 // On 0.9 a lagging stream ends with an events_lost error
 // line. The daemon resubscribes at once and runs one full pass.
 func TestEventsLostResubscribesWithOneFullPass(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	srv := startRawServer(t)
 	srv.onSubscribe = func(c net.Conn, n int, id string) {
 		if n == 1 {

@@ -1,8 +1,6 @@
 package daemon
 
 import (
-	"context"
-	"fmt"
 	"path/filepath"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/glyphs"
@@ -10,7 +8,6 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
-	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // SameDir is namer.Config.SameDir on this machine: whether fgCwd is cwd
@@ -62,52 +59,6 @@ func (d *Daemon) sshHost(dest string) string {
 	return sshhosts.HostOf(dest)
 }
 
-// prefixPeople gives people's labels their tab position in front
-// (--index-prefix-all). These renames leave the state file alone: the
-// label stays a person's, so the next pass prefixes it again rather than
-// taking it for ours and naming the tab after its program. Like every
-// rename of ours, each looks at the tab right before and is watched for a
-// person's rename landing inside it.
-func (d *Daemon) prefixPeople(ctx context.Context, rows []*row, stats *PassStats) error {
-	for _, r := range rows {
-		rep := &r.report
-		t := target{tabTarget, rep.TabID}
-		now, err := d.currentLabel(ctx, t)
-		if err == nil && now != rep.Label {
-			// Renamed since the snapshot: the next pass prefixes that.
-			rep.Action, rep.Label = ActionKeep, now
-			d.noteLabel(rep.TabID, now)
-			continue
-		}
-		if err == nil {
-			// The person's text goes on disk before the rename: a label
-			// of ours whose text is lost would take a person's leading
-			// digit for our prefix, or the prefix for their text.
-			err = d.rememberPersonText(rep.TabID, d.personText(rep.TabID, rep.Label), rep.Want,
-				state.Flight{Want: rep.Want, Seen: rep.Label, Sent: d.now()})
-		}
-		out := renameNotSent
-		if err == nil {
-			out, err = d.request(ctx, t, rep.Want)
-		}
-		d.settle(t, rep.Want, rep.Label, out)
-		if err != nil {
-			rep.Action, rep.Error = ActionFailed, err.Error()
-			if out == renameInFlight || herdr.IsServerGone(err) {
-				return err
-			}
-			d.saveState([]func(map[string]state.TabMemory){dropSavedFlight(rep.TabID, rep.Want)}, nil)
-			d.log.Warn("rename failed", "tab", rep.TabID, "want", rep.Want, "err", err)
-			continue
-		}
-		stats.Renames++
-		rep.Action = ActionRenamed
-		d.log.Info("renamed", "tab", rep.TabID, "old", rep.Label, "new", rep.Want,
-			"why", "position prefix on a person's label (--index-prefix-all)")
-	}
-	return nil
-}
-
 // personPrefix is the label a person's tab gets under --index-prefix-all,
 // and whether that differs from its label now.
 func (d *Daemon) personPrefix(tab herdr.Tab, verdict namer.Verdict, pos map[string]int) (string, bool) {
@@ -125,19 +76,4 @@ func (d *Daemon) personText(tabID, label string) string {
 		return m.PersonText
 	}
 	return label
-}
-
-// rememberPersonText records, before the rename, that prefixed is the
-// person's text with our prefix, and the rename's flight.
-func (d *Daemon) rememberPersonText(tabID, text, prefixed string, f state.Flight) error {
-	err := d.update(func(tabs map[string]state.TabMemory) {
-		m := tabs[tabID]
-		m.PersonText, m.PrefixedAs = text, prefixed
-		m.Flights = appendFlight(m.Flights, f)
-		tabs[tabID] = m
-	})
-	if err != nil {
-		return fmt.Errorf("not renamed: state not saved: %w", err)
-	}
-	return nil
 }

@@ -15,6 +15,144 @@ import (
 // on 0.7/0.8 that stream replays the echo and the label before it; on 0.9
 // it shows a rename that lands late.
 
+// flight is one rename of ours waiting for its echo.
+type flight struct {
+	want string    // the label we set
+	seen string    // the label our last look saw before sending it
+	gen  uint64    // the subscription whose events tell its fate; 0: none yet
+	at   time.Time // when it was sent
+	// foreign is the label of the last rename reported since ours was
+	// registered when it was someone else's, else "".
+	foreign string
+	// echoed: a label reported was ours; backTo is foreign as it stood
+	// right before the last such echo. While the entry replays, old
+	// events may carry our label too, but herdr keeps the order, so the
+	// last echo is the true one.
+	echoed bool
+	backTo string
+	// putBack is the label last put back for it, so an echo seen again
+	// does not put it back twice.
+	putBack string
+	// later are the labels the looks before our later renames of the
+	// target saw: each was judged ours to replace then, so none is a
+	// person's to put back when an echo of a later rename to the same
+	// label looks like this one's.
+	later []string
+}
+
+// flights holds the daemon's renames on their way, by target, and which
+// subscriptions' entries are past their replay. The Run goroutine owns it.
+type flights struct {
+	by   map[target][]*flight
+	live map[liveKey]bool
+}
+
+type liveKey struct {
+	gen  uint64
+	kind targetKind
+}
+
+func newFlights() *flights {
+	return &flights{by: map[target][]*flight{}, live: map[liveKey]bool{}}
+}
+
+// maxFlights bounds the renames of one target watched at once.
+const maxFlights = 8
+
+// add follows one more rename of t. The older flights learn that the
+// label its look saw was judged ours to replace.
+func (fl *flights) add(t target, f *flight) {
+	fs := fl.by[t]
+	if len(fs) == maxFlights {
+		fs = fs[1:]
+	}
+	for _, old := range fs {
+		old.later = append(old.later, f.seen)
+		if old.foreign == f.seen {
+			old.foreign = ""
+		}
+	}
+	fl.by[t] = append(fs, f)
+}
+
+// of are t's flights, oldest first.
+func (fl *flights) of(t target) []*flight {
+	if fl == nil {
+		return nil
+	}
+	return fl.by[t]
+}
+
+// set replaces t's flights.
+func (fl *flights) set(t target, fs []*flight) {
+	if len(fs) == 0 {
+		delete(fl.by, t)
+		return
+	}
+	fl.by[t] = fs
+}
+
+// wants are the labels t's flights set.
+func (fl *flights) wants(t target) []string {
+	var out []string
+	for _, f := range fl.of(t) {
+		out = append(out, f.want)
+	}
+	return out
+}
+
+// markLive records that subscription gen's entry for kind is past its
+// replay.
+func (fl *flights) markLive(gen uint64, kind targetKind) { fl.live[liveKey{gen, kind}] = true }
+
+func (fl *flights) isLive(gen uint64, kind targetKind) bool {
+	return fl != nil && fl.live[liveKey{gen, kind}]
+}
+
+// expire stops following flights sent more than ttl ago, and returns them.
+func (fl *flights) expire(now time.Time, ttl time.Duration) []settled {
+	var gone []settled
+	for t, fs := range fl.by {
+		keep := fs[:0]
+		for _, f := range fs {
+			if now.Sub(f.at) <= ttl {
+				keep = append(keep, f)
+			} else {
+				gone = append(gone, settled{t, f})
+			}
+		}
+		fl.set(t, keep)
+	}
+	return gone
+}
+
+// echoedOn are the flights of kind whose echo came on subscription gen.
+func (fl *flights) echoedOn(gen uint64, kind targetKind) []settled {
+	var out []settled
+	for t, fs := range fl.by {
+		for _, f := range fs {
+			if t.kind == kind && f.gen == gen && f.echoed {
+				out = append(out, settled{t, f})
+			}
+		}
+	}
+	return out
+}
+
+// awaiting reports whether a flight sent on subscription gen within ttl
+// of now has no fate yet: no echo, or one seen only while live said its
+// entry still replayed.
+func (fl *flights) awaiting(now time.Time, gen uint64, ttl time.Duration, live func(uint64, targetKind) bool) bool {
+	for t, fs := range fl.by {
+		for _, f := range fs {
+			if f.gen == gen && now.Sub(f.at) <= ttl && (!f.echoed || !live(f.gen, t.kind)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // settled is a flight whose watch ended, and its target.
 type settled struct {
 	t target
@@ -54,37 +192,20 @@ func dropFlight(fs []state.Flight, want string) []state.Flight {
 // unsaveFlights takes flights whose watch ended out of the state file, in
 // one write.
 func (d *Daemon) unsaveFlights(gone []settled) {
-	var tabs, wss []settled
+	var w stateWrites
 	for _, s := range gone {
-		if s.t.kind == workspaceTarget {
-			wss = append(wss, s)
-		} else if _, ok := d.state.Tabs[s.t.id]; ok {
-			tabs = append(tabs, s)
-		}
-	}
-	if len(tabs) > 0 {
-		err := d.update(func(m map[string]state.TabMemory) {
-			for _, s := range tabs {
+		if _, ok := d.state.Workspaces[s.t.id]; ok && s.t.kind == workspaceTarget {
+			w.addWorkspace(func(m map[string]state.WorkspaceMemory) {
 				if e, ok := m[s.t.id]; ok {
 					e.Flights = dropFlight(e.Flights, s.f.want)
 					m[s.t.id] = e
 				}
-			}
-		})
-		if err != nil {
-			d.log.Warn("could not save state; keeping it in memory", "err", err)
+			})
+		} else if _, ok := d.state.Tabs[s.t.id]; ok && s.t.kind == tabTarget {
+			w.add(dropSavedFlight(s.t.id, s.f.want))
 		}
 	}
-	if len(wss) > 0 {
-		d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
-			for _, s := range wss {
-				if e, ok := m[s.t.id]; ok {
-					e.Flights = dropFlight(e.Flights, s.f.want)
-					m[s.t.id] = e
-				}
-			}
-		})
-	}
+	d.saveAfterRenames(&w, nil)
 }
 
 // inheritFlights follows the flights the state file holds that are young
@@ -133,31 +254,5 @@ func (l *loop) awaitEchoes() {
 // stream has no fate yet: no echo, or one seen only in a replay not known
 // to be over. With no stream open, no echo can come.
 func (d *Daemon) awaitingEcho() bool {
-	now, gen := d.now(), d.stream.gen.Load()
-	if !d.stream.up.Load() {
-		return false
-	}
-	for t, fs := range d.flights.by {
-		for _, f := range fs {
-			if f.gen == gen && now.Sub(f.at) <= inflightTTL && (!f.echoed || !d.live(f.gen, t.kind)) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// putBackLocks gives locked tabs back the label they were locked with.
-func (d *Daemon) putBackLocks(ctx context.Context, rows []*row, stats *PassStats) {
-	for _, r := range rows {
-		rep := &r.report
-		if err := d.setLabel(ctx, target{tabTarget, rep.TabID}, rep.Want); err != nil {
-			rep.Action, rep.Error = ActionFailed, err.Error()
-			d.log.Warn("could not put back a locked tab's label", "tab", rep.TabID, "label", rep.Want, "err", err)
-			continue
-		}
-		stats.Renames++
-		rep.Action, rep.Label = ActionKeep, rep.Want
-		d.log.Info("a rename of ours landed after the tab was locked; put its label back", "tab", rep.TabID, "label", rep.Want)
-	}
+	return d.stream.up.Load() && d.flights.awaiting(d.now(), d.stream.gen.Load(), inflightTTL, d.live)
 }

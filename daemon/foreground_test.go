@@ -85,7 +85,6 @@ func TestForkBeforeExecIsNotTheProgram(t *testing.T) {
 		f.srv.SetForeground(pane, herdrsim.Proc{PID: child, Argv: []string{"tee"}})
 	}
 	setup := func(t *testing.T, poll time.Duration) (*fixture, *argvInspector, string) {
-		t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 		f := newFixture(t, "{proc|dir}", func(o *Options) { o.Poll = poll })
 		insp := &argvInspector{fakeInspector: fakeInspector{f.srv}, argv: map[int][]string{shell: {"fish"}}}
 		f.d.opt.Inspector = insp

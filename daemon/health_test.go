@@ -24,7 +24,6 @@ func troubled(f *fixture, what string) bool {
 // on: its health record says so (status reads it), until a subscription
 // is taken again.
 func TestHealthRecordsARefusedSubscription(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{proc|dir}", nil)
 	f.srv.NewWorkspace("main", home+"/a")
 	var refuse atomic.Bool
@@ -45,7 +44,6 @@ func TestHealthRecordsARefusedSubscription(t *testing.T) {
 // agents' session titles follow at each pass only: the health record says
 // so, for status, beside the log.
 func TestHealthRecordsNoSessionWatch(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	if _, err := rundir.Dir(); err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func liveFlights(t *testing.T) (*fixture, target, uint64) {
 	tg := target{tabTarget, f.srv.Snapshot().Tabs[0].ID}
 	f.d.flights = newFlights()
 	gen := f.d.stream.gen.Load()
-	f.d.flights.live[liveKey{gen, tabTarget}] = true
+	f.d.flights.markLive(gen, tabTarget)
 	return f, tg, gen
 }
 
@@ -82,9 +82,7 @@ func TestSecondRenameDuringAReplayKeepsTheFirstsPutBack(t *testing.T) {
 			gen := f.d.stream.gen.Load()
 			// What herdr holds: the person's rename, then our two.
 			for _, l := range []string{"mine now", "b", "c"} {
-				if err := f.d.setLabel(context.Background(), tg, l); err != nil {
-					t.Fatal(err)
-				}
+				setLabel(t, f, tg, l)
 			}
 			f.d.noteOurRename(tg, "b", "a")
 			f.d.noteOurRename(tg, "c", "b")
@@ -103,9 +101,7 @@ func TestSecondRenameDuringAReplayKeepsTheFirstsPutBack(t *testing.T) {
 func TestReplayTakenForOverStillPutsBackAPersonsRename(t *testing.T) {
 	f, tg, gen := liveFlights(t)
 	for _, l := range []string{"mine now", "b"} {
-		if err := f.d.setLabel(context.Background(), tg, l); err != nil {
-			t.Fatal(err)
-		}
+		setLabel(t, f, tg, l)
 	}
 	f.d.noteOurRename(tg, "b", "a")
 	replayed(f, tg, gen, false, "b", "a", "mine now", "b")
@@ -140,9 +136,9 @@ func TestALabelWeSetLongAgoIsAPersonsWhenTheyChooseIt(t *testing.T) {
 // a label it had before: the event is a live rename, and the tab is named
 // again.
 func TestHandBackByNumberWithoutAPoll(t *testing.T) {
+	t.Parallel()
 	for _, proto := range shortProtocols(20, 22) {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
-			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 			f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 }, herdrsim.WithProtocol(proto))
 			f.d.replayCap = 1500 * time.Millisecond
 			logOnFailure(t, f)
@@ -160,7 +156,7 @@ func TestHandBackByNumberWithoutAPoll(t *testing.T) {
 // A daemon stopped (SIGTERM) while the echo of its rename is on its way
 // waits for it, and puts back the person's rename that landed inside.
 func TestStoppingDaemonWaitsForItsEchoes(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Parallel()
 	f := newFixture(t, "{dir}", nil, herdrsim.WithProtocol(22))
 	logOnFailure(t, f)
 	_, tab, p := f.srv.NewWorkspace("main", home+"/a")
@@ -188,7 +184,7 @@ func TestStoppingDaemonWaitsForItsEchoes(t *testing.T) {
 // 0.7/0.8, its own replay shows the person's label right before our echo:
 // it goes back.
 func TestNextDaemonDecidesAKilledDaemonsRename(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Parallel()
 	f := newFixture(t, "{dir}", nil, herdrsim.WithProtocol(20))
 	f.d.replayCap = 1500 * time.Millisecond
 	logOnFailure(t, f)
@@ -238,10 +234,18 @@ func TestOlderRenameDoesNotTakeALaterOnesEchoForItsOwn(t *testing.T) {
 	f, tg, gen := liveFlights(t)
 	f.d.noteOurRename(tg, "nixos", "1")
 	replayed(f, tg, gen, false, "nixos", "notes")
-	if err := f.d.setLabel(context.Background(), tg, "nixos"); err != nil {
-		t.Fatal(err)
-	}
+	setLabel(t, f, tg, "nixos")
 	f.d.noteOurRename(tg, "nixos", "notes")
 	replayed(f, tg, gen, false, "nixos")
 	f.wantLabels("nixos")
+}
+
+// setLabel renames a target as the daemon's requests do, its label noted
+// in the last snapshot: what herdr holds before a replay.
+func setLabel(t *testing.T, f *fixture, tg target, label string) {
+	t.Helper()
+	if _, err := f.d.request(context.Background(), tg, label); err != nil {
+		t.Fatal(err)
+	}
+	f.d.note(tg, label)
 }

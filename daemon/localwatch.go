@@ -73,9 +73,9 @@ func (l *loop) rewatch(reps []TabReport) bool {
 		return false
 	}
 	want := map[string]procwatch.Shell{}
-	for id, c := range l.d.procs {
+	for id, c := range l.d.procs.all() {
 		if c.localOK && c.shellPID > 0 {
-			p, _ := l.d.lastPaneOf(id)
+			p, _ := l.d.last.paneOf(id)
 			want[id] = procwatch.Shell{Key: id, PID: c.shellPID, Input: p.Agent != ""}
 		}
 	}
@@ -111,7 +111,7 @@ func (l *loop) watchReported() {
 // agentsUnwatched says whether an agent runs in a pane whose terminal
 // input the watch does not see: its status may change unannounced.
 func (l *loop) agentsUnwatched() bool {
-	for _, p := range l.d.lastAgents() {
+	for _, p := range l.d.last.agents() {
 		if l.local.w == nil || !l.local.w.InputWatched(p.ID) {
 			return true
 		}

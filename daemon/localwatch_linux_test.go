@@ -19,7 +19,6 @@ import (
 // exited or the shell changed directory, and the tab follows each. With
 // the one tab's shell watched, the full poll rests.
 func TestLocalWatchNamesWithoutHooks(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	dir := filepath.Join(t.TempDir(), "rmk")
 	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o700); err != nil {
 		t.Fatal(err)
@@ -57,7 +56,7 @@ func TestLocalWatchNamesWithoutHooks(t *testing.T) {
 // input, then polls while the status may follow (it works, or the input
 // is recent), and stops again.
 func TestAgentAtRestIsNotPolled(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "rmk")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)

@@ -29,6 +29,8 @@ type loop struct {
 	events      chan streamEvent
 	subscribed  chan struct{}
 	preexecDone chan preexecReady
+	// arrivals are created tabs and panes that a look found there.
+	arrivals chan herdr.Event
 
 	// Triggers.
 	polls polls
@@ -126,6 +128,7 @@ func newLoop(ctx context.Context, d *Daemon, cl *claim) *loop {
 		events:      make(chan streamEvent, 256),
 		subscribed:  make(chan struct{}, 1),
 		preexecDone: make(chan preexecReady, 64),
+		arrivals:    make(chan herdr.Event, 64),
 		debounce:    stoppedTimer(),
 		settle:      stoppedTimer(),
 		nudgeTimer:  stoppedTimer(),
@@ -199,6 +202,9 @@ func (l *loop) step(reload <-chan Options) bool {
 		l.subscribedPass()
 	case sev := <-l.events:
 		l.event(sev)
+	case ev := <-l.arrivals:
+		then := l.news()
+		d.log.Debug("a created tab or pane is there", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "then", then)
 	case <-l.debounce.C:
 		if l.edge.fired() {
 			l.run(passInput{urgent: true})
@@ -245,23 +251,28 @@ func (l *loop) event(sev streamEvent) {
 		d.checkOverwrite(l.ctx, sev)
 		return
 	}
-	const oldNews = "nothing: old news"
+	const (
+		oldNews = "nothing: old news"
+		looking = "nothing yet: a look whether it is there, then news if it is"
+	)
 	then := oldNews
 	defer func() {
-		news := then != oldNews
+		news := then != oldNews && then != looking
 		d.trace(Trace{Kind: TraceTriaged, Event: ev.Kind, TabID: ev.TabID, Pane: ev.PaneID, Label: ev.Label, News: news},
 			"event triaged", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "label", ev.Label, "news", news, "then", then)
 	}()
 	d.checkOverwrite(l.ctx, sev)
-	// Triage every event, even while a pass is due: it also learns what a
-	// later replay of it will look like.
-	if d.newsworthy(ev, d.live(sev.gen, kindOf(ev))) {
-		then = "news: the pass at the debounce window's end"
-		if l.edge.news() {
-			then = "news: a pass at once"
-			l.run(passInput{urgent: true})
-			l.debounce.Reset(d.opt.Debounce)
-		}
+	// Take every event in, even while a pass is due: that is how a later
+	// replay of it is known for one.
+	verdict := d.triage(ev, d.live(sev.gen, kindOf(ev)))
+	d.learnEvent(ev)
+	switch verdict {
+	case isNews:
+		then = l.news()
+		return
+	case lookFirst:
+		then = looking
+		l.lookFor(ev)
 		return
 	}
 	if l.watched(ev.PaneID) {
@@ -277,13 +288,44 @@ func (l *loop) event(sev streamEvent) {
 	}
 }
 
+// news runs a pass at once for the first news after a quiet spell and
+// opens the debounce window; news inside it waits for its end. It says
+// which.
+func (l *loop) news() string {
+	if !l.edge.news() {
+		return "news: the pass at the debounce window's end"
+	}
+	l.run(passInput{urgent: true})
+	l.debounce.Reset(l.d.opt.Debounce)
+	return "news: a pass at once"
+}
+
+// lookFor asks herdr, off the loop, whether a tab or pane an event says
+// was created is there now: one small request instead of a full pass.
+// The loop hears of one that is there as news.
+func (l *loop) lookFor(ev herdr.Event) {
+	// Short: an unsure answer only costs a pass.
+	timeout := min(l.d.opt.Timeout, existsTimeout)
+	go func() {
+		ctx, cancel := context.WithTimeout(l.ctx, timeout)
+		defer cancel()
+		if !l.d.exists(ctx, ev) {
+			return
+		}
+		select {
+		case l.arrivals <- ev:
+		case <-l.ctx.Done():
+		}
+	}()
+}
+
 // knownPane says whether the last snapshot has the pane. A preexec nudge
 // for one it lacks (a stale HERDR_PANE_ID, a pane just closed) gets a plain
 // pass, no probe of its program: herdr would answer pane_not_found at every
 // command.
 func (d *Daemon) knownPane(id string) bool {
-	_, ok := d.lastPane[id]
-	return ok || d.last == nil
+	_, ok := d.last.paneOf(id)
+	return ok || d.last.none()
 }
 
 // watch starts a wait for a program to start in a pane, one per pane.
@@ -349,7 +391,7 @@ func (l *loop) run(in passInput) {
 	d.trace(Trace{Kind: TracePass, Stats: st}, "pass", "renames", st.Renames, "hedges", st.Hedges, "process_info", st.ProcessInfoCalls, "local_reads", st.LocalReads)
 	// A program that has not settled yet gets the pass that names it when
 	// it does (--settle).
-	if at := d.settleDue(); !at.IsZero() && (l.settleAt.IsZero() || at.Before(l.settleAt)) {
+	if at := d.procs.settleDue(d.opt.Settle, d.now()); !at.IsZero() && (l.settleAt.IsZero() || at.Before(l.settleAt)) {
 		l.settleAt = at
 		l.settle.Reset(max(0, at.Sub(d.now())))
 	}

@@ -38,7 +38,6 @@ func runDaemon(t *testing.T, f *fixture, reload chan Options) {
 // still fire: with --poll 0 the events are the only trigger, and a name
 // that never updates while one pane is busy is a dead daemon.
 func TestDebounceIsNotStarvedByAnEventStream(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{dir}", func(o *Options) {
 		o.Poll = 0
 		o.Debounce = 100 * time.Millisecond
@@ -75,7 +74,6 @@ func TestDebounceIsNotStarvedByAnEventStream(t *testing.T) {
 
 // SIGHUP reloads every flag; --poll is one of them.
 func TestReloadAppliesPoll(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 })
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
 	reload := make(chan Options, 1)
@@ -99,7 +97,6 @@ func TestReloadAppliesPoll(t *testing.T) {
 // SIGHUP reloads --alias and [[rewrites]]; a program already running must
 // show under its new name, not the one cached under the old rules.
 func TestReloadAppliesAliasesToRunningPrograms(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{proc|dir}", nil)
 	f.d.opt.Inspector = fakeInspector{f.srv}
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
@@ -129,7 +126,6 @@ func TestReloadAppliesAliasesToRunningPrograms(t *testing.T) {
 // reading the pane on every 100 ms tick, forever (docs/herdr.md §7). An
 // idle daemon must make herdr do no such work, however many agents run.
 func TestIdleDaemonMakesHerdrReadNoPane(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{icon}{proc|dir}", func(o *Options) { o.Poll = 0 })
 	ws, _, p1 := f.srv.NewWorkspace("main", home+"/a")
 	_, p2 := f.srv.NewTab(ws, home+"/b")
@@ -161,7 +157,6 @@ func TestIdleDaemonMakesHerdrReadNoPane(t *testing.T) {
 // daemon: it reads the session every AgentPoll while agents run, and not
 // at all once none does.
 func TestAgentStatusComesFromTheStatusPoll(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{icon}{proc|dir}", func(o *Options) { o.Poll, o.AgentPoll = 0, 20*time.Millisecond })
 	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
 	_, p1 := f.srv.NewTab(ws, home+"/b")
@@ -184,7 +179,6 @@ func TestAgentStatusComesFromTheStatusPoll(t *testing.T) {
 func TestHookServedDaemonDoesNotPollStatuses(t *testing.T) {
 	for _, tied := range []bool{true, false} {
 		t.Run(fmt.Sprintf("tied=%v", tied), func(t *testing.T) {
-			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 			f := newFixture(t, "{icon}{proc|dir}", func(o *Options) {
 				o.Poll, o.AgentPoll = 0, 20*time.Millisecond
 				if tied {
@@ -216,7 +210,6 @@ func TestHookServedDaemonDoesNotPollStatuses(t *testing.T) {
 // A status that no name shows ({proc|dir}: no {icon}, no {status}) is
 // not looked for, however many agents run.
 func TestNoStatusPollWhenNoNameShowsStatus(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{agent|proc|dir}", func(o *Options) { o.Poll, o.AgentPoll = 0, 20*time.Millisecond })
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
 	f.srv.SetAgent(p1, "claude", herdr.StatusWorking)
@@ -291,7 +284,6 @@ func TestFailedProcessInfoCausesNoFlicker(t *testing.T) {
 // like the passes (nudgeGap): on a frozen clock, one read-ahead in all,
 // and every other snapshot request is a pass's own.
 func TestPreexecFloodReadsAheadOncePerGap(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	frozen := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
 	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Now = func() time.Time { return frozen } })
 	f.noHedging() // every snapshot request is then a read ahead or a pass
@@ -328,7 +320,7 @@ func TestPreexecFloodReadsAheadOncePerGap(t *testing.T) {
 // pane just closed) nudges at every command. Each nudge costs herdr at
 // most the pass it asks for: no probe of the unknown pane's program.
 func TestNudgesForAnUnknownPaneCostOnlyTheirPass(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Parallel()
 	f := newFixture(t, "{dir}", func(o *Options) { o.Poll = 0 })
 	f.noHedging() // counts requests: a late read sent twice is not the nudge's
 	f.srv.NewWorkspace("main", home+"/a")

@@ -59,50 +59,6 @@ func (t target) key() string {
 	return "tab"
 }
 
-// flight is one rename of ours waiting for its echo.
-type flight struct {
-	want string    // the label we set
-	seen string    // the label our last look saw before sending it
-	gen  uint64    // the subscription whose events tell its fate; 0: none yet
-	at   time.Time // when it was sent
-	// foreign is the label of the last rename reported since ours was
-	// registered when it was someone else's, else "".
-	foreign string
-	// echoed: a label reported was ours; backTo is foreign as it stood
-	// right before the last such echo. While the entry replays, old
-	// events may carry our label too, but herdr keeps the order, so the
-	// last echo is the true one.
-	echoed bool
-	backTo string
-	// putBack is the label last put back for it, so an echo seen again
-	// does not put it back twice.
-	putBack string
-	// later are the labels the looks before our later renames of the
-	// target saw: each was judged ours to replace then, so none is a
-	// person's to put back when an echo of a later rename to the same
-	// label looks like this one's.
-	later []string
-}
-
-// flights holds the daemon's renames on their way, by target, and which
-// subscriptions' entries are past their replay. The Run goroutine owns it.
-type flights struct {
-	by   map[target][]*flight
-	live map[liveKey]bool
-}
-
-type liveKey struct {
-	gen  uint64
-	kind targetKind
-}
-
-func newFlights() *flights {
-	return &flights{by: map[target][]*flight{}, live: map[liveKey]bool{}}
-}
-
-// maxFlights bounds the renames of one target watched at once.
-const maxFlights = 8
-
 // noteOurRename records a rename herdr just applied (Run only), so its
 // echo can tell whether someone renamed the target in between.
 func (d *Daemon) noteOurRename(t target, want, seen string) {
@@ -114,24 +70,14 @@ func (d *Daemon) follow(t target, f *flight) {
 	if d.flights == nil {
 		return
 	}
-	fs := d.flights.by[t]
-	if len(fs) == maxFlights {
-		fs = fs[1:]
-	}
-	for _, old := range fs {
-		old.later = append(old.later, f.seen)
-		if old.foreign == f.seen {
-			old.foreign = ""
-		}
-	}
 	d.log.Debug("watching for a rename inside ours", t.key(), t.id, "ours", f.want, "read", f.seen)
-	d.flights.by[t] = append(fs, f)
+	d.flights.add(t, f)
 }
 
 // live reports whether the events of kind on subscription gen are live:
 // protocol 22 never replays; on older ones the entry's replay has ended.
 func (d *Daemon) live(gen uint64, kind targetKind) bool {
-	return d.client.Protocol() >= 22 || d.flights != nil && d.flights.live[liveKey{gen, kind}]
+	return d.client.Protocol() >= 22 || d.flights.isLive(gen, kind)
 }
 
 // echoWatched reports whether a rename made now has its echo watched on a
@@ -158,28 +104,7 @@ func (d *Daemon) expireInflight() {
 	if d.flights == nil {
 		return
 	}
-	now, ttl := d.now(), d.flightTTL()
-	var gone []settled
-	for t, fs := range d.flights.by {
-		keep := fs[:0]
-		for _, f := range fs {
-			if now.Sub(f.at) <= ttl {
-				keep = append(keep, f)
-			} else {
-				gone = append(gone, settled{t, f})
-			}
-		}
-		d.flights.set(t, keep)
-	}
-	d.unsaveFlights(gone)
-}
-
-func (fl *flights) set(t target, fs []*flight) {
-	if len(fs) == 0 {
-		delete(fl.by, t)
-		return
-	}
-	fl.by[t] = fs
+	d.unsaveFlights(d.flights.expire(d.now(), d.flightTTL()))
 }
 
 // checkOverwrite follows one rename event through the flights of its
@@ -197,7 +122,7 @@ func (d *Daemon) checkOverwrite(ctx context.Context, ev streamEvent) {
 	if !ok {
 		return
 	}
-	fs := d.flights.by[t]
+	fs := d.flights.of(t)
 	if len(fs) == 0 {
 		return
 	}
@@ -272,10 +197,7 @@ func (d *Daemon) oursOf(t target) []string {
 	} else {
 		ours = d.state.Tabs[t.id].OurLabels(d.now())
 	}
-	for _, f := range d.flights.by[t] {
-		ours = append(ours, f.want)
-	}
-	return ours
+	return append(ours, d.flights.wants(t)...)
 }
 
 // replayOver marks an entry live and decides the flights whose echo came
@@ -286,19 +208,11 @@ func (d *Daemon) replayOver(ctx context.Context, ev streamEvent) {
 	if ev.replayDone == renamedEvent[workspaceTarget] {
 		kind = workspaceTarget
 	}
-	d.flights.live[liveKey{ev.gen, kind}] = true
+	d.flights.markLive(ev.gen, kind)
 	// Tests of the built binary wait for this record by its replay_over field.
 	d.trace(Trace{Kind: TraceReplayOver, Event: ev.replayDone},
 		"the subscription's history is delivered; its events are live", "replay_over", ev.replayDone, "gen", ev.gen)
-	var decide []settled
-	for t, fs := range d.flights.by {
-		for _, f := range fs {
-			if t.kind == kind && f.gen == ev.gen && f.echoed {
-				decide = append(decide, settled{t, f})
-			}
-		}
-	}
-	for _, s := range decide {
+	for _, s := range d.flights.echoedOn(ev.gen, kind) {
 		d.putBack(ctx, s.t, s.f)
 	}
 }
@@ -312,21 +226,16 @@ func (d *Daemon) putBack(ctx context.Context, t target, f *flight) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, d.opt.Timeout)
 	defer cancel()
-	now, err := d.currentLabel(rctx, t)
-	if err != nil {
-		d.log.Warn("could not read a label to put back", t.key(), t.id, "err", err)
-		return
+	ours, back := append(d.oursOf(t), f.want), f.backTo
+	r := &rename{kind: giveBack, t: t, want: back, rep: &TabReport{},
+		why: "a person renamed it as we did: their name goes back", over: func(label string) bool {
+			return label != back && namer.FateOf(namer.Case{Label: label, Memory: namer.Memory{Labels: ours}, Workspace: t.kind == workspaceTarget}).Verdict == namer.Ours
+		}}
+	var w stateWrites
+	d.sendRenames(rctx, []*rename{r}, false, &w, &PassStats{})
+	if r.out == renameDone {
+		f.putBack = back
 	}
-	ours := append(d.oursOf(t), f.want)
-	if now == f.backTo || namer.FateOf(namer.Case{Label: now, Memory: namer.Memory{Labels: ours}, Workspace: t.kind == workspaceTarget}).Verdict != namer.Ours {
-		return
-	}
-	if err := d.setLabel(rctx, t, f.backTo); err != nil {
-		d.log.Warn("could not put back a name set during our rename", t.key(), t.id, "name", f.backTo, "err", err)
-		return
-	}
-	f.putBack = f.backTo
-	d.log.Info("a person renamed it as we did; put their name back", t.key(), t.id, "name", f.backTo, "ours", f.want)
 }
 
 // currentLabel reads a target's label now.
@@ -345,15 +254,4 @@ func (d *Daemon) currentLabel(ctx context.Context, t target) (string, error) {
 	}
 	tab, err := d.client.Tab(ctx, t.id)
 	return tab.Label, err
-}
-
-// setLabel gives a target back a label (a person's, a lock's): the
-// rename request of every other rename, its label noted in the last
-// snapshot so its echo is old news.
-func (d *Daemon) setLabel(ctx context.Context, t target, label string) error {
-	if _, err := d.request(ctx, t, label); err != nil {
-		return err
-	}
-	d.note(t, label)
-	return nil
 }

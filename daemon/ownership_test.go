@@ -206,7 +206,6 @@ func writeState(t *testing.T, path string, tabs map[string]any) {
 // resubscribe may come without one. Without backoff there were hundreds
 // of attempts a second.
 func TestAckThenCloseBacksOff(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	srv := startRawServer(t)
 	f := newFixture(t, "{dir}", func(o *Options) { o.Socket = srv.path; o.Poll = 0 })
 	runDaemon(t, f, nil)
@@ -380,7 +379,6 @@ func TestRuntimeDirLooseModeIsTightened(t *testing.T) {
 // One herdr reached through two spellings of its socket path
 // gets one daemon.
 func TestOneDaemonPerServerWhateverThePathSpelling(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{dir}", nil)
 	f.srv.NewWorkspace("main", home+"/a")
 	startRun(t, f.d)
@@ -479,7 +477,6 @@ func TestReportsAndDryRunCarryNoControlCharacters(t *testing.T) {
 // (the labels it set are in the old one and would read as a person's):
 // it says so and keeps the old file, rather than claiming success.
 func TestReloadThatChangesTheStateFileIsRefusedClearly(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{dir}", nil)
 	f.srv.NewWorkspace("main", home+"/a")
 	reload := make(chan Options, 1)
@@ -506,7 +503,6 @@ func TestReloadThatChangesTheStateFileIsRefusedClearly(t *testing.T) {
 // overwritten. The event stream shows it (their tab.renamed before our
 // echo), and the daemon puts their name back.
 func TestRenameInsideTheLastWindowIsPutBack(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	// Protocol 22 does not replay, so the stream proves order at once.
 	f := newFixture(t, "{dir}", nil, herdrsim.WithProtocol(22))
 	_, _, p := f.srv.NewWorkspace("main", home+"/a")
@@ -609,7 +605,9 @@ func TestPutBackActsOnlyOnTheLabelOursReplaced(t *testing.T) {
 			f.d.flights = newFlights()
 			f.d.seen.label(tab, "old person")
 			gen := f.d.stream.gen.Load()
-			f.d.flights.live[liveKey{gen, tabTarget}] = tt.live
+			if tt.live {
+				f.d.flights.markLive(gen, tabTarget)
+			}
 			before := len(f.srv.Renames())
 			// Our rename to "b" after a look that saw "a".
 			if _, err := herdr.New(f.srv.SocketPath()).RenameTab(ctx, tab, "b"); err != nil {
@@ -719,9 +717,9 @@ func TestLockDuringTheRenamesFlightPutsItsLabelBack(t *testing.T) {
 // an old person's label and an old copy of the very label the daemon
 // sets, and neither may pass for the person's rename or for our echo.
 func TestPutBackInReplay(t *testing.T) {
+	t.Parallel()
 	for _, proto := range shortProtocols(20, 17, 19, 22) {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
-			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 			f := newFixture(t, "{dir}", nil, herdrsim.WithProtocol(proto))
 			_, _, p := f.srv.NewWorkspace("main", home+"/a")
 			tab := f.srv.Snapshot().Tabs[0].ID

@@ -53,28 +53,6 @@ func (d *Daemon) hedged() uint64 {
 	return d.client.HedgeStats().Hedged
 }
 
-// saveState applies the pass's changes and prunes tabs that left the
-// session; it writes only when something changed.
-func (d *Daemon) saveState(muts []func(map[string]state.TabMemory), present map[string]bool) {
-	now := d.now()
-	pruned := false
-	if present != nil && d.opt.Workspace == "" {
-		pruned = state.NeedsPrune(d.state.Tabs, present, now)
-	}
-	if len(muts) == 0 && !pruned {
-		return
-	}
-	err := d.update(func(tabs map[string]state.TabMemory) {
-		applyAll(muts)(tabs)
-		if pruned {
-			state.Prune(tabs, present, now)
-		}
-	})
-	if err != nil {
-		d.log.Warn("could not save state; keeping it in memory", "err", err)
-	}
-}
-
 // logOutage is how the loop reports a server that went away: one line per
 // outage, not one per failed pass.
 func (d *Daemon) logOutage(err error) {
@@ -101,34 +79,16 @@ func memoryOf(m state.TabMemory, now time.Time) namer.Memory {
 		Labels: m.OurLabels(now), Landing: m.Landing(now)}
 }
 
-func applyAll(muts []func(map[string]state.TabMemory)) func(map[string]state.TabMemory) {
-	return func(tabs map[string]state.TabMemory) {
-		for _, m := range muts {
-			m(tabs)
-		}
-	}
-}
-
 // noteLabel updates the last snapshot after our own rename, so the
 // tab.renamed echo herdr sends back reads as old news and costs no pass.
 func (d *Daemon) noteLabel(tabID, label string) {
-	if i, ok := d.lastTab[tabID]; ok {
-		d.last.Tabs[i].Label = label
+	if d.last.setTabLabel(tabID, label) {
 		d.seen.label(tabID, label)
 	}
 }
 
-// setLast keeps the last snapshot and its indexes: events and renames
-// look tabs and panes up by id, thousands of times in a big session.
+// setLast keeps the snapshot as the last one, and in the history.
 func (d *Daemon) setLast(snap *herdr.Snapshot) {
-	d.last = snap
+	d.last.set(snap)
 	d.seen.observe(snap)
-	d.lastTab = make(map[string]int, len(snap.Tabs))
-	for i, t := range snap.Tabs {
-		d.lastTab[t.ID] = i
-	}
-	d.lastPane = make(map[string]int, len(snap.Panes))
-	for i, p := range snap.Panes {
-		d.lastPane[p.ID] = i
-	}
 }

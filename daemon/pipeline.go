@@ -8,7 +8,6 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
-	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // A pass is a pipeline of phases over one row per tab in scope:
@@ -34,16 +33,6 @@ type view struct {
 	present   map[string]bool         // every tab id in the session
 }
 
-// action is what a pass does to a tab.
-type action uint8
-
-const (
-	actKeep     action = iota
-	actRename          // to our name
-	actPrefix          // a person's label, its position put in front
-	actLockBack        // a locked tab's label, back over a rename of ours that landed after the lock
-)
-
 // row is one tab's way through a pass.
 type row struct {
 	tab      herdr.Tab
@@ -51,8 +40,7 @@ type row struct {
 	forced   bool // a pane of it was nudged
 	decision namer.Decision
 	report   TabReport
-	action   action
-	outcome  renameOutcome // of actRename, once commit sent it
+	rename   *rename // what commit sends for it; nil: nothing
 }
 
 func (d *Daemon) readAndRename(ctx context.Context, in passInput) ([]TabReport, PassStats, error) {
@@ -92,7 +80,7 @@ func (d *Daemon) read(ctx context.Context, in passInput) (*view, error) {
 		}
 	}
 	d.checkInstance(ctx, v.snap, !in.plan)
-	v.first = d.last == nil
+	v.first = d.last.none()
 	d.passes.Add(1)
 	d.setLast(v.snap)
 	v.workspace = make(map[string]herdr.Workspace, len(v.snap.Workspaces))
@@ -110,16 +98,7 @@ func (d *Daemon) read(ctx context.Context, in passInput) (*view, error) {
 	for _, t := range v.snap.Tabs {
 		v.present[t.ID] = true
 	}
-	for id := range d.procs {
-		if !live[id] {
-			delete(d.procs, id)
-		}
-	}
-	for id := range d.newProgs {
-		if !live[id] {
-			delete(d.newProgs, id)
-		}
-	}
+	d.procs.prune(live)
 	d.sessions.Prune(live)
 	return v, nil
 }
@@ -154,7 +133,7 @@ func (d *Daemon) leadsOf(rows []*row) []leadPane {
 	var leads []leadPane
 	for _, r := range rows {
 		lead := r.plan.Lead
-		if c := d.procs[lead.ID]; r.plan.NeedsProc || r.plan.NeedsHost || d.opt.LocalWatch && lead.Agent != "" && (c == nil || !c.localOK) {
+		if c := d.procs.of(lead.ID); r.plan.NeedsProc || r.plan.NeedsHost || d.opt.LocalWatch && lead.Agent != "" && (c == nil || !c.localOK) {
 			leads = append(leads, leadPane{pane: lead, forced: r.forced})
 		}
 	}
@@ -184,7 +163,7 @@ func (d *Daemon) decide(v *view, rows []*row, answers map[string]procinfo.Progra
 		facts.Index = v.positions[r.tab.ID]
 		var wait time.Duration
 		if known && (r.plan.NeedsProc || r.plan.NeedsHost) {
-			wait = d.unsettled(r.plan.Lead.ID, prog, now, v.first)
+			wait = d.procs.unsettled(r.plan.Lead.ID, prog.Name, d.opt.Settle, now, v.first)
 		}
 		r.decision = d.opt.Namer.Decide(r.plan, facts)
 		r.report = TabReport{
@@ -249,173 +228,53 @@ func (d *Daemon) judge(v *view, rows []*row, in passInput, w *stateWrites) {
 			// next name a person types to us.
 			w.add(setOurs(id, want))
 		}
-		if f.Do == namer.PutBack {
-			r.report.Want, r.report.Action = f.To, ActionWouldRename
-			if apply {
-				r.action = actLockBack
+		rn := &rename{t: target{tabTarget, id}, seen: label, dec: r.decision, rep: &r.report}
+		switch {
+		case f.Do == namer.PutBack:
+			rn.kind, rn.want = giveBack, f.To
+			rn.why = "a rename of ours landed after the tab was locked"
+		case f.Do == namer.Rename:
+			rn.kind, rn.want = ourTabName, want
+		default:
+			p, ok := d.personPrefix(r.tab, verdict, v.positions)
+			if !ok {
+				continue
 			}
-		} else if f.Do == namer.Rename {
-			r.report.Action = ActionWouldRename
-			if apply {
-				r.action = actRename
-			}
-		} else if p, ok := d.personPrefix(r.tab, verdict, v.positions); ok {
-			r.report.Want, r.report.Action = p, ActionWouldRename
-			if apply {
-				r.action = actPrefix
-			}
+			rn.kind, rn.want, rn.text = personPrefix, p, d.personText(id, label)
+		}
+		r.report.Want, r.report.Action = rn.want, ActionWouldRename
+		if apply {
+			r.rename = rn
 		}
 	}
 }
 
-// forgetOurLabel drops the last label we set on a tab that a person has
-// named since; pending labels stay until they expire.
-func forgetOurLabel(id string) func(map[string]state.TabMemory) {
-	return func(tabs map[string]state.TabMemory) {
-		if m, ok := tabs[id]; ok {
-			m.Label = ""
-			tabs[id] = m
-		}
-	}
-}
-
-// setOurs records label as the tab's, ours, and ends a release.
-func setOurs(id, label string) func(map[string]state.TabMemory) {
-	return func(tabs map[string]state.TabMemory) {
-		m := tabs[id]
-		m.Label, m.Released = label, false
-		tabs[id] = m
-	}
-}
-
-// commit sends the renames the judge phase chose, the prefixes and the
-// workspace names, and saves what they did.
+// commit sends the renames the judge phase chose and the workspace
+// names, and saves what they did.
 func (d *Daemon) commit(ctx context.Context, v *view, rows []*row, in passInput, answers map[string]procinfo.Program, w *stateWrites, stats *PassStats) error {
-	renames := rowsWith(rows, actRename)
-	if err := d.saveBeforeRenames(w, renames); err != nil {
-		d.log.Warn("not renaming: could not save the labels about to be set", "err", err)
-		for _, r := range renames {
-			r.report.Action, r.report.Error = ActionFailed, "not renamed: state not saved: "+err.Error()
+	var rs []*rename
+	for _, r := range rows {
+		if r.rename != nil {
+			rs = append(rs, r.rename)
 		}
-		return nil
 	}
+	rs = append(rs, d.workspaceRenames(v, in, answers, w)...)
 	// A snapshot this young, with the event stream watching for the
-	// echo, needs no re-read before each rename: a person's rename since
-	// shows on the stream before our echo, and checkOverwrite puts it
-	// back.
+	// echo, needs no re-read before each tab's rename: a person's rename
+	// since shows on the stream before our echo, and checkOverwrite puts
+	// it back.
 	young := d.now().Sub(v.snapAt) < youngSnapshot && d.echoWatched()
-	gone := d.renameAll(ctx, renames, young)
-	d.recordOutcomes(renames, w, stats)
-	if gone != nil {
+	ok, gone := d.sendRenames(ctx, rs, young, w, stats)
+	switch {
+	case !ok:
+		return nil // the records were not saved; nothing was sent
+	case gone != nil:
 		// The loop logs the outage once; a pass cut short says nothing
 		// more.
 		d.saveAfterRenames(w, nil)
 		return gone
-	}
-	d.putBackLocks(ctx, rowsWith(rows, actLockBack), stats)
-	err := d.prefixPeople(ctx, rowsWith(rows, actPrefix), stats)
-	if err == nil {
-		err = d.nameWorkspaces(ctx, v.snap, v.panes, in, answers, stats)
-	}
-	if !in.plan {
+	case !in.plan:
 		d.saveAfterRenames(w, v.present)
 	}
-	return err
-}
-
-func rowsWith(rows []*row, a action) []*row {
-	var out []*row
-	for _, r := range rows {
-		if r.action == a {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// recordOutcomes turns what each rename did into state changes: a label
-// herdr set is ours; one herdr refused, or that was never sent, is not.
-func (d *Daemon) recordOutcomes(renames []*row, w *stateWrites, stats *PassStats) {
-	for _, r := range renames {
-		rep := &r.report
-		switch r.outcome {
-		case renameDone:
-			stats.Renames++
-			d.settle(target{tabTarget, rep.TabID}, rep.Want, rep.Label, r.outcome)
-			// Pending keeps the label: other requests (a killed daemon's)
-			// may still land after this one.
-			w.add(setNamed(rep.TabID, rep.Want))
-			d.log.Info("renamed", "tab", rep.TabID, "old", rep.Label, "new", rep.Want,
-				"lead", rep.Lead, "why", whyLine(*rep))
-		case renameLanded:
-			w.add(setNamed(rep.TabID, rep.Want), dropSavedFlight(rep.TabID, rep.Want))
-		case renameInFlight:
-			// Sent but unanswered: herdr may still apply it, so the
-			// pending label stays, and its echo is watched for.
-			d.settle(target{tabTarget, rep.TabID}, rep.Want, rep.Label, r.outcome)
-		case renameLockedBack:
-			// Put back for a lock: the pending label stays, for the echo
-			// of the rename, and the lock decides its fate.
-			w.add(dropSavedFlight(rep.TabID, rep.Want))
-		default:
-			// Not sent, or herdr answered no: the label is not ours.
-			w.add(dropPending(rep.TabID, rep.Want))
-		}
-	}
-}
-
-// setNamed records a label of ours that herdr set: the tab's, no release,
-// no longer missing, and no person's text it was made of.
-func setNamed(id, label string) func(map[string]state.TabMemory) {
-	return func(tabs map[string]state.TabMemory) {
-		m := tabs[id]
-		m.Label, m.Released, m.MissingSince = label, false, nil
-		m.PersonText, m.PrefixedAs = "", ""
-		tabs[id] = m
-	}
-}
-
-// stateWrites are a pass's changes to the state file. They are written at
-// most twice, and the order is a safety rule: the labels about to be set
-// go on disk before any rename is sent (saveBeforeRenames), so a rename
-// herdr applies but whose reply is lost (herdr stopped, we were killed,
-// the reply came late) still reads as ours later, instead of as a
-// person's forever; what the renames did follows (saveAfterRenames). A
-// pass with no rename writes only the second, and only when something
-// changed.
-type stateWrites struct {
-	muts []func(map[string]state.TabMemory)
-}
-
-func (w *stateWrites) add(fns ...func(map[string]state.TabMemory)) {
-	w.muts = append(w.muts, fns...)
-}
-
-// saveBeforeRenames saves the changes so far with the pending label of
-// every rename about to be sent. No rename may go out unless it returned
-// nil (TestPendingLabelIsOnDiskBeforeTheRename).
-func (d *Daemon) saveBeforeRenames(w *stateWrites, renames []*row) error {
-	if len(renames) == 0 {
-		return nil
-	}
-	w.add(func(tabs map[string]state.TabMemory) {
-		for _, r := range renames {
-			m := tabs[r.report.TabID]
-			m.Pending = state.AddPending(m.Pending, &m.PendingUntil, r.report.Want, d.now())
-			m.Flights = appendFlight(m.Flights, state.Flight{Want: r.report.Want, Seen: r.report.Label, Sent: d.now()})
-			tabs[r.report.TabID] = m
-		}
-	})
-	if err := d.update(applyAll(w.muts)); err != nil {
-		return err
-	}
-	w.muts = nil
 	return nil
-}
-
-// saveAfterRenames saves what the renames did and prunes tabs that left
-// the session (present nil: no pruning).
-func (d *Daemon) saveAfterRenames(w *stateWrites, present map[string]bool) {
-	d.saveState(w.muts, present)
-	w.muts = nil
 }

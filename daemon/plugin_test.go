@@ -18,6 +18,7 @@ import (
 // plugin, when it lists it disabled, and when herdr's socket is gone; it
 // asks herdr only when the registry file changed.
 func TestTiedDaemonFollowsItsPlugin(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		end  func(srv *rawServer, set func(...map[string]any), registry string)
@@ -36,7 +37,7 @@ func TestTiedDaemonFollowsItsPlugin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+			t.Parallel()
 			srv := startRawServer(t)
 			var mu sync.Mutex
 			listed := []map[string]any{{"plugin_id": "htr", "enabled": true}}
@@ -101,7 +102,7 @@ func tiedDaemon(t *testing.T, sock string, p Plugin) *Daemon {
 // A plugin.list that fails (herdr cannot read its registry) is asked again
 // at the registry's next change or a minute later, not at every check.
 func TestTiedFailedListWaits(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Parallel()
 	srv := startRawServer(t)
 	srv.plugins = func() []map[string]any { return nil }
 	reg := filepath.Join(t.TempDir(), "plugins.json")

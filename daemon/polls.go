@@ -102,7 +102,7 @@ const agentInputWindow = 5 * time.Second
 // one read input lately.
 func (l *loop) agentsMayChange() bool {
 	d := l.d
-	agents := d.lastAgents()
+	agents := d.last.agents()
 	if len(agents) == 0 {
 		return false
 	}

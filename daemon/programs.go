@@ -75,7 +75,7 @@ func (d *Daemon) facts(plan namer.Plan, answers map[string]procinfo.Program) (na
 	if plan.NeedsProc || plan.NeedsHost {
 		prog, known = answers[plan.Lead.ID]
 		if !known {
-			if c := d.procs[plan.Lead.ID]; c != nil {
+			if c := d.procs.of(plan.Lead.ID); c != nil {
 				// Not asked this pass (over budget) or no answer: the
 				// last answer stands until herdr gives a new one.
 				prog, known = c.prog, true
@@ -154,7 +154,7 @@ type ask struct {
 func (d *Daemon) pickAsks(leads []leadPane, scope gatherScope, answers map[string]procinfo.Program, stats *PassStats) []ask {
 	var asks, stale []ask
 	for _, l := range leads {
-		c := d.procs[l.pane.ID]
+		c := d.procs.of(l.pane.ID)
 		if c != nil && c.localOK {
 			// The shell is ours to look at: read the program from /proc
 			// rather than asking herdr, nudged or not.
@@ -167,7 +167,7 @@ func (d *Daemon) pickAsks(leads []leadPane, scope gatherScope, answers map[strin
 		if moved {
 			// The foreground process's folder moved: the program may
 			// have changed with it, so the last answer is no fact now.
-			delete(d.procs, l.pane.ID)
+			d.procs.forget(l.pane.ID)
 			c = nil
 		}
 		switch {
@@ -281,16 +281,16 @@ func (d *Daemon) readLocal(pane herdr.Pane, c *paneProc, forced bool, stats *Pas
 func (d *Daemon) learn(pane herdr.Pane, pi herdr.ProcessInfo, now time.Time) procinfo.Program {
 	prog := d.opt.Procs.Program(pi)
 	if pi.ShellPID == 0 && pi.ForegroundPGID == 0 {
-		delete(d.procs, pane.ID)
+		d.procs.forget(pane.ID)
 		return prog
 	}
 	nc := &paneProc{shellPID: pi.ShellPID, pgid: pi.ForegroundPGID, prog: prog, revision: pane.Revision, asked: now, fgCwd: pane.ForegroundCwd,
-		pgSince: d.procs[pane.ID].sinceFor(pi.ForegroundPGID, now)}
+		pgSince: d.procs.of(pane.ID).sinceFor(pi.ForegroundPGID, now)}
 	if d.opt.Inspector != nil && pi.ShellPID > 0 {
 		if pg, err := d.opt.Inspector.ForegroundPGID(pi.ShellPID); err == nil && pg == pi.ForegroundPGID {
 			nc.localOK = true
 		}
 	}
-	d.procs[pane.ID] = nc
+	d.procs.put(pane.ID, nc)
 	return prog
 }

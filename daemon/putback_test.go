@@ -55,9 +55,9 @@ func logOnFailure(t *testing.T, f *fixture) {
 // person renames the tab while that rename is on its way. Their new text
 // wins, and gets its prefix at the next pass.
 func TestPrefixRenameKeepsAPersonsRename(t *testing.T) {
+	t.Parallel()
 	for _, proto := range shortProtocols(20, 22) {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
-			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 			f := newFixture(t, "{dir}", func(o *Options) { o.IndexPrefixAll = true }, herdrsim.WithProtocol(proto))
 			logOnFailure(t, f)
 			_, _, p := f.srv.NewWorkspace("main", home+"/a")
@@ -77,9 +77,9 @@ func TestPrefixRenameKeepsAPersonsRename(t *testing.T) {
 // Our workspace rename (--workspace-format) replaces herdr's automatic
 // label; a person renames the workspace while it is on its way.
 func TestWorkspaceRenameKeepsAPersonsRename(t *testing.T) {
+	t.Parallel()
 	for _, proto := range shortProtocols(20, 22) {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
-			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 			f := newFixture(t, "{dir}", withWorkspaces(t, "{index} {dir}"), herdrsim.WithProtocol(proto))
 			logOnFailure(t, f)
 			f.srv.NewWorkspace("", home+"/src/api")
@@ -110,7 +110,7 @@ func TestSeveralRenamesInFlightKeepAPersonsRename(t *testing.T) {
 	f.d.flights = newFlights()
 	c := herdr.New(f.srv.SocketPath())
 	gen := f.d.stream.gen.Load()
-	f.d.flights.live[liveKey{gen, tabTarget}] = true
+	f.d.flights.markLive(gen, tabTarget)
 	for _, l := range []string{"mine now", "b", "c"} {
 		if _, err := c.RenameTab(ctx, tab, l); err != nil {
 			t.Fatal(err)
@@ -168,13 +168,13 @@ func TestPrefixKeepsLabelsThatBeginWithADigit(t *testing.T) {
 // rename it is held 600 ms in herdr: the look right before our rename sees
 // their name, on every protocol, in each of ten trials.
 func TestPersonRenameDuringAHeldSnapshotIsKept(t *testing.T) {
+	t.Parallel()
 	trials, protocols := 10, []int{17, 19, 20, 22}
 	if testing.Short() {
 		trials, protocols = 3, []int{20, 22}
 	}
 	for _, proto := range protocols {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
-			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 			f := newFixture(t, "{dir}", nil, herdrsim.WithProtocol(proto))
 			logOnFailure(t, f)
 			ws, first, p0 := f.srv.NewWorkspace("main", home+"/a0")

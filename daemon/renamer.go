@@ -11,226 +11,39 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
-// Outcomes of one rename.
-type renameOutcome int
-
-// recheck is what the look at a tab right before renaming it decides.
-type recheck int
-
-// renameWorkers bounds concurrent renames: a first pass over a big session
-// renames thousands of tabs, each a re-read and a rename.
-const renameWorkers = 8
-
-// tabRenamer sends one pass's tab renames from several workers at once.
-// It owns the lock over what they share (the daemon's state and last
-// snapshot while they run), so no mutex travels as a parameter.
-type tabRenamer struct {
-	d     *Daemon
-	young bool // the pass's snapshot stands in for each re-read
-	mu    sync.Mutex
-	rows  []*row
-	next  int
-	gone  error // the first error after which nothing more can be sent
-}
-
-// renameAll re-checks and renames the rows' tabs, concurrently, and sets
-// each row's outcome. When the pass's deadline comes near, tabs not
-// started yet are left for the next pass rather than cut off mid-request
-// (which would read as herdr being gone). It returns the first error after
-// which nothing more can be sent.
-func (d *Daemon) renameAll(ctx context.Context, rows []*row, young bool) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	r := &tabRenamer{d: d, young: young, rows: rows}
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	for range min(renameWorkers, len(rows)) {
-		wg.Go(func() { r.work(ctx, rctx, cancel) })
-	}
-	wg.Wait()
-	return r.gone
-}
-
-// work renames rows until none is left or herdr is gone. rctx is ctx,
-// cut by cancel once herdr is gone.
-func (r *tabRenamer) work(ctx, rctx context.Context, cancel func()) {
-	for {
-		row, ok := r.take()
-		if !ok {
-			return
-		}
-		if dl, ok := rctx.Deadline(); rctx.Err() != nil || ok && time.Until(dl) < renameMargin {
-			row.report.Action, row.report.Error = ActionKeep, "deferred to the next pass: this one ran out of time"
-			continue
-		}
-		out, err := r.renameOne(rctx, &row.report, row.decision)
-		row.outcome = out
-		// The pass's own deadline cutting a request is no outage.
-		if err != nil && herdr.IsServerGone(err) && ctx.Err() == nil {
-			r.mu.Lock()
-			if r.gone == nil {
-				r.gone = err
-			}
-			r.mu.Unlock()
-			cancel()
-		}
-	}
-}
-
-// take hands out the next row, none once herdr is gone.
-func (r *tabRenamer) take() (*row, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.gone != nil || r.next == len(r.rows) {
-		return nil, false
-	}
-	r.next++
-	return r.rows[r.next-1], true
-}
-
-// memory is the tab's state now, a lock taken since the pass began
-// included (it is on disk only).
-func (r *tabRenamer) memory(id string) state.TabMemory {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.d.state.Refresh(); err != nil {
-		r.d.log.Warn("state file", "err", err)
-	}
-	return r.d.state.Tabs[id]
-}
-
-// note records a label the tab shows now in the last snapshot.
-func (r *tabRenamer) note(id, label string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.d.noteLabel(id, label)
-}
-
-// renameOne re-checks one tab and renames it.
-func (r *tabRenamer) renameOne(ctx context.Context, rep *TabReport, dec namer.Decision) (renameOutcome, error) {
-	d := r.d
-	switch rc, err := r.recheck(ctx, rep, dec); {
-	case err != nil:
-		rep.Action, rep.Error = ActionFailed, err.Error()
-		return renameNotSent, err
-	case rc == recheckKeep:
-		return renameNotSent, nil
-	case rc == recheckLanded:
-		return renameLanded, nil
-	}
-	out, err := d.request(ctx, target{tabTarget, rep.TabID}, rep.Want)
-	if err != nil {
-		rep.Action, rep.Error = ActionFailed, err.Error()
-		if out == renameInFlight {
-			return out, err
-		}
-		if herdr.IsCode(err, "tab_not_found") {
-			d.log.Debug("tab vanished before rename", "tab", rep.TabID)
-		} else {
-			d.log.Warn("rename failed", "tab", rep.TabID, "want", rep.Want, "err", err)
-		}
-		return renameRefused, nil
-	}
-	rep.Action = ActionRenamed
-	if r.putBackLock(ctx, rep) {
-		return renameLockedBack, nil
-	}
-	return renameDone, nil
-}
-
-// putBackLock closes the window after the pass's last look at the state
-// file: a lock written while the rename was on its way is on disk by the
-// time herdr answers, and the label the tab showed when it was locked
-// goes back. lock itself puts it back when the rename lands after its
-// own look (setTabFlags). It reports whether the label went back.
-func (r *tabRenamer) putBackLock(ctx context.Context, rep *TabReport) bool {
-	d := r.d
-	f := namer.FateOf(namer.Case{Label: rep.Want, Memory: memoryOf(r.memory(rep.TabID), d.now())})
-	if f.Do != namer.PutBack {
-		return false
-	}
-	if _, err := d.request(ctx, target{tabTarget, rep.TabID}, f.To); err != nil {
-		d.log.Warn("could not put back a locked tab's label", "tab", rep.TabID, "label", f.To, "err", err)
-		return false
-	}
-	d.log.Info("the tab was locked while it was renamed; put its label back", "tab", rep.TabID, "label", f.To)
-	r.note(rep.TabID, f.To)
-	rep.Action, rep.Label = ActionKeep, f.To
-	return true
-}
-
-// recheck looks at the tab again right before renaming it: the label the
-// pass decided on came from a snapshot that may be many requests old, and
-// a person's rename or a lock in between must win, while a rename of ours
-// that landed in between (a killed daemon's) is ours to keep.
+// One renamer sends every rename the daemon makes (our names on tabs and
+// workspaces, a person's label with its position in front, and labels
+// given back: a locked tab's, a person's set inside our rename, herdr's
+// number on restore) with one protocol:
 //
-// What remains is the flight of the tab.rename request itself (one
-// round trip, plus herdr's request-read poll, docs/herdr.md §2): herdr has
-// no conditional rename. checkOverwrite closes that from the event stream
-// where it can.
-func (r *tabRenamer) recheck(ctx context.Context, rep *TabReport, dec namer.Decision) (recheck, error) {
-	d := r.d
-	// The pass's snapshot is the re-read when young (see renameAll's
-	// caller).
-	got := herdr.Tab{ID: rep.TabID, Label: rep.Label}
-	if !r.young {
-		var err error
-		if got, err = d.client.Tab(ctx, rep.TabID); herdr.IsCode(err, "tab_not_found") {
-			rep.Action = ActionKeep
-			d.log.Debug("tab vanished before rename", "tab", rep.TabID)
-			return recheckKeep, nil
-		} else if err != nil {
-			return recheckRename, fmt.Errorf("re-read tab %s before renaming: %w", rep.TabID, err)
-		}
-	}
-	mem := r.memory(rep.TabID)
-	label := got.Label
-	if label == rep.Label && !mem.Locked {
-		return recheckRename, nil
-	}
-	f := dec.Fate(namer.Case{Label: label, Want: rep.Want, Memory: memoryOf(mem, d.now()), Force: d.opt.Force})
-	rep.Label = label
-	rep.judge(f.Verdict)
-	switch {
-	case f.Do == namer.Rename:
-		return recheckRename, nil
-	case f.Verdict.MayRename():
-		// Ours to rename, and our name already: a rename of ours landed.
-		rep.Action = ActionKeep
-		r.note(rep.TabID, label)
-		return recheckLanded, nil
-	}
-	d.log.Info("label changed during the pass; keeping it", "tab", rep.TabID, "now", label, "why", f.Why)
-	rep.Action = ActionKeep
-	r.note(rep.TabID, label)
-	return recheckKeep, nil
-}
+//	record   what deciding each rename's fate needs goes into the state
+//	         file, in one write before any request (records.go): a rename
+//	         herdr applies but whose reply is lost still reads as ours
+//	         later, and a daemon killed meanwhile leaves its flight to the
+//	         next
+//	re-read  the target right before its request: a person's rename or a
+//	         lock since the pass's snapshot wins
+//	request  the rename, from several workers at once
+//	settle   what came of each into the state file, in one write, and its
+//	         echo followed for a person's rename inside it (overwrite.go)
 
-// dropPending forgets a rename that was not sent or that herdr refused.
-func dropPending(id, label string) func(map[string]state.TabMemory) {
-	return func(tabs map[string]state.TabMemory) {
-		if m, ok := tabs[id]; ok {
-			m.Pending = m.Pending.Remove(label)
-			m.Flights = dropFlight(m.Flights, label)
-			tabs[id] = m
-		}
-	}
-}
-
-// dropSavedFlight forgets a rename's saved flight, its fate known.
-func dropSavedFlight(id, label string) func(map[string]state.TabMemory) {
-	return func(tabs map[string]state.TabMemory) {
-		if m, ok := tabs[id]; ok {
-			m.Flights = dropFlight(m.Flights, label)
-			tabs[id] = m
-		}
-	}
-}
+// renameKind is what a rename sets, and so what the state file records
+// of it.
+type renameKind uint8
 
 const (
-	renameNotSent  renameOutcome = iota // kept, deferred or refused before sending
+	ourTabName       renameKind = iota // pending while on its way, ours once set
+	personPrefix                       // a person's label, its position put in front: still theirs
+	giveBack                           // a label not ours, back over one of ours: nothing to record
+	ourWorkspaceName                   // as ourTabName, for a workspace
+)
+
+// renameOutcome is what came of one rename: the one account of a tab's
+// fate in a pass, from which its report's action follows.
+type renameOutcome uint8
+
+const (
+	renameNotSent  renameOutcome = iota // kept at the re-read, deferred, or not sent
 	renameRefused                       // herdr answered no
 	renameInFlight                      // sent, no answer: it may still land
 	renameDone
@@ -243,11 +56,243 @@ const (
 	renameLockedBack
 )
 
-const (
-	recheckRename recheck = iota // rename it as the pass decided
-	recheckKeep                  // leave it: a person's name, a lock, gone
-	recheckLanded                // it already shows the wanted label, ours
-)
+// rename is one rename on its way through the renamer.
+type rename struct {
+	kind renameKind
+	t    target
+	seen string // the label the last look saw
+	want string
+	text string         // personPrefix: the person's text in want
+	dec  namer.Decision // ourTabName: the pass's decision, for the re-read
+	// rep is the tab's report, which the renamer keeps current; a
+	// workspace's is the renamer's alone (no report shows workspaces).
+	rep *TabReport
+	// over, when set, says whether the label the re-read finds may be
+	// replaced; else only the one the last look saw may.
+	over func(label string) bool
+	why  string // for the log
+	out  renameOutcome
+}
+
+// renameWorkers bounds concurrent renames: a first pass over a big session
+// renames thousands of tabs, each a re-read and a rename.
+const renameWorkers = 8
+
+// renamer sends one pass's renames from several workers at once. It owns
+// the lock over what they share (the daemon's state and last snapshot
+// while they run), so no mutex travels as a parameter.
+type renamer struct {
+	d     *Daemon
+	young bool // the pass's snapshot stands in for each tab's re-read
+	mu    sync.Mutex
+	rs    []*rename
+	next  int
+	gone  error // the first error after which nothing more can be sent
+}
+
+// sendRenames runs the protocol over a pass's renames: it saves their
+// records with the pass's other changes so far, sends them, and adds what
+// they did to w. ok is false when the records could not be saved: then
+// nothing was sent. gone is the first error after which nothing more can
+// be sent (herdr went away).
+func (d *Daemon) sendRenames(ctx context.Context, rs []*rename, young bool, w *stateWrites, stats *PassStats) (ok bool, gone error) {
+	if len(rs) == 0 {
+		return true, nil
+	}
+	if err := d.recordBefore(w, rs); err != nil {
+		d.log.Warn("not renaming: could not save the labels about to be set", "err", err)
+		for _, r := range rs {
+			r.rep.Action, r.rep.Error = ActionFailed, "not renamed: state not saved: "+err.Error()
+		}
+		return false, nil
+	}
+	rn := &renamer{d: d, young: young, rs: rs}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range min(renameWorkers, len(rs)) {
+		wg.Go(func() { rn.work(ctx, rctx, cancel) })
+	}
+	wg.Wait()
+	d.recordAfter(rs, w, stats)
+	return true, rn.gone
+}
+
+// work sends renames until none is left or herdr is gone. rctx is ctx,
+// cut by cancel once herdr is gone. When the pass's deadline comes near,
+// renames not started yet are left for the next pass rather than cut off
+// mid-request (which would read as herdr being gone).
+func (rn *renamer) work(ctx, rctx context.Context, cancel func()) {
+	for {
+		r, ok := rn.take()
+		if !ok {
+			return
+		}
+		if dl, ok := rctx.Deadline(); rctx.Err() != nil || ok && time.Until(dl) < renameMargin {
+			r.rep.Action, r.rep.Error = ActionKeep, "deferred to the next pass: this one ran out of time"
+			continue
+		}
+		out, err := rn.one(rctx, r)
+		r.out = out
+		// The pass's own deadline cutting a request is no outage.
+		if err != nil && herdr.IsServerGone(err) && ctx.Err() == nil {
+			rn.mu.Lock()
+			if rn.gone == nil {
+				rn.gone = err
+			}
+			rn.mu.Unlock()
+			cancel()
+		}
+	}
+}
+
+// take hands out the next rename, none once herdr is gone.
+func (rn *renamer) take() (*rename, bool) {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	if rn.gone != nil || rn.next == len(rn.rs) {
+		return nil, false
+	}
+	rn.next++
+	return rn.rs[rn.next-1], true
+}
+
+// memory is the tab's state now, a lock taken since the pass began
+// included (it is on disk only).
+func (rn *renamer) memory(id string) state.TabMemory {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	if err := rn.d.state.Refresh(); err != nil {
+		rn.d.log.Warn("state file", "err", err)
+	}
+	return rn.d.state.Tabs[id]
+}
+
+// note records a label the target shows now in the last snapshot.
+func (rn *renamer) note(t target, label string) {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	rn.d.note(t, label)
+}
+
+// one re-reads the target and sends its rename.
+func (rn *renamer) one(ctx context.Context, r *rename) (renameOutcome, error) {
+	d := rn.d
+	send, out, err := rn.reread(ctx, r)
+	if err != nil {
+		r.rep.Action, r.rep.Error = ActionFailed, err.Error()
+		if !herdr.IsServerGone(err) {
+			d.log.Warn("not renamed: could not look at it first", r.t.key(), r.t.id, "err", err)
+		}
+		return out, err
+	}
+	if !send {
+		return out, nil
+	}
+	out, err = d.request(ctx, r.t, r.want)
+	if err != nil {
+		r.rep.Action, r.rep.Error = ActionFailed, err.Error()
+		if out == renameInFlight {
+			return out, err
+		}
+		if herdr.IsCode(err, "tab_not_found") || herdr.IsCode(err, "workspace_not_found") {
+			d.log.Debug("gone before its rename", r.t.key(), r.t.id)
+		} else {
+			d.log.Warn("rename failed", r.t.key(), r.t.id, "want", r.want, "err", err)
+		}
+		return renameRefused, nil
+	}
+	r.rep.Action = ActionRenamed
+	if r.kind == ourTabName && rn.putBackLock(ctx, r) {
+		return renameLockedBack, nil
+	}
+	return renameDone, nil
+}
+
+// putBackLock closes the window after the pass's last look at the state
+// file: a lock written while the rename was on its way is on disk by the
+// time herdr answers, and the label the tab showed when it was locked
+// goes back. lock itself puts it back when the rename lands after its
+// own look. It reports whether the label went back.
+func (rn *renamer) putBackLock(ctx context.Context, r *rename) bool {
+	d := rn.d
+	f := namer.FateOf(namer.Case{Label: r.want, Memory: memoryOf(rn.memory(r.t.id), d.now())})
+	if f.Do != namer.PutBack {
+		return false
+	}
+	if _, err := d.request(ctx, r.t, f.To); err != nil {
+		d.log.Warn("could not put back a locked tab's label", "tab", r.t.id, "label", f.To, "err", err)
+		return false
+	}
+	d.log.Info("the tab was locked while it was renamed; put its label back", "tab", r.t.id, "label", f.To)
+	rn.note(r.t, f.To)
+	r.rep.Action, r.rep.Label = ActionKeep, f.To
+	return true
+}
+
+// reread looks at the target again right before renaming it: the pass's
+// snapshot may be many requests old, and a person's rename since must
+// win. send: the rename goes ahead.
+//
+// What remains is the flight of the rename request itself (one round
+// trip, plus herdr's request-read poll, docs/herdr.md §2): herdr has no
+// conditional rename. checkOverwrite closes that from the event stream
+// where it can.
+func (rn *renamer) reread(ctx context.Context, r *rename) (send bool, out renameOutcome, err error) {
+	if r.kind == ourTabName {
+		return rn.recheckTab(ctx, r)
+	}
+	label, err := rn.d.currentLabel(ctx, r.t)
+	switch {
+	case herdr.IsCode(err, "tab_not_found") || herdr.IsCode(err, "workspace_not_found"):
+		r.rep.Action = ActionKeep
+		return false, renameNotSent, nil
+	case err != nil:
+		return false, renameNotSent, fmt.Errorf("re-read %s %s before renaming it: %w", r.t.key(), r.t.id, err)
+	case r.over != nil && !r.over(label) || r.over == nil && label != r.seen:
+		// Renamed since the snapshot: the next pass judges the new label.
+		r.rep.Action, r.rep.Label = ActionKeep, label
+		rn.note(r.t, label)
+		return false, renameNotSent, nil
+	}
+	return true, renameNotSent, nil
+}
+
+// recheckTab is the re-read of a tab we name: besides a person's rename,
+// a lock since the pass began must win, while a rename of ours that
+// landed in between (a killed daemon's) is ours to keep. A young
+// snapshot (see sendRenames's caller) stands in for the read.
+func (rn *renamer) recheckTab(ctx context.Context, r *rename) (send bool, out renameOutcome, err error) {
+	d, rep := rn.d, r.rep
+	got := herdr.Tab{ID: r.t.id, Label: r.seen}
+	if !rn.young {
+		if got, err = d.client.Tab(ctx, r.t.id); herdr.IsCode(err, "tab_not_found") {
+			rep.Action = ActionKeep
+			d.log.Debug("tab vanished before rename", "tab", r.t.id)
+			return false, renameNotSent, nil
+		} else if err != nil {
+			return false, renameNotSent, fmt.Errorf("re-read tab %s before renaming: %w", r.t.id, err)
+		}
+	}
+	mem := rn.memory(r.t.id)
+	if got.Label == r.seen && !mem.Locked {
+		return true, renameNotSent, nil
+	}
+	f := r.dec.Fate(namer.Case{Label: got.Label, Want: r.want, Memory: memoryOf(mem, d.now()), Force: d.opt.Force})
+	r.seen, rep.Label = got.Label, got.Label
+	rep.judge(f.Verdict)
+	if f.Do == namer.Rename {
+		return true, renameNotSent, nil
+	}
+	rep.Action = ActionKeep
+	rn.note(r.t, got.Label)
+	if f.Verdict.MayRename() {
+		// Ours to rename, and our name already: a rename of ours landed.
+		return false, renameLanded, nil
+	}
+	d.log.Info("label changed during the pass; keeping it", "tab", r.t.id, "now", got.Label, "why", f.Why)
+	return false, renameNotSent, nil
+}
 
 // request sends one rename of ours, its record already in the state file,
 // and says what came of it: done, refused (herdr said no), or in flight

@@ -48,7 +48,7 @@ func TestSettleWaitsForANewProgramOnly(t *testing.T) {
 		if got := f.labels(); !slices.Equal(got, s.want) {
 			t.Fatalf("%s: labels %q, want %q", s.name, got, s.want)
 		}
-		due := f.d.settleDue()
+		due := f.d.procs.settleDue(f.d.opt.Settle, f.d.now())
 		switch {
 		case s.due == 0 && !due.IsZero():
 			t.Fatalf("%s: a pass is due at %v, want none", s.name, due)

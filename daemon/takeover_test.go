@@ -45,7 +45,6 @@ func TestReadHolder(t *testing.T) {
 // TestTakeOver: a free lock is taken; a held one names its holder and,
 // without stop, is left alone.
 func TestTakeOver(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	sock := "/tmp/herdr-takeover-test.sock"
 	inst, pid, err := TakeOver(sock, false, 0)
 	if err != nil || pid != 0 || inst == nil {
@@ -68,7 +67,6 @@ func TestTakeOver(t *testing.T) {
 // One daemon serves a herdr server whatever path reaches its socket: a
 // second one through a hard link to it finds the first.
 func TestSecondDaemonThroughAHardLinkIsRefused(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	f := newFixture(t, "{proc|dir}", nil)
 	f.srv.NewWorkspace("main", home+"/a")
 	runDaemon(t, f, nil)

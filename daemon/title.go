@@ -24,7 +24,7 @@ func (d *Daemon) titleNews(ev herdr.Event) titleHint {
 	if ev.Kind != "pane.updated" || ev.PaneID == "" || d.opt.Inspector == nil {
 		return titleNothing
 	}
-	c := d.procs[ev.PaneID]
+	c := d.procs.of(ev.PaneID)
 	if c == nil || !c.localOK {
 		return titleNothing
 	}

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"fmt"
 	"path"
 	"strings"
@@ -9,69 +8,77 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
-	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
-// nameWorkspaces brings every workspace to the name Options.WorkspaceNamer
-// renders (--workspace-format), after the tab renames of the same pass and
-// from the same snapshot. Only herdr's automatic labels and ours are
-// replaced. Decisions are not tab reports: a dry run prints them, an
-// applied rename is logged, explain leaves workspaces out.
-func (d *Daemon) nameWorkspaces(ctx context.Context, snap *herdr.Snapshot, panes map[string][]herdr.Pane, in passInput, answers map[string]procinfo.Program, stats *PassStats) error {
+// workspaceRenames decides the renames that bring every workspace to the
+// name Options.WorkspaceNamer renders (--workspace-format), from the
+// pass's snapshot; they go out with the pass's tab renames. Only herdr's
+// automatic labels and ours are replaced. Decisions are not tab reports: a
+// dry run prints them, an applied rename is logged, explain leaves
+// workspaces out.
+func (d *Daemon) workspaceRenames(v *view, in passInput, answers map[string]procinfo.Program, w *stateWrites) []*rename {
 	wn := d.opt.WorkspaceNamer
 	if wn == nil || in.onlyTab != "" || in.plan {
 		return nil
 	}
-	tabsOf := make(map[string][]herdr.Tab, len(snap.Workspaces))
-	for _, t := range snap.Tabs {
+	tabsOf := make(map[string][]herdr.Tab, len(v.snap.Workspaces))
+	for _, t := range v.snap.Tabs {
 		tabsOf[t.WorkspaceID] = append(tabsOf[t.WorkspaceID], t)
 	}
-	present := make(map[string]bool, len(snap.Workspaces))
-	for _, ws := range snap.Workspaces {
-		present[ws.ID] = true
+	if d.opt.Workspace == "" {
+		w.presentWorkspaces = make(map[string]bool, len(v.snap.Workspaces))
+	}
+	var rs []*rename
+	for _, ws := range v.snap.Workspaces {
+		if w.presentWorkspaces != nil {
+			w.presentWorkspaces[ws.ID] = true
+		}
 		if d.opt.Workspace != "" && ws.ID != d.opt.Workspace {
 			continue
 		}
-		plan, ok := wn.PlanWorkspace(ws, tabsOf[ws.ID], panes)
-		if !ok {
-			continue
-		}
-		// The active tab's lead pane: this pass's tab work asked about it,
-		// or its cached answer stands.
-		facts, _, known := d.facts(plan, answers)
-		if !known {
-			continue // decide again next pass, as for tabs
-		}
-		facts.Index = ws.Number
-		dec := wn.Decide(plan, facts)
-		if dec.Want == "" || dec.Want == ws.Label {
-			delete(d.printed, target{workspaceTarget, ws.ID})
-			continue
-		}
-		f := d.workspaceFate(ws, dec, tabsOf[ws.ID], panes)
-		verdict := f.Verdict
-		if f.Do != namer.Rename {
-			delete(d.printed, target{workspaceTarget, ws.ID})
-			if verdict == namer.Human && d.state.Workspaces[ws.ID].Label != "" && d.opt.Apply && !in.plan {
-				d.forgetWorkspaceLabel(ws.ID)
-			}
-			continue
-		}
-		if !d.opt.Apply {
-			if d.printed[target{workspaceTarget, ws.ID}] != dec.Want {
-				d.printed[target{workspaceTarget, ws.ID}] = dec.Want
-				fmt.Fprintf(d.opt.Out, "would rename workspace %s %q -> %q (label was %s)\n", ws.ID, ws.Label, dec.Want, verdict)
-			}
-			continue
-		}
-		if err := d.renameWorkspace(ctx, ws, dec.Want, verdict, stats); err != nil {
-			return err
+		if r := d.workspaceRename(ws, tabsOf[ws.ID], v.panes, answers, w); r != nil {
+			rs = append(rs, r)
 		}
 	}
-	if d.opt.Workspace == "" {
-		d.pruneWorkspaces(present)
+	return rs
+}
+
+// workspaceRename decides one workspace's rename, nil for none.
+func (d *Daemon) workspaceRename(ws herdr.Workspace, tabs []herdr.Tab, panes map[string][]herdr.Pane, answers map[string]procinfo.Program, w *stateWrites) *rename {
+	wn, t := d.opt.WorkspaceNamer, target{workspaceTarget, ws.ID}
+	plan, ok := wn.PlanWorkspace(ws, tabs, panes)
+	if !ok {
+		return nil
 	}
-	return nil
+	// The active tab's lead pane: this pass's tab work asked about it, or
+	// its cached answer stands.
+	facts, _, known := d.facts(plan, answers)
+	if !known {
+		return nil // decide again next pass, as for tabs
+	}
+	facts.Index = ws.Number
+	dec := wn.Decide(plan, facts)
+	if dec.Want == "" || dec.Want == ws.Label {
+		delete(d.printed, t)
+		return nil
+	}
+	f := d.workspaceFate(ws, dec, tabs, panes)
+	if f.Do != namer.Rename {
+		delete(d.printed, t)
+		if f.Verdict == namer.Human && d.state.Workspaces[ws.ID].Label != "" && d.opt.Apply {
+			w.addWorkspace(forgetOurWorkspaceLabel(ws.ID))
+		}
+		return nil
+	}
+	if !d.opt.Apply {
+		if d.printed[t] != dec.Want {
+			d.printed[t] = dec.Want
+			fmt.Fprintf(d.opt.Out, "would rename workspace %s %q -> %q (label was %s)\n", ws.ID, ws.Label, dec.Want, f.Verdict)
+		}
+		return nil
+	}
+	return &rename{kind: ourWorkspaceName, t: t, seen: ws.Label, want: dec.Want, rep: &TabReport{},
+		why: "label was " + f.Verdict.String()}
 }
 
 // workspaceFate is the fate of a workspace's label. What herdr would call
@@ -86,70 +93,6 @@ func (d *Daemon) workspaceFate(ws herdr.Workspace, dec namer.Decision, tabs []he
 		f = dec.Fate(c)
 	}
 	return f
-}
-
-// forgetWorkspaceLabel: as for tabs, a label we set before is no longer
-// ours once a person's label shows.
-func (d *Daemon) forgetWorkspaceLabel(id string) {
-	d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
-		e := m[id]
-		e.Label = ""
-		m[id] = e
-	})
-}
-
-// renameWorkspace sets one workspace label, remembering it as pending
-// first, as tab renames do: a rename that lands without a reply still
-// reads as ours afterwards.
-func (d *Daemon) renameWorkspace(ctx context.Context, ws herdr.Workspace, want string, verdict namer.Verdict, stats *PassStats) error {
-	t := target{workspaceTarget, ws.ID}
-	now, err := d.currentLabel(ctx, t)
-	if err != nil {
-		if herdr.IsServerGone(err) {
-			return err
-		}
-		d.log.Warn("could not read a workspace before renaming it", "workspace", ws.ID, "err", err)
-		return nil
-	}
-	if now != ws.Label {
-		// Renamed since the snapshot: the next pass judges the new label.
-		d.noteWorkspaceLabel(ws.ID, now)
-		return nil
-	}
-	if err := d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
-		e := m[ws.ID]
-		e.Pending = state.AddPending(e.Pending, &e.PendingUntil, want, d.now())
-		e.Flights = appendFlight(e.Flights, state.Flight{Want: want, Seen: ws.Label, Sent: d.now()})
-		m[ws.ID] = e
-	}); err != nil {
-		// No rename without its record saved first.
-		return nil
-	}
-	out, err := d.request(ctx, t, want)
-	d.settle(t, want, ws.Label, out)
-	if err != nil {
-		if out == renameInFlight {
-			return err
-		}
-		d.log.Warn("workspace rename failed", "workspace", ws.ID, "want", want, "err", err)
-		d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
-			e := m[ws.ID]
-			e.Pending = e.Pending.Remove(want)
-			e.Flights = dropFlight(e.Flights, want)
-			m[ws.ID] = e
-		})
-		return nil
-	}
-	stats.Renames++
-	d.updateWorkspaces(func(m map[string]state.WorkspaceMemory) {
-		// Pending keeps the label: a killed daemon's renames may still
-		// land after this one.
-		e := m[ws.ID]
-		e.Label, e.MissingSince = want, nil
-		m[ws.ID] = e
-	})
-	d.log.Info("renamed workspace", "workspace", ws.ID, "old", ws.Label, "new", want, "why", "label was "+verdict.String())
-	return nil
 }
 
 // herdrWorkspaceLabels lists what herdr would call a workspace nobody
@@ -221,44 +164,10 @@ func mayBeHerdrs(label string, tabs []herdr.Tab, panes map[string][]herdr.Pane) 
 	return false
 }
 
-// updateWorkspaces changes the workspace memory and saves it with the
-// rest of the state.
-func (d *Daemon) updateWorkspaces(fn func(map[string]state.WorkspaceMemory)) error {
-	err := d.update(func(map[string]state.TabMemory) {
-		if d.state.Workspaces == nil {
-			d.state.Workspaces = map[string]state.WorkspaceMemory{}
-		}
-		fn(d.state.Workspaces)
-	})
-	if err != nil {
-		d.log.Warn("could not save state; keeping it in memory", "err", err)
-	}
-	return err
-}
-
-// pruneWorkspaces forgets workspaces missing from full passes for
-// state.PruneAfter, with the tabs' rule: one short snapshot forgets nothing.
-// It writes only when something changed.
-func (d *Daemon) pruneWorkspaces(present map[string]bool) {
-	if !state.NeedsPrune(d.state.Workspaces, present, d.now()) {
-		return
-	}
-	now := d.now()
-	d.updateWorkspaces(func(ws map[string]state.WorkspaceMemory) {
-		state.Prune(ws, present, now)
-	})
-}
-
 // noteWorkspaceLabel updates the last snapshot after our own rename, so
 // herdr's workspace.renamed echo reads as old news.
 func (d *Daemon) noteWorkspaceLabel(id, label string) {
-	if d.last == nil {
-		return
-	}
-	for i := range d.last.Workspaces {
-		if d.last.Workspaces[i].ID == id {
-			d.last.Workspaces[i].Label = label
-			d.seen.label(id, label)
-		}
+	if d.last.setWorkspaceLabel(id, label) {
+		d.seen.label(id, label)
 	}
 }
