@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "67671b03334f2928171f364edf3fa2fab8f63fb83adbe67380ad237fd7f13c46"
+      sha256 "04e06229709a46369e4441f85a2305407cb9575538f7ed421452a7363e89d9c9"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "aaa4402f4123b4da71f270362b316f730404372f074fef8f96f921e559b92d4c"
+      sha256 "8f77978dca1801d089d0a353aa6610858900a56d60632b0fd5c29b5da8aee029"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "c25a6bf9c93564bd175fbc78969595b673345c92ab8652ac220748b2b5a6ccab"
+      sha256 "2fa651c5bcff112d47b1459e9593285631f95a94d860757c521c17560488d1d9"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "33698fe2d067d7ff5fc35df37173f81deb9dbcabe11f1cc0eae1ae7b21b84bc2"
+      sha256 "1a07f3781b5631a75c1cc43eb2de06b6831cc2f5f4cbf32577ae8f9b066c9acb"
     end
   end
 

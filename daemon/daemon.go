@@ -183,7 +183,7 @@ func (d *Daemon) Once(ctx context.Context) ([]TabReport, error) {
 // Explain decides every tab (or one) without renaming anything.
 func (d *Daemon) Explain(ctx context.Context, tabID string) ([]TabReport, error) {
 	defer d.sessions.Close()
-	reps, _, err := d.pass(ctx, passInput{onlyTab: tabID, plan: true})
+	reps, _, err := d.pass(ctx, passInput{onlyTab: tabID, readOnly: true})
 	if err == nil && tabID != "" && len(reps) == 0 {
 		return nil, fmt.Errorf("tab %s not found in the session at %s", tabID, d.client.SocketPath())
 	}

@@ -18,8 +18,8 @@ type passInput struct {
 	// onlyTab, when set, limits the reports (explain TAB_ID); the pass
 	// still reads the whole session.
 	onlyTab string
-	// plan: decide but never rename or save (explain).
-	plan bool
+	// readOnly: decide but never rename or save (explain).
+	readOnly bool
 	// urgent: someone waits for this pass (a nudge, event news), so a late
 	// read may go out twice, and no pane is asked about without a sign of
 	// change (its rename would wait on the answer). Poll ticks and

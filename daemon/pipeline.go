@@ -79,7 +79,7 @@ func (d *Daemon) read(ctx context.Context, in passInput) (*view, error) {
 			return nil, err
 		}
 	}
-	d.checkInstance(ctx, v.snap, !in.plan)
+	d.checkInstance(ctx, v.snap, !in.readOnly)
 	v.first = d.last.none()
 	d.passes.Add(1)
 	d.setLast(v.snap)
@@ -204,7 +204,7 @@ func (d *Daemon) uniqueNames(rows []*row) {
 // judge decides whose each label is and what to do with it, and notes
 // what the state file learns from the labels alone.
 func (d *Daemon) judge(v *view, rows []*row, in passInput, w *stateWrites) {
-	apply := d.opt.Apply && !in.plan
+	apply := d.opt.Apply && !in.readOnly
 	for _, r := range rows {
 		mem := d.state.Tabs[r.tab.ID]
 		id, label, want := r.tab.ID, r.tab.Label, r.decision.Want
@@ -216,13 +216,13 @@ func (d *Daemon) judge(v *view, rows []*row, in passInput, w *stateWrites) {
 		f := r.decision.Fate(namer.Case{Label: label, Want: want, Memory: memoryOf(mem, d.now()), Force: d.opt.Force})
 		verdict := f.Verdict
 		r.report.judge(verdict)
-		if verdict == namer.Human && mem.Label != "" && label != mem.PrefixedAs && !in.plan {
+		if verdict == namer.Human && mem.Label != "" && label != mem.PrefixedAs && !in.readOnly {
 			// A person's label now: what we set before is no longer ours,
 			// or the person choosing that text later would lose it.
 			w.add(forgetOurLabel(id))
 		}
 		r.report.Action = ActionKeep
-		if verdict == namer.Released && want != "" && want == label && !in.plan {
+		if verdict == namer.Released && want != "" && want == label && !in.readOnly {
 			// A release ends as soon as the tab carries our name, even
 			// when no rename was needed: left set, it would hand the
 			// next name a person types to us.
@@ -273,7 +273,7 @@ func (d *Daemon) commit(ctx context.Context, v *view, rows []*row, in passInput,
 		// more.
 		d.saveAfterRenames(w, nil)
 		return gone
-	case !in.plan:
+	case !in.readOnly:
 		d.saveAfterRenames(w, v.present)
 	}
 	return nil

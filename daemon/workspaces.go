@@ -18,7 +18,7 @@ import (
 // workspaces out.
 func (d *Daemon) workspaceRenames(v *view, in passInput, answers map[string]procinfo.Program, w *stateWrites) []*rename {
 	wn := d.opt.WorkspaceNamer
-	if wn == nil || in.onlyTab != "" || in.plan {
+	if wn == nil || in.onlyTab != "" || in.readOnly {
 		return nil
 	}
 	tabsOf := make(map[string][]herdr.Tab, len(v.snap.Workspaces))
