@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "04e06229709a46369e4441f85a2305407cb9575538f7ed421452a7363e89d9c9"
+      sha256 "b51a9deac417e1cd14e8cfb7fea0be2ddcd4dae839791db51a0cd84a4155935b"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "8f77978dca1801d089d0a353aa6610858900a56d60632b0fd5c29b5da8aee029"
+      sha256 "dfa3dd5c7b69eb1465afa790e0c769f46195c8ea8e76810a3cf57177f344b313"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "2fa651c5bcff112d47b1459e9593285631f95a94d860757c521c17560488d1d9"
+      sha256 "a0ed7f7cc691f1902f79224c65dc1dc607371b0e565e20622dfa0a459323c87a"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "1a07f3781b5631a75c1cc43eb2de06b6831cc2f5f4cbf32577ae8f9b066c9acb"
+      sha256 "f84e1d98247b36955ae57324d705b0cbc26769510191525b141b7a81ee9891b7"
     end
   end
 

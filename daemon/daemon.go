@@ -98,6 +98,9 @@ type Daemon struct {
 	// gatherBudget bounds the time a pass spends on process_info (0:
 	// defaultGatherBudget); tests shorten it.
 	gatherBudget time.Duration
+	// lookTimeout bounds the look whether a created tab or pane is there
+	// (0: existsTimeout); tests lengthen it.
+	lookTimeout time.Duration
 	// replayCap bounds how long a 0.7/0.8 entry counts as replaying
 	// (ReplayWindow); tests shorten it.
 	replayCap time.Duration

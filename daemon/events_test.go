@@ -187,3 +187,20 @@ func lastIndex(s []string, v string) int {
 	}
 	return -1
 }
+
+// A look whether a created tab is there holds up nothing: while herdr's
+// answer to it stalls, a cd in another tab still names that tab.
+func TestCreatedTabLookHoldsNothingUp(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "{dir}", func(o *Options) { o.Poll, o.Timeout = 0, 30*time.Second }, herdrsim.WithProtocol(22))
+	f.d.lookTimeout = 30 * time.Second
+	ws, _, p1 := f.srv.NewWorkspace("main", home+"/a")
+	runDaemon(t, f, nil)
+	waitFor(t, "the first name", func() bool { return f.labels()[0] == "a" })
+	looks := f.srv.Calls("tab.get")
+	f.srv.StallNext("tab.get", 30*time.Second, 1)
+	f.srv.NewTab(ws, home+"/b")
+	waitFor(t, "the look at the new tab", func() bool { return f.srv.Calls("tab.get") > looks })
+	f.srv.SetCwd(p1, home+"/c")
+	waitFor(t, "the cd's name while the look waits", func() bool { return f.labels()[0] == "c" })
+}

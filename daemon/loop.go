@@ -306,6 +306,9 @@ func (l *loop) news() string {
 func (l *loop) lookFor(ev herdr.Event) {
 	// Short: an unsure answer only costs a pass.
 	timeout := min(l.d.opt.Timeout, existsTimeout)
+	if l.d.lookTimeout > 0 {
+		timeout = l.d.lookTimeout
+	}
 	go func() {
 		ctx, cancel := context.WithTimeout(l.ctx, timeout)
 		defer cancel()

@@ -162,8 +162,9 @@ func (d *Daemon) decide(v *view, rows []*row, answers map[string]procinfo.Progra
 		facts.Session = titles[r.plan.Lead.ID]
 		facts.Index = v.positions[r.tab.ID]
 		var wait time.Duration
-		if known && (r.plan.NeedsProc || r.plan.NeedsHost) {
-			wait = d.procs.unsettled(r.plan.Lead.ID, prog.Name, d.opt.Settle, now, v.first)
+		if known && (r.plan.NeedsProc || r.plan.NeedsHost) && d.opt.Settle > 0 {
+			d.procs.sight(r.plan.Lead.ID, prog.Name, now, v.first)
+			wait = d.procs.unsettled(r.plan.Lead.ID, d.opt.Settle, now)
 		}
 		r.decision = d.opt.Namer.Decide(r.plan, facts)
 		r.report = TabReport{

@@ -53,26 +53,31 @@ func (c *progCache) prune(live map[string]bool) {
 	}
 }
 
-// unsettled reports how long the lead pane's program must still run
-// before it may name its tab (--settle): people who prefer calm over speed
-// wait that long before a new program shows. Only a new program waits:
-// the shell coming back (a name from the directory, prog "") never does,
-// and the programs running at the first pass are not new.
-func (c *progCache) unsettled(paneID, prog string, settle time.Duration, now time.Time, first bool) time.Duration {
-	if settle <= 0 {
-		return 0
-	}
+// sight records when a lead pane's program was first seen (--settle).
+// The shell coming back (a name from the directory, prog "") forgets it,
+// and the programs running at the first pass count as seen long ago.
+func (c *progCache) sight(paneID, prog string, now time.Time, first bool) {
 	if prog == "" {
 		delete(c.fresh, paneID)
-		return 0
+		return
 	}
+	if e, ok := c.fresh[paneID]; ok && e.name == prog {
+		return
+	}
+	e := newProg{name: prog, since: now}
+	if first {
+		e.since = time.Time{}
+	}
+	c.fresh[paneID] = e
+}
+
+// unsettled reports how long the pane's program must still run before it
+// may name its tab (--settle): people who prefer calm over speed wait
+// that long before a new program shows. Only a new program waits.
+func (c *progCache) unsettled(paneID string, settle time.Duration, now time.Time) time.Duration {
 	e, ok := c.fresh[paneID]
-	if !ok || e.name != prog {
-		e = newProg{name: prog, since: now}
-		if first {
-			e.since = time.Time{}
-		}
-		c.fresh[paneID] = e
+	if settle <= 0 || !ok {
+		return 0
 	}
 	return max(0, e.since.Add(settle).Sub(now))
 }
