@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "b51a9deac417e1cd14e8cfb7fea0be2ddcd4dae839791db51a0cd84a4155935b"
+      sha256 "58335f612d20e8851f618cb37c0a250759e603aca7a8e3da9bb568dd49181f18"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "dfa3dd5c7b69eb1465afa790e0c769f46195c8ea8e76810a3cf57177f344b313"
+      sha256 "ae7922d4f233b8260a877e4137daef83ea354d3cf3f244355063f4e0f8e273ed"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "a0ed7f7cc691f1902f79224c65dc1dc607371b0e565e20622dfa0a459323c87a"
+      sha256 "ae39696a59f0f18efba17bb34b75ad34e79ac4c8f2f7bb0c0dad3dfecdb8f4ac"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "f84e1d98247b36955ae57324d705b0cbc26769510191525b141b7a81ee9891b7"
+      sha256 "3be38368b8ff39f8493bd5d7da0b0e3600839a3a560147bf36cc79c7e1937461"
     end
   end
 

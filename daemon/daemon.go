@@ -108,6 +108,8 @@ type Daemon struct {
 	// a person's rename reported right before the echo of ours means we
 	// overwrote a name someone set inside the last window.
 	flights *flights
+	// backs are the put-backs on their way (Run only).
+	backs *putBacks
 	// instanceChecked: the server process was compared with the state's
 	// on the stream of instanceGen (serverlife.go).
 	instanceChecked bool

@@ -29,8 +29,10 @@
 // through the renamer (renamer.go) with one protocol: its record saved
 // in the state file first (records.go), a re-read, the request, and what
 // came of it saved and followed (settle). Event triage only asks: it
-// sends nothing and changes nothing; learnEvent takes the event in, and
-// a look whether a created tab is there runs off the loop.
+// sends nothing and changes nothing; learnEvent takes the event in. Off
+// the loop goroutine run a look whether a created tab is there and a
+// put-back; outside a pass the loop asks herdr only for plugin.list, when
+// herdr's plugin registry file changed (pluginGone).
 //
 // # Who owns what
 //
@@ -46,6 +48,9 @@
 //     snapshot under the renamer's own lock, while the loop waits for them;
 //   - a look whether a created tab or pane is there (lookFor) only asks
 //     herdr, and hands what it found to the loop through its channel;
+//   - a put-back of a name a person set inside our rename (putBacks)
+//     looks and renames off the loop, and hands its rename back to the
+//     loop, which settles it; a stopping daemon waits for it;
 //   - the event watcher (watch.go, replay.go) keeps the stream's
 //     generation and first time in atomics, and talks to the loop only
 //     through its channels; the herdr client is safe for concurrent use;

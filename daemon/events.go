@@ -258,6 +258,28 @@ func (d *Daemon) exists(ctx context.Context, ev herdr.Event) bool {
 	return err == nil || !herdr.IsCode(err, "tab_not_found") && !herdr.IsCode(err, "pane_not_found")
 }
 
+// lookFor asks herdr, off the loop, whether a tab or pane an event says
+// was created is there now: one small request instead of a full pass.
+// The loop hears of one that is there as news.
+func (l *loop) lookFor(ev herdr.Event) {
+	// Short: an unsure answer only costs a pass.
+	timeout := min(l.d.opt.Timeout, existsTimeout)
+	if l.d.lookTimeout > 0 {
+		timeout = l.d.lookTimeout
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(l.ctx, timeout)
+		defer cancel()
+		if !l.d.exists(ctx, ev) {
+			return
+		}
+		select {
+		case l.arrivals <- ev:
+		case <-l.ctx.Done():
+		}
+	}()
+}
+
 // paneUpdated triages a pane.updated: an older revision than the snapshot
 // holds is a replay; a newer one is news only if the tab's name would
 // change with it.

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"slices"
 	"time"
 
@@ -237,13 +236,11 @@ func (l *loop) awaitEchoes() {
 	if d.flights == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(l.ctx), shutdownEchoWait+d.opt.Timeout)
-	defer cancel()
 	deadline := time.After(shutdownEchoWait)
 	for d.awaitingEcho() {
 		select {
 		case sev := <-l.events:
-			d.checkOverwrite(ctx, sev)
+			d.checkOverwrite(sev)
 		case <-deadline:
 			return
 		}

@@ -57,10 +57,10 @@ func replayed(f *fixture, t target, gen uint64, over bool, labels ...string) {
 		} else {
 			ev.WorkspaceID = t.id
 		}
-		f.d.checkOverwrite(context.Background(), streamEvent{Event: ev, gen: gen})
+		f.d.checkOverwrite(streamEvent{Event: ev, gen: gen})
 	}
 	if over {
-		f.d.checkOverwrite(context.Background(), streamEvent{gen: gen, replayDone: kind, quietFrom: f.d.now()})
+		f.d.checkOverwrite(streamEvent{gen: gen, replayDone: kind, quietFrom: f.d.now()})
 	}
 }
 

@@ -141,14 +141,15 @@ func newLoop(ctx context.Context, d *Daemon, cl *claim) *loop {
 // (those a stopped or killed daemon left included), the health record
 // and the agents' sessions. The function it returns ends them.
 func (d *Daemon) startRun() (end func()) {
-	d.flights = newFlights()
+	d.flights, d.backs = newFlights(), newPutBacks()
 	d.inheritFlights()
 	d.health = newHealth(d.opt.Socket, d.log, d.clock)
 	d.sessions = d.newSessions()
 	d.sessions.health = d.health
 	return func() {
+		d.backs.end()
 		d.sessions.Close()
-		d.health, d.flights = nil, nil
+		d.health, d.flights, d.backs = nil, nil, nil
 	}
 }
 
@@ -202,6 +203,8 @@ func (l *loop) step(reload <-chan Options) bool {
 		l.subscribedPass()
 	case sev := <-l.events:
 		l.event(sev)
+	case b := <-d.backs.results():
+		d.putBackSettled(b)
 	case ev := <-l.arrivals:
 		then := l.news()
 		d.log.Debug("a created tab or pane is there", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "then", then)
@@ -216,14 +219,7 @@ func (l *loop) step(reload <-chan Options) bool {
 		l.settleAt = time.Time{}
 		l.run(passInput{})
 	case m := <-l.nudges:
-		if m.When == nudge.WhenAgent {
-			l.hookSeen = d.now()
-		}
-		if m.When == nudge.WhenPreexec && d.knownPane(m.PaneID) {
-			l.watch(preexecWatch{pane: m.PaneID, window: preexecWindow, snapshot: true, timeout: d.opt.Timeout})
-			return true
-		}
-		l.nudged(m.PaneID, nil)
+		l.nudge(m)
 	case r := <-l.preexecDone:
 		delete(l.watching, r.pane)
 		if !r.skip {
@@ -239,6 +235,19 @@ func (l *loop) step(reload <-chan Options) bool {
 	return true
 }
 
+// nudge takes a shell hook's or the plugin's word about a pane.
+func (l *loop) nudge(m nudge.Message) {
+	d := l.d
+	if m.When == nudge.WhenAgent {
+		l.hookSeen = d.now()
+	}
+	if m.When == nudge.WhenPreexec && d.knownPane(m.PaneID) {
+		l.watch(preexecWatch{pane: m.PaneID, window: preexecWindow, snapshot: true, timeout: d.opt.Timeout})
+		return
+	}
+	l.nudged(m.PaneID, nil)
+}
+
 // event triages one event: the first news after a quiet spell runs a pass
 // at once and opens the debounce window; news inside it waits for its end.
 // Each event ends in one TraceTriaged saying what came of it, traced
@@ -248,7 +257,7 @@ func (l *loop) event(sev streamEvent) {
 	d, ev := l.d, sev.Event
 	if sev.replayDone != "" {
 		// No event of herdr's: the word that an entry's replay ended.
-		d.checkOverwrite(l.ctx, sev)
+		d.checkOverwrite(sev)
 		return
 	}
 	const (
@@ -261,7 +270,7 @@ func (l *loop) event(sev streamEvent) {
 		d.trace(Trace{Kind: TraceTriaged, Event: ev.Kind, TabID: ev.TabID, Pane: ev.PaneID, Label: ev.Label, News: news},
 			"event triaged", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "label", ev.Label, "news", news, "then", then)
 	}()
-	d.checkOverwrite(l.ctx, sev)
+	d.checkOverwrite(sev)
 	// Take every event in, even while a pass is due: that is how a later
 	// replay of it is known for one.
 	verdict := d.triage(ev, d.live(sev.gen, kindOf(ev)))
@@ -298,28 +307,6 @@ func (l *loop) news() string {
 	l.run(passInput{urgent: true})
 	l.debounce.Reset(l.d.opt.Debounce)
 	return "news: a pass at once"
-}
-
-// lookFor asks herdr, off the loop, whether a tab or pane an event says
-// was created is there now: one small request instead of a full pass.
-// The loop hears of one that is there as news.
-func (l *loop) lookFor(ev herdr.Event) {
-	// Short: an unsure answer only costs a pass.
-	timeout := min(l.d.opt.Timeout, existsTimeout)
-	if l.d.lookTimeout > 0 {
-		timeout = l.d.lookTimeout
-	}
-	go func() {
-		ctx, cancel := context.WithTimeout(l.ctx, timeout)
-		defer cancel()
-		if !l.d.exists(ctx, ev) {
-			return
-		}
-		select {
-		case l.arrivals <- ev:
-		case <-l.ctx.Done():
-		}
-	}()
 }
 
 // knownPane says whether the last snapshot has the pane. A preexec nudge

@@ -110,12 +110,12 @@ func (d *Daemon) expireInflight() {
 // checkOverwrite follows one rename event through the flights of its
 // target, and puts back what a person set inside one of ours once its
 // fate is known: at its echo on a live stream, else when the replay ends.
-func (d *Daemon) checkOverwrite(ctx context.Context, ev streamEvent) {
+func (d *Daemon) checkOverwrite(ev streamEvent) {
 	if d.flights == nil {
 		return
 	}
 	if ev.replayDone != "" {
-		d.replayOver(ctx, ev)
+		d.replayOver(ev)
 		return
 	}
 	t, ok := renameTarget(ev.Event)
@@ -152,7 +152,7 @@ func (d *Daemon) checkOverwrite(ctx context.Context, ev streamEvent) {
 	}
 	d.flights.set(t, keep)
 	for _, f := range decide {
-		d.putBack(ctx, t, f)
+		d.putBack(t, f)
 	}
 	d.unsaveFlights(settledOf(t, retired))
 }
@@ -203,7 +203,7 @@ func (d *Daemon) oursOf(t target) []string {
 // replayOver marks an entry live and decides the flights whose echo came
 // during its replay, by the last echo. Every flight stays watched for
 // flightTTL: the replay's end is a guess, so a later echo decides again.
-func (d *Daemon) replayOver(ctx context.Context, ev streamEvent) {
+func (d *Daemon) replayOver(ev streamEvent) {
 	kind := tabTarget
 	if ev.replayDone == renamedEvent[workspaceTarget] {
 		kind = workspaceTarget
@@ -213,28 +213,43 @@ func (d *Daemon) replayOver(ctx context.Context, ev streamEvent) {
 	d.trace(Trace{Kind: TraceReplayOver, Event: ev.replayDone},
 		"the subscription's history is delivered; its events are live", "replay_over", ev.replayDone, "gen", ev.gen)
 	for _, s := range d.flights.echoedOn(ev.gen, kind) {
-		d.putBack(ctx, s.t, s.f)
+		d.putBack(s.t, s.f)
 	}
 }
 
 // putBack gives the target back the label someone set inside our rename,
 // unless it shows a label that is neither ours nor that one: then someone
-// renamed it again since, and that stands.
-func (d *Daemon) putBack(ctx context.Context, t target, f *flight) {
+// renamed it again since, and that stands. In Run it goes out off the
+// loop (putBacks); without a loop, at once.
+func (d *Daemon) putBack(t target, f *flight) {
 	if f.backTo == "" || f.backTo == f.putBack {
 		return
 	}
-	rctx, cancel := context.WithTimeout(ctx, d.opt.Timeout)
-	defer cancel()
 	ours, back := append(d.oursOf(t), f.want), f.backTo
 	r := &rename{kind: giveBack, t: t, want: back, rep: &TabReport{},
 		why: "a person renamed it as we did: their name goes back", over: func(label string) bool {
 			return label != back && namer.FateOf(namer.Case{Label: label, Memory: namer.Memory{Labels: ours}, Workspace: t.kind == workspaceTarget}).Verdict == namer.Ours
 		}}
-	var w stateWrites
-	d.sendRenames(rctx, []*rename{r}, false, &w, &PassStats{})
-	if r.out == renameDone {
-		f.putBack = back
+	// Claimed now: an echo seen again meanwhile does not send it twice.
+	f.putBack = back
+	if d.backs != nil {
+		d.backs.start(d, r, f, d.opt.Timeout)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d.opt.Timeout)
+	defer cancel()
+	d.sendRenames(ctx, []*rename{r}, false, &stateWrites{}, &PassStats{})
+	if r.out != renameDone {
+		f.putBack = ""
+	}
+}
+
+// putBackSettled notes and logs, on the loop, what a put-back sent off it
+// did; one that was not done may be tried again at a later echo.
+func (d *Daemon) putBackSettled(b putBackDone) {
+	d.recordAfter([]*rename{b.r}, &stateWrites{}, &PassStats{})
+	if b.r.out != renameDone && b.f.putBack == b.r.want {
+		b.f.putBack = ""
 	}
 }
 

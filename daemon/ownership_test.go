@@ -615,14 +615,14 @@ func TestPutBackActsOnlyOnTheLabelOursReplaced(t *testing.T) {
 			}
 			f.d.noteOurRename(target{tabTarget, tab}, "b", "a")
 			for _, l := range tt.seq {
-				f.d.checkOverwrite(ctx, streamEvent{Event: herdr.Event{Kind: "tab.renamed", TabID: tab, Label: l}, gen: gen})
+				f.d.checkOverwrite(streamEvent{Event: herdr.Event{Kind: "tab.renamed", TabID: tab, Label: l}, gen: gen})
 			}
 			if tt.shows != "" {
 				f.srv.HumanRename(tab, tt.shows)
 				before = len(f.srv.Renames())
 			}
 			if !tt.live {
-				f.d.checkOverwrite(ctx, streamEvent{gen: gen, replayDone: "tab.renamed", quietFrom: f.d.now()})
+				f.d.checkOverwrite(streamEvent{gen: gen, replayDone: "tab.renamed", quietFrom: f.d.now()})
 			}
 			got := ""
 			if rs := f.srv.Renames()[before:]; len(rs) > 1 {

@@ -119,7 +119,7 @@ func TestSeveralRenamesInFlightKeepAPersonsRename(t *testing.T) {
 	f.d.noteOurRename(target{tabTarget, tab}, "b", "a")
 	f.d.noteOurRename(target{tabTarget, tab}, "c", "b")
 	for _, l := range []string{"mine now", "b", "c"} {
-		f.d.checkOverwrite(ctx, streamEvent{Event: herdr.Event{Kind: "tab.renamed", TabID: tab, Label: l}, gen: gen})
+		f.d.checkOverwrite(streamEvent{Event: herdr.Event{Kind: "tab.renamed", TabID: tab, Label: l}, gen: gen})
 	}
 	if got := f.labels()[0]; got != "mine now" {
 		var rs []string

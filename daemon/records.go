@@ -106,6 +106,9 @@ func (d *Daemon) recordAfter(rs []*rename, w *stateWrites, stats *PassStats) {
 		if r.out == renameDone {
 			stats.Renames++
 		}
+		if r.shows != "" {
+			d.note(r.t, r.shows)
+		}
 		if r.kind != giveBack {
 			d.settle(r.t, r.want, r.seen, r.out)
 		}

@@ -72,6 +72,9 @@ type rename struct {
 	over func(label string) bool
 	why  string // for the log
 	out  renameOutcome
+	// shows is a label the worker found the target showing, or put there
+	// besides want (a lock's); settling notes it in the last snapshot.
+	shows string
 }
 
 // renameWorkers bounds concurrent renames: a first pass over a big session
@@ -79,8 +82,9 @@ type rename struct {
 const renameWorkers = 8
 
 // renamer sends one pass's renames from several workers at once. It owns
-// the lock over what they share (the daemon's state and last snapshot
-// while they run), so no mutex travels as a parameter.
+// the lock over what they share (the daemon's state file while they run),
+// so no mutex travels as a parameter. Workers change nothing else of the
+// daemon's: what they learn stays in their rename until recordAfter.
 type renamer struct {
 	d     *Daemon
 	young bool // the pass's snapshot stands in for each tab's re-read
@@ -168,13 +172,6 @@ func (rn *renamer) memory(id string) state.TabMemory {
 	return rn.d.state.Tabs[id]
 }
 
-// note records a label the target shows now in the last snapshot.
-func (rn *renamer) note(t target, label string) {
-	rn.mu.Lock()
-	defer rn.mu.Unlock()
-	rn.d.note(t, label)
-}
-
 // one re-reads the target and sends its rename.
 func (rn *renamer) one(ctx context.Context, r *rename) (renameOutcome, error) {
 	d := rn.d
@@ -225,7 +222,7 @@ func (rn *renamer) putBackLock(ctx context.Context, r *rename) bool {
 		return false
 	}
 	d.log.Info("the tab was locked while it was renamed; put its label back", "tab", r.t.id, "label", f.To)
-	rn.note(r.t, f.To)
+	r.shows = f.To
 	r.rep.Action, r.rep.Label = ActionKeep, f.To
 	return true
 }
@@ -252,7 +249,7 @@ func (rn *renamer) reread(ctx context.Context, r *rename) (send bool, out rename
 	case r.over != nil && !r.over(label) || r.over == nil && label != r.seen:
 		// Renamed since the snapshot: the next pass judges the new label.
 		r.rep.Action, r.rep.Label = ActionKeep, label
-		rn.note(r.t, label)
+		r.shows = label
 		return false, renameNotSent, nil
 	}
 	return true, renameNotSent, nil
@@ -285,7 +282,7 @@ func (rn *renamer) recheckTab(ctx context.Context, r *rename) (send bool, out re
 		return true, renameNotSent, nil
 	}
 	rep.Action = ActionKeep
-	rn.note(r.t, got.Label)
+	r.shows = got.Label
 	if f.Verdict.MayRename() {
 		// Ours to rename, and our name already: a rename of ours landed.
 		return false, renameLanded, nil
