@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "58335f612d20e8851f618cb37c0a250759e603aca7a8e3da9bb568dd49181f18"
+      sha256 "02f8e7c28ff876b0dd212eb1163cd95e264f9b78f50bc887e1fe0b490e1f6e99"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "ae7922d4f233b8260a877e4137daef83ea354d3cf3f244355063f4e0f8e273ed"
+      sha256 "3c067ea110741590c93afbd0a403b1f7089133d6a1a3c711680f051df37fa13c"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "ae39696a59f0f18efba17bb34b75ad34e79ac4c8f2f7bb0c0dad3dfecdb8f4ac"
+      sha256 "67d6aeee995dc4385a4b7ca6fcdc5481d9075e16cf63d00983bc5794c0856bb4"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "3be38368b8ff39f8493bd5d7da0b0e3600839a3a560147bf36cc79c7e1937461"
+      sha256 "feece0cb1896b8ecab1e123492b0323dfd011bda32b385798a867f6f0dd64866"
     end
   end
 

@@ -29,10 +29,10 @@
 // through the renamer (renamer.go) with one protocol: its record saved
 // in the state file first (records.go), a re-read, the request, and what
 // came of it saved and followed (settle). Event triage only asks: it
-// sends nothing and changes nothing; learnEvent takes the event in. Off
-// the loop goroutine run a look whether a created tab is there and a
-// put-back; outside a pass the loop asks herdr only for plugin.list, when
-// herdr's plugin registry file changed (pluginGone).
+// sends nothing and changes nothing; learnEvent takes the event in. The
+// loop goroutine makes no socket call outside a pass: a look whether a
+// created tab is there, a put-back and a tied daemon's plugin.list run
+// off it and hand their answers back.
 //
 // # Who owns what
 //
@@ -46,8 +46,9 @@
 //
 //   - a pass's rename workers (renamer) share the state and the last
 //     snapshot under the renamer's own lock, while the loop waits for them;
-//   - a look whether a created tab or pane is there (lookFor) only asks
-//     herdr, and hands what it found to the loop through its channel;
+//   - a look whether a created tab or pane is there (lookFor) and a tied
+//     daemon's plugin.list (askPluginList) only ask herdr, and hand what
+//     they found to the loop through its channels;
 //   - a put-back of a name a person set inside our rename (putBacks)
 //     looks and renames off the loop, and hands its rename back to the
 //     loop, which settles it; a stopping daemon waits for it;

@@ -62,8 +62,9 @@ type loop struct {
 
 	// pluginTick paces the checks of a daemon tied to a herdr plugin
 	// (Options.Plugin); nil when untied.
-	pluginTick <-chan time.Time
-	plugin     pluginWatch
+	pluginTick    <-chan time.Time
+	plugin        pluginWatch
+	pluginAnswers chan pluginAnswer
 }
 
 // Run is the daemon: it holds the single-instance claim and the nudge
@@ -124,16 +125,17 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 func newLoop(ctx context.Context, d *Daemon, cl *claim) *loop {
 	return &loop{
 		d: d, ctx: ctx, claim: cl,
-		nudges:      make(chan nudge.Message, 1024),
-		events:      make(chan streamEvent, 256),
-		subscribed:  make(chan struct{}, 1),
-		preexecDone: make(chan preexecReady, 64),
-		arrivals:    make(chan herdr.Event, 64),
-		debounce:    stoppedTimer(),
-		settle:      stoppedTimer(),
-		nudgeTimer:  stoppedTimer(),
-		forced:      map[string]bool{},
-		watching:    map[string]bool{},
+		nudges:        make(chan nudge.Message, 1024),
+		events:        make(chan streamEvent, 256),
+		subscribed:    make(chan struct{}, 1),
+		preexecDone:   make(chan preexecReady, 64),
+		arrivals:      make(chan herdr.Event, 64),
+		pluginAnswers: make(chan pluginAnswer, 1),
+		debounce:      stoppedTimer(),
+		settle:        stoppedTimer(),
+		nudgeTimer:    stoppedTimer(),
+		forced:        map[string]bool{},
+		watching:      map[string]bool{},
 	}
 }
 
@@ -185,8 +187,11 @@ func (l *loop) step(reload <-chan Options) bool {
 	case <-l.ctx.Done():
 		return false
 	case <-l.pluginTick:
-		if why := l.pluginGone(); why != "" {
-			d.log.Info("the herdr plugin that started this daemon is gone; exiting", "why", why)
+		if l.pluginEnds(l.pluginGone()) {
+			return false
+		}
+	case a := <-l.pluginAnswers:
+		if l.pluginEnds(l.pluginAnswered(a)) {
 			return false
 		}
 	case opt := <-reload:

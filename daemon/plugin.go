@@ -29,6 +29,7 @@ type pluginWatch struct {
 	listed    time.Time // last plugin.list call
 	noList    bool      // herdr has no plugin.list: only the socket counts
 	failed    bool      // the last plugin.list failed: asked again after pluginListEvery
+	asking    bool      // a plugin.list call is on its way
 	downSince time.Time
 }
 
@@ -78,39 +79,84 @@ func (l *loop) pluginGone() string {
 		return ""
 	}
 	w.listed = now
-	return l.pluginListed()
+	l.askPluginList()
+	return ""
 }
 
-// pluginListed asks herdr whether the plugin is still there and enabled.
-func (l *loop) pluginListed() string {
-	d := l.d
-	ctx, cancel := context.WithTimeout(l.ctx, d.opt.Timeout)
-	defer cancel()
+// pluginEnds says whether the daemon ends because its plugin is gone
+// (why is not ""), and logs why.
+func (l *loop) pluginEnds(why string) bool {
+	if why != "" {
+		l.d.log.Info("the herdr plugin that started this daemon is gone; exiting", "why", why)
+	}
+	return why != ""
+}
+
+// pluginAnswer is what a plugin.list call found: why the plugin is gone
+// ("" while it is not), or that herdr has no such call, or that it failed.
+type pluginAnswer struct {
+	gone        string
+	unsupported bool
+	err         error
+}
+
+// askPluginList asks herdr, off the loop, whether the plugin is still
+// there and enabled; the loop hears the answer on pluginAnswers.
+func (l *loop) askPluginList() {
+	d, w := l.d, &l.plugin
+	if w.asking {
+		return
+	}
+	w.asking = true
+	id, timeout, client := d.opt.Plugin.ID, d.opt.Timeout, d.client
+	go func() {
+		ctx, cancel := context.WithTimeout(l.ctx, timeout)
+		defer cancel()
+		a := listPlugin(ctx, client, id)
+		select {
+		case l.pluginAnswers <- a:
+		case <-l.ctx.Done():
+		}
+	}()
+}
+
+// listPlugin asks herdr about plugin id.
+func listPlugin(ctx context.Context, client *herdr.Client, id string) pluginAnswer {
 	var res struct {
 		Plugins []struct {
 			ID      string `json:"plugin_id"`
 			Enabled bool   `json:"enabled"`
 		} `json:"plugins"`
 	}
-	err := d.client.Call(ctx, "plugin.list", map[string]any{"plugin_id": d.opt.Plugin.ID}, &res)
+	err := client.Call(ctx, "plugin.list", map[string]any{"plugin_id": id}, &res)
 	if herdr.IsUnsupported(err) {
-		l.plugin.noList = true
-		return ""
+		return pluginAnswer{unsupported: true}
 	}
-	l.plugin.failed = err != nil
 	if err != nil {
-		// Asked again at the registry's next change or a minute later:
-		// a failed call proves nothing either way.
-		d.log.Debug("plugin.list failed", "err", err)
-		return ""
+		return pluginAnswer{err: err}
 	}
 	for _, p := range res.Plugins {
-		if p.ID == d.opt.Plugin.ID {
+		if p.ID == id {
 			if !p.Enabled {
-				return "plugin " + p.ID + " is disabled"
+				return pluginAnswer{gone: "plugin " + p.ID + " is disabled"}
 			}
-			return ""
+			return pluginAnswer{}
 		}
 	}
-	return "plugin " + d.opt.Plugin.ID + " is no longer installed"
+	return pluginAnswer{gone: "plugin " + id + " is no longer installed"}
+}
+
+// pluginAnswered takes a plugin.list answer in and says why the plugin is
+// gone, or "" while it is not.
+func (l *loop) pluginAnswered(a pluginAnswer) string {
+	w := &l.plugin
+	w.asking = false
+	w.noList = w.noList || a.unsupported
+	w.failed = a.err != nil
+	if a.err != nil {
+		// Asked again at the registry's next change or a minute later:
+		// a failed call proves nothing either way.
+		l.d.log.Debug("plugin.list failed", "err", a.err)
+	}
+	return a.gone
 }
