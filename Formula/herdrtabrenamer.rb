@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "02f8e7c28ff876b0dd212eb1163cd95e264f9b78f50bc887e1fe0b490e1f6e99"
+      sha256 "382b8d938b2052629fbc0b328c33857258a8f66ce044339aff6a5791f18d4345"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "3c067ea110741590c93afbd0a403b1f7089133d6a1a3c711680f051df37fa13c"
+      sha256 "5f6fd3f3c32a1a70fbefbca607ce8fda42f6c97bb2ab4e75587ef679b8635fb1"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "67d6aeee995dc4385a4b7ca6fcdc5481d9075e16cf63d00983bc5794c0856bb4"
+      sha256 "cd084c2090a629cf88f3660cfcd75404bc1ab1cad621e43d16f0c60d7d49236c"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "feece0cb1896b8ecab1e123492b0323dfd011bda32b385798a867f6f0dd64866"
+      sha256 "0290b3d9c8538302ad7d0edbefe8aee646f267e6d61794801cf9c0d1bb485507"
     end
   end
 

@@ -22,37 +22,29 @@ import (
 // id at or below the highest seen is no new arrival) and recent labels of
 // each tab and workspace (a replayed tab.renamed carries an old one).
 type seen struct {
-	maxWorkspace int
-	maxTab       map[string]int // by workspace id
-	maxPane      map[string]int // by workspace id
-	labels       map[string]state.LabelSet
+	marks  map[string]int // the highest number seen, by idSeries
+	labels map[string]state.LabelSet
 }
 
 // observe records a snapshot in the history.
 func (s *seen) observe(snap *herdr.Snapshot) {
-	if s.maxTab == nil {
-		s.maxTab, s.maxPane, s.labels = map[string]int{}, map[string]int{}, map[string]state.LabelSet{}
-	}
 	for _, w := range snap.Workspaces {
-		if n, err := herdr.ParseWorkspaceID(w.ID); err == nil {
-			s.maxWorkspace = max(s.maxWorkspace, n)
-		}
+		s.raise(idSeries("workspace", w.ID))
 		s.label(w.ID, w.Label)
 	}
 	for _, t := range snap.Tabs {
-		if ws, n, err := herdr.ParseTabID(t.ID); err == nil {
-			s.maxTab[ws] = max(s.maxTab[ws], n)
-		}
+		s.raise(idSeries("tab", t.ID))
 		s.label(t.ID, t.Label)
 	}
 	for _, p := range snap.Panes {
-		if ws, n, err := herdr.ParsePaneID(p.ID); err == nil {
-			s.maxPane[ws] = max(s.maxPane[ws], n)
-		}
+		s.raise(idSeries("pane", p.ID))
 	}
 }
 
 func (s *seen) label(id, label string) {
+	if s.labels == nil {
+		s.labels = map[string]state.LabelSet{}
+	}
 	if l := s.labels[id]; len(l) == 0 || l[len(l)-1] != label {
 		s.labels[id] = l.Add(label)
 	}
@@ -61,45 +53,47 @@ func (s *seen) label(id, label string) {
 // had reports whether the target showed label at some time seen.
 func (s *seen) had(id, label string) bool { return s.labels[id].Has(label) }
 
-// arrival reports whether a created event's id is above every id seen in
-// its series (herdr never reuses a number: any other is a replay). An id
-// that does not parse counts as one.
-func (s *seen) arrival(ev herdr.Event) bool {
-	ws, n, mark, err := s.mark(ev)
-	return err != nil || mark != nil && n > mark[ws]
+// raise records an id of a series (ok: it parsed).
+func (s *seen) raise(series string, n int, ok bool) {
+	if !ok {
+		return
+	}
+	if s.marks == nil {
+		s.marks = map[string]int{}
+	}
+	s.marks[series] = max(s.marks[series], n)
 }
 
-// arrived raises the mark of a created event's series past its id: a
-// replay of the same event is then old.
-func (s *seen) arrived(ev herdr.Event) {
-	if s.maxTab == nil {
-		s.maxTab, s.maxPane, s.labels = map[string]int{}, map[string]int{}, map[string]state.LabelSet{}
-	}
-	ws, n, mark, err := s.mark(ev)
-	switch {
-	case err != nil || mark == nil:
-	case ev.Kind == "workspace.created":
-		s.maxWorkspace = max(s.maxWorkspace, n)
+// above reports whether n is above every id seen in series.
+func (s *seen) above(series string, n int) bool { return n > s.marks[series] }
+
+// idSeries names the series an id is numbered in (tabs and panes count
+// per workspace) and its number there; ok is false when it does not parse.
+func idSeries(kind, id string) (series string, n int, ok bool) {
+	var ws string
+	var err error
+	switch kind {
+	case "tab":
+		ws, n, err = herdr.ParseTabID(id)
+	case "pane":
+		ws, n, err = herdr.ParsePaneID(id)
 	default:
-		mark[ws] = max(mark[ws], n)
+		n, err = herdr.ParseWorkspaceID(id)
 	}
+	return kind + " " + ws, n, err == nil
 }
 
-// mark finds a created event's series: the marks by workspace, and the
-// key and number of its id in them.
-func (s *seen) mark(ev herdr.Event) (ws string, n int, mark map[string]int, err error) {
+// createdID is the series and number of the id a created event names.
+func createdID(ev herdr.Event) (series string, n int, ok bool) {
 	switch ev.Kind {
 	case "tab.created":
-		ws, n, err = herdr.ParseTabID(ev.TabID)
-		return ws, n, s.maxTab, err
+		return idSeries("tab", ev.TabID)
 	case "pane.created":
-		ws, n, err = herdr.ParsePaneID(ev.PaneID)
-		return ws, n, s.maxPane, err
+		return idSeries("pane", ev.PaneID)
 	case "workspace.created":
-		n, err = herdr.ParseWorkspaceID(ev.WorkspaceID)
-		return "", n, map[string]int{"": s.maxWorkspace}, err
+		return idSeries("workspace", ev.WorkspaceID)
 	}
-	return "", 0, nil, nil
+	return "", 0, false
 }
 
 // news is what triage makes of an event.
@@ -115,9 +109,10 @@ const (
 )
 
 // triage says whether an event may change a name the last snapshot would
-// give. live: the event is not part of a replay. It changes nothing: it
-// takes the event in afterwards (learnEvent).
-func (d *Daemon) triage(ev herdr.Event, live bool) news {
+// give. live: the event is not part of a replay; upd: the pane a
+// pane.updated carries (updatedPane). It changes nothing: learnEvent
+// takes the event in afterwards.
+func (d *Daemon) triage(ev herdr.Event, upd *herdr.Pane, live bool) news {
 	if d.last.none() {
 		return isNews
 	}
@@ -128,7 +123,7 @@ func (d *Daemon) triage(ev herdr.Event, live bool) news {
 	case strings.HasPrefix(ev.Kind, "tab."):
 		n = d.tabNews(ev, live)
 	case strings.HasPrefix(ev.Kind, "pane."):
-		n = d.paneNews(ev)
+		n = d.paneNews(ev, upd)
 	case strings.HasPrefix(ev.Kind, "workspace."):
 		n = d.workspaceNews(ev, live)
 	default:
@@ -148,7 +143,11 @@ func (d *Daemon) created(ev herdr.Event) news {
 	} else {
 		_, known = d.last.paneOf(ev.PaneID)
 	}
-	if known || !d.seen.arrival(ev) {
+	series, n, ok := createdID(ev)
+	switch {
+	case !ok:
+		return isNews // an id that does not parse: look, to be safe
+	case known || !d.seen.above(series, n):
 		return oldNews
 	}
 	return lookFirst
@@ -157,10 +156,10 @@ func (d *Daemon) created(ev herdr.Event) news {
 // learnEvent takes an event into what the daemon has seen: the labels of
 // targets in the last snapshot, the marks of created ids, and a pane's
 // newer state (the next update is measured against it).
-func (d *Daemon) learnEvent(ev herdr.Event) {
+func (d *Daemon) learnEvent(ev herdr.Event, upd *herdr.Pane) {
 	switch ev.Kind {
 	case "tab.created", "pane.created", "workspace.created":
-		d.seen.arrived(ev)
+		d.seen.raise(createdID(ev))
 	case "tab.renamed":
 		if _, ok := d.last.tabOf(ev.TabID); ok {
 			d.seen.label(ev.TabID, ev.Label)
@@ -170,8 +169,8 @@ func (d *Daemon) learnEvent(ev herdr.Event) {
 			d.seen.label(ev.WorkspaceID, ev.Label)
 		}
 	case "pane.updated":
-		if upd, ok := d.newerPane(ev); ok {
-			d.last.setPane(upd)
+		if old, ok := d.last.paneOf(ev.PaneID); ok && upd != nil && upd.ID == old.ID && upd.Revision > old.Revision {
+			d.last.setPane(*upd)
 		}
 	}
 }
@@ -214,7 +213,7 @@ func (d *Daemon) tabNews(ev herdr.Event, live bool) bool {
 	return true
 }
 
-func (d *Daemon) paneNews(ev herdr.Event) bool {
+func (d *Daemon) paneNews(ev herdr.Event, upd *herdr.Pane) bool {
 	p, known := d.last.paneOf(ev.PaneID)
 	switch ev.Kind {
 	case "pane.closed", "pane.exited":
@@ -228,7 +227,7 @@ func (d *Daemon) paneNews(ev herdr.Event) bool {
 	case "pane.agent_detected":
 		return known && p.Agent != eventField(ev, "agent")
 	case "pane.updated":
-		return d.paneUpdated(ev)
+		return d.paneUpdated(ev, upd)
 	}
 	return true
 }
@@ -239,7 +238,8 @@ func (d *Daemon) workspaceNews(ev herdr.Event, live bool) bool {
 	case "workspace.renamed":
 		return known && w.Label != ev.Label && !d.replayedLabel(w.ID, ev.Label, live)
 	case "workspace.created":
-		return !known && d.seen.arrival(ev)
+		series, n, ok := createdID(ev)
+		return !known && (!ok || d.seen.above(series, n))
 	case "workspace.closed":
 		return known
 	}
@@ -283,46 +283,38 @@ func (l *loop) lookFor(ev herdr.Event) {
 // paneUpdated triages a pane.updated: an older revision than the snapshot
 // holds is a replay; a newer one is news only if the tab's name would
 // change with it.
-func (d *Daemon) paneUpdated(ev herdr.Event) bool {
+func (d *Daemon) paneUpdated(ev herdr.Event, upd *herdr.Pane) bool {
 	old, ok := d.last.paneOf(ev.PaneID)
-	if !ok {
+	switch {
+	case !ok:
 		return false // not in the snapshot: a replay about a closed pane, or news a created event brings
-	}
-	upd, ok := d.newerPane(ev)
-	if !ok {
-		return !hasPane(ev, old.ID) && old.Revision != eventRevision(ev)
+	case upd == nil || upd.ID != old.ID:
+		return old.Revision != eventRevision(ev)
+	case upd.Revision <= old.Revision:
+		return false
 	}
 	return d.nameDiffers(old.TabID, func(ps []herdr.Pane) {
 		for j := range ps {
 			if ps[j].ID == upd.ID {
-				ps[j] = upd
+				ps[j] = *upd
 			}
 		}
 	})
 }
 
-// newerPane is the pane a pane.updated carries, when it is newer than the
-// last snapshot's.
-func (d *Daemon) newerPane(ev herdr.Event) (herdr.Pane, bool) {
-	old, ok := d.last.paneOf(ev.PaneID)
-	if !ok {
-		return herdr.Pane{}, false
+// updatedPane is the pane a pane.updated carries, decoded once per event;
+// nil for other events and for one that carries none.
+func updatedPane(ev herdr.Event) *herdr.Pane {
+	if ev.Kind != "pane.updated" {
+		return nil
 	}
 	var data struct {
 		Pane *herdr.Pane `json:"pane"`
 	}
-	if json.Unmarshal(ev.Data, &data) != nil || data.Pane == nil || data.Pane.ID != old.ID || data.Pane.Revision <= old.Revision {
-		return herdr.Pane{}, false
+	if json.Unmarshal(ev.Data, &data) != nil {
+		return nil
 	}
-	return *data.Pane, true
-}
-
-// hasPane reports whether a pane.updated carries the pane id.
-func hasPane(ev herdr.Event, id string) bool {
-	var data struct {
-		Pane *herdr.Pane `json:"pane"`
-	}
-	return json.Unmarshal(ev.Data, &data) == nil && data.Pane != nil && data.Pane.ID == id
+	return data.Pane
 }
 
 // nameDiffers reports whether the tab's name, decided from the last

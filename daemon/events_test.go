@@ -10,6 +10,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
+	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 )
 
 // passes counts the daemon's passes by the snapshots it asked for.
@@ -188,19 +189,28 @@ func lastIndex(s []string, v string) int {
 	return -1
 }
 
-// A look whether a created tab is there holds up nothing: while herdr's
-// answer to it stalls, a cd in another tab still names that tab.
+// A look whether a created tab or pane is there holds up nothing: while
+// herdr's answers to the looks stall, a cd nudged in another tab still
+// names that tab.
 func TestCreatedTabLookHoldsNothingUp(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, "{dir}", func(o *Options) { o.Poll, o.Timeout = 0, 30*time.Second }, herdrsim.WithProtocol(22))
-	f.d.lookTimeout = 30 * time.Second
+	f := newFixture(t, "{dir}", func(o *Options) { o.Poll, o.Timeout = 0, time.Minute }, herdrsim.WithProtocol(22))
+	f.d.lookTimeout = time.Minute
+	logOnFailure(t, f)
 	ws, _, p1 := f.srv.NewWorkspace("main", home+"/a")
 	runDaemon(t, f, nil)
 	waitFor(t, "the first name", func() bool { return f.labels()[0] == "a" })
-	looks := f.srv.Calls("tab.get")
-	f.srv.StallNext("tab.get", 30*time.Second, 1)
+	waitFor(t, "the passes the subscription asked for", f.subscribePassesDone)
+	// Both looks stall, so no pass runs until the cd: the stalled
+	// tab.get is the look's, not a pass's re-read.
+	tabLooks, paneLooks := f.srv.Calls("tab.get"), f.srv.Calls("pane.get")
+	f.srv.StallNext("tab.get", time.Minute, 1)
+	f.srv.StallNext("pane.get", time.Minute, 1)
 	f.srv.NewTab(ws, home+"/b")
-	waitFor(t, "the look at the new tab", func() bool { return f.srv.Calls("tab.get") > looks })
+	waitFor(t, "the looks at the new tab and its pane", func() bool {
+		return f.srv.Calls("tab.get") > tabLooks && f.srv.Calls("pane.get") > paneLooks
+	})
 	f.srv.SetCwd(p1, home+"/c")
-	waitFor(t, "the cd's name while the look waits", func() bool { return f.labels()[0] == "c" })
+	sendRaw(t, nudge.SocketPath(f.srv.SocketPath()), mustEncode(t, p1)) // the shell hook's word
+	waitFor(t, "the cd's name while the looks wait", func() bool { return f.labels()[0] == "c" })
 }

@@ -193,15 +193,13 @@ func dropFlight(fs []state.Flight, want string) []state.Flight {
 func (d *Daemon) unsaveFlights(gone []settled) {
 	var w stateWrites
 	for _, s := range gone {
-		if _, ok := d.state.Workspaces[s.t.id]; ok && s.t.kind == workspaceTarget {
-			w.addWorkspace(func(m map[string]state.WorkspaceMemory) {
-				if e, ok := m[s.t.id]; ok {
-					e.Flights = dropFlight(e.Flights, s.f.want)
-					m[s.t.id] = e
-				}
-			})
-		} else if _, ok := d.state.Tabs[s.t.id]; ok && s.t.kind == tabTarget {
+		_, isTab := d.state.Tabs[s.t.id]
+		_, isWorkspace := d.state.Workspaces[s.t.id]
+		switch {
+		case s.t.kind == tabTarget && isTab:
 			w.add(dropSavedFlight(s.t.id, s.f.want))
+		case s.t.kind == workspaceTarget && isWorkspace:
+			w.addWorkspace(dropWorkspaceRename(s.t.id, s.f.want, false))
 		}
 	}
 	d.saveAfterRenames(&w, nil)

@@ -278,8 +278,9 @@ func (l *loop) event(sev streamEvent) {
 	d.checkOverwrite(sev)
 	// Take every event in, even while a pass is due: that is how a later
 	// replay of it is known for one.
-	verdict := d.triage(ev, d.live(sev.gen, kindOf(ev)))
-	d.learnEvent(ev)
+	upd := updatedPane(ev)
+	verdict := d.triage(ev, upd, d.live(sev.gen, kindOf(ev)))
+	d.learnEvent(ev, upd)
 	switch verdict {
 	case isNews:
 		then = l.news()

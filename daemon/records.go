@@ -171,13 +171,22 @@ func (d *Daemon) workspaceOutcome(r *rename, w *stateWrites) {
 		d.log.Info("renamed workspace", "workspace", r.t.id, "old", r.seen, "new", r.want, "why", r.why)
 	case renameInFlight:
 	default:
-		w.addWorkspace(func(m map[string]state.WorkspaceMemory) {
-			if e, ok := m[r.t.id]; ok {
-				e.Pending = e.Pending.Remove(r.want)
-				e.Flights = dropFlight(e.Flights, r.want)
-				m[r.t.id] = e
+		w.addWorkspace(dropWorkspaceRename(r.t.id, r.want, true))
+	}
+}
+
+// dropWorkspaceRename forgets a workspace rename's saved flight and, with
+// pending, its pending label: what dropPending and dropSavedFlight do for
+// tabs.
+func dropWorkspaceRename(id, label string, pending bool) func(map[string]state.WorkspaceMemory) {
+	return func(m map[string]state.WorkspaceMemory) {
+		if e, ok := m[id]; ok {
+			if pending {
+				e.Pending = e.Pending.Remove(label)
 			}
-		})
+			e.Flights = dropFlight(e.Flights, label)
+			m[id] = e
+		}
 	}
 }
 

@@ -567,12 +567,17 @@ func (c *Client) Tab(ctx context.Context, tabID string) (Tab, error) {
 	params := struct {
 		TabID string `json:"tab_id"`
 	}{tabID}
-	r, err := typedCall[tabInfoResult](ctx, c, "tab.get", params, "tab_info")
+	return c.tabCall(ctx, "tab.get", params)
+}
+
+// tabCall sends a request herdr answers with one tab (tab_info).
+func (c *Client) tabCall(ctx context.Context, method string, params any) (Tab, error) {
+	r, err := typedCall[tabInfoResult](ctx, c, method, params, "tab_info")
 	if err != nil {
 		return Tab{}, err
 	}
 	if r.Tab == nil {
-		return Tab{}, &TransportError{Op: "tab.get", Path: c.path, Err: errors.New("result has no tab")}
+		return Tab{}, &TransportError{Op: method, Path: c.path, Err: errors.New("result has no tab")}
 	}
 	return *r.Tab, nil
 }
@@ -585,14 +590,7 @@ func (c *Client) RenameTab(ctx context.Context, tabID, label string) (Tab, error
 		TabID string `json:"tab_id"`
 		Label string `json:"label"`
 	}{tabID, label}
-	r, err := typedCall[tabInfoResult](ctx, c, "tab.rename", params, "tab_info")
-	if err != nil {
-		return Tab{}, err
-	}
-	if r.Tab == nil {
-		return Tab{}, &TransportError{Op: "tab.rename", Path: c.path, Err: errors.New("result has no tab")}
-	}
-	return *r.Tab, nil
+	return c.tabCall(ctx, "tab.rename", params)
 }
 
 type workspaceInfoResult struct {
