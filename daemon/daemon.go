@@ -17,6 +17,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -116,7 +117,7 @@ type Daemon struct {
 	instanceGen     uint64
 	// sessions reads agent session titles for {session}; in Run it also
 	// watches their files and wakes a pass when a title changes.
-	sessions *Sessions
+	sessions *session.Sessions
 	// traceFn is Options.Trace as New found it.
 	traceFn func(Trace)
 	// health records what the daemon cannot do, for status (Run only).
@@ -173,8 +174,18 @@ func New(opt Options) (*Daemon, error) {
 
 func (d *Daemon) now() time.Time { return d.clock() }
 
-func (d *Daemon) newSessions() *Sessions {
-	return NewSessions(session.Options{Log: d.log, Now: d.clock}, d.log)
+func (d *Daemon) newSessions() *session.Sessions {
+	return session.NewSessions(session.Options{Log: d.log, Now: d.clock}, d.sessionWatch)
+}
+
+// sessionWatch records in the health record whether agents' session
+// files can be watched.
+func (d *Daemon) sessionWatch(err error) {
+	if err != nil {
+		d.health.fail(rundir.TroubleSessionWatch, err)
+	} else {
+		d.health.ok(rundir.TroubleSessionWatch)
+	}
 }
 
 // Once runs one pass and returns its reports. Only Run watches session

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
-	"github.com/herdrtabrenamer/herdrtabrenamer/facts/session"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
@@ -48,15 +46,8 @@ func TestHealthRecordsNoSessionWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(t.TempDir(), "herdr.sock")
-	s := NewSessions(session.Options{}, slog.New(slog.DiscardHandler))
-	s.health = newHealth(sock, slog.New(slog.DiscardHandler), time.Now)
-	s.newWatcher = func() (*fsnotify.Watcher, error) { return nil, errors.New("too many open files") }
-	s.mu.Lock()
-	watching := s.acquire(t.TempDir())
-	s.mu.Unlock()
-	if watching {
-		t.Fatal("a folder watched with no watcher")
-	}
+	d := &Daemon{health: newHealth(sock, slog.New(slog.DiscardHandler), time.Now)}
+	d.sessionWatch(errors.New("too many open files"))
 	h, err := rundir.ReadHealth(sock)
 	if err != nil || !slices.ContainsFunc(h.Troubles, func(tr rundir.Trouble) bool { return tr.What == rundir.TroubleSessionWatch }) {
 		t.Fatalf("health record %+v (%v), want the session watch's trouble", h, err)

@@ -147,7 +147,6 @@ func (d *Daemon) startRun() (end func()) {
 	d.inheritFlights()
 	d.health = newHealth(d.opt.Socket, d.log, d.clock)
 	d.sessions = d.newSessions()
-	d.sessions.health = d.health
 	return func() {
 		d.backs.end()
 		d.sessions.Close()

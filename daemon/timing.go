@@ -88,10 +88,6 @@ const (
 	// existsTimeout bounds the one small request that checks whether a tab
 	// or pane an event says was created is there.
 	existsTimeout = 5 * herdrTick
-	// sessionCoalesce is how long a written session file settles before
-	// it is read: an agent appends lines in bursts, and one read per burst
-	// is enough to see a new title well within a second.
-	sessionCoalesce = herdrTick
 )
 
 // The herdr plugin that started the daemon.

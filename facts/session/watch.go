@@ -1,4 +1,4 @@
-package daemon
+package session
 
 import (
 	"errors"
@@ -10,15 +10,18 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-	"github.com/herdrtabrenamer/herdrtabrenamer/facts/session"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
 // maxSessionWatches bounds the folders watched for session files: each is
 // an inotify watch, a per-user resource. A pane past the bound gets its
 // title at each pass only.
 const maxSessionWatches = 64
+
+// sessionCoalesce is how long a written session file settles before it
+// is read: an agent appends lines in bursts, and one read per burst is
+// enough to see a new title well within a second.
+const sessionCoalesce = 100 * time.Millisecond
 
 // Sessions gives lead panes the title of their agent's session, for
 // {session}, and tells when a watched session file got a new title or a
@@ -29,12 +32,13 @@ const maxSessionWatches = 64
 // file is read through facts/session, bounded and only when it changed.
 // Sessions is safe for concurrent use.
 type Sessions struct {
-	reader  *session.Reader
+	reader  *Reader
 	log     *slog.Logger
 	changed chan struct{}
-	// health, when set (Run), hears whether files can be watched;
-	// newWatcher makes the watcher (tests stand in for used-up inotify).
-	health     *health
+	// onWatch, when set, hears whether files can be watched: nil once
+	// one is, the error when none can be; newWatcher makes the watcher
+	// (tests stand in for used-up inotify).
+	onWatch    func(error)
 	newWatcher func() (*fsnotify.Watcher, error)
 
 	mu       sync.Mutex
@@ -53,7 +57,7 @@ type Sessions struct {
 
 // sessionPane is one pane's session as last read.
 type sessionPane struct {
-	ref   session.Ref
+	ref   Ref
 	path  string // the resolved session file; "" when there is none
 	title string
 	// dir is the folder to watch: path's, or while there is no file the
@@ -65,17 +69,23 @@ type sessionPane struct {
 	watching bool // dir is watched on the pane's behalf
 }
 
-// NewSessions returns a Sessions reading with a facts/session Reader made
-// from opt (its Log defaults to log).
-func NewSessions(opt session.Options, log *slog.Logger) *Sessions {
-	if log == nil {
-		log = slog.Default()
-	}
+// NewSessions returns a Sessions reading with a Reader made from opt.
+// onWatch, when not nil, hears whether session folders can be watched:
+// nil once one is, the error when none can be (the user's inotify
+// watches used up), so the daemon's health record can say so.
+func NewSessions(opt Options, onWatch func(error)) *Sessions {
 	if opt.Log == nil {
-		opt.Log = log
+		opt.Log = slog.Default()
 	}
-	return &Sessions{reader: session.New(opt), log: log, changed: make(chan struct{}, 1), newWatcher: fsnotify.NewWatcher,
+	return &Sessions{reader: New(opt), log: opt.Log, changed: make(chan struct{}, 1), newWatcher: fsnotify.NewWatcher, onWatch: onWatch,
 		panes: map[string]*sessionPane{}, dirs: map[string]int{}, dirty: map[string]bool{}, check: map[string]bool{}}
+}
+
+// watchTrouble tells onWatch; s.mu held.
+func (s *Sessions) watchTrouble(err error) {
+	if s.onWatch != nil {
+		s.onWatch(err)
+	}
 }
 
 // Changed receives after a watched session file was written and its title
@@ -146,12 +156,12 @@ func (s *Sessions) Close() error {
 	return err
 }
 
-// sessionRef is what facts/session needs of p's agent session; false when
+// sessionRef is what the Reader needs of p's agent session; false when
 // p has none it can read.
-func sessionRef(p herdr.Pane) (session.Ref, bool) {
+func sessionRef(p herdr.Pane) (Ref, bool) {
 	as := p.AgentSession
-	if p.Agent == "" || as == nil || !session.Supported(as.Agent) {
-		return session.Ref{}, false
+	if p.Agent == "" || as == nil || !Supported(as.Agent) {
+		return Ref{}, false
 	}
 	// Claude Code names the transcript's folder after the directory it
 	// started in: its own process's directory, which foreground_cwd is.
@@ -159,7 +169,7 @@ func sessionRef(p herdr.Pane) (session.Ref, bool) {
 	if dir == "" {
 		dir = p.Cwd
 	}
-	return session.Ref{Agent: as.Agent, Kind: as.Kind, Value: as.Value, Dir: dir}, true
+	return Ref{Agent: as.Agent, Kind: as.Kind, Value: as.Value, Dir: dir}, true
 }
 
 // track records what was read for pane id and moves its watch to
@@ -213,11 +223,11 @@ func (s *Sessions) acquire(dir string) bool {
 		s.log.Debug("session files: cannot watch folder", "dir", dir, "err", err)
 		if errors.Is(err, syscall.ENOSPC) {
 			// The user's inotify watches are used up.
-			s.health.fail(rundir.TroubleSessionWatch, err)
+			s.watchTrouble(err)
 		}
 		return false
 	}
-	s.health.ok(rundir.TroubleSessionWatch)
+	s.watchTrouble(nil)
 	s.dirs[dir] = 1
 	return true
 }
@@ -247,7 +257,7 @@ func (s *Sessions) startWatcher() bool {
 	if err != nil {
 		s.failed = true
 		s.log.Warn("session files: cannot watch them; {session} titles follow at each pass", "err", err)
-		s.health.fail(rundir.TroubleSessionWatch, err)
+		s.watchTrouble(err)
 		return false
 	}
 	s.watcher, s.done = w, make(chan struct{})
@@ -363,7 +373,7 @@ func (s *Sessions) reread() {
 // update records title for pane id if it still runs ref; true when a pass
 // would show something new: another title, or another file than the one
 // tracked (a pass then watches it).
-func (s *Sessions) update(id string, ref session.Ref, title, path string) bool {
+func (s *Sessions) update(id string, ref Ref, title, path string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.panes[id]

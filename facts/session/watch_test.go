@@ -1,6 +1,7 @@
-package daemon
+package session
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -9,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/facts/session"
+	"github.com/fsnotify/fsnotify"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"go.uber.org/goleak"
 )
@@ -46,7 +47,7 @@ func (h sessionHome) append(p, content string) {
 
 func newSessionsIn(t *testing.T, home string) *Sessions {
 	t.Helper()
-	s := NewSessions(session.Options{Home: home, Getenv: func(string) string { return "" }}, slog.New(slog.DiscardHandler))
+	s := NewSessions(Options{Home: home, Getenv: func(string) string { return "" }, Log: slog.New(slog.DiscardHandler)}, nil)
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {
 			t.Errorf("Close: %v", err)
@@ -340,5 +341,23 @@ func TestSessionWriteBeforeWatchWakes(t *testing.T) {
 				t.Errorf("Titles = %v", got)
 			}
 		})
+	}
+}
+
+// With no file watch to be had (the user's inotify instances used up),
+// agents' session titles follow at each pass only, and the one told of
+// watching hears why.
+func TestSessionWatchTroubleIsTold(t *testing.T) {
+	var told []error
+	s := NewSessions(Options{Log: slog.New(slog.DiscardHandler)}, func(err error) { told = append(told, err) })
+	s.newWatcher = func() (*fsnotify.Watcher, error) { return nil, errors.New("too many open files") }
+	s.mu.Lock()
+	watching := s.acquire(t.TempDir())
+	s.mu.Unlock()
+	if watching {
+		t.Fatal("a folder watched with no watcher")
+	}
+	if len(told) != 1 || told[0] == nil {
+		t.Fatalf("told %v, want the watcher's error once", told)
 	}
 }
