@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +70,7 @@ func (c *DemoCmd) newDaemon(srv *herdrsim.Server, home string) (*daemon.Daemon, 
 		return nil, err
 	}
 	// No local /proc look: the simulator's processes are made up.
-	return daemon.New(daemon.Options{Socket: srv.SocketPath(), Namer: nm, Procs: procs, Apply: true})
+	return daemon.New(daemon.Options{Socket: srv.SocketPath(), Naming: pass.Config{Namer: nm, Procs: procs, Apply: true}})
 }
 
 // play runs each step, then one pass, then prints the tab bar.

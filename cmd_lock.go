@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -26,21 +26,21 @@ type ReleaseCmd struct {
 
 // Run locks the tab.
 func (c *LockCmd) Run(g *Globals, env *runEnv) error {
-	return setTabFlags(g, env, c.TabID, c.State, func(m *state.TabMemory, label string) {
-		m.Locked, m.Released, m.LockedLabel = true, false, label
+	return setTabFlags(g, env, c.TabID, c.State, func(tx *state.Tx, t state.Target, label string) {
+		tx.Lock(t, label)
 	}, "locked")
 }
 
 // Run releases the tab and nudges the daemon so it renames at once.
 func (c *ReleaseCmd) Run(g *Globals, env *runEnv) error {
-	return setTabFlags(g, env, c.TabID, c.State, func(m *state.TabMemory, _ string) {
-		m.Locked, m.Released, m.LockedLabel = false, true, ""
+	return setTabFlags(g, env, c.TabID, c.State, func(tx *state.Tx, t state.Target, _ string) {
+		tx.Release(t)
 	}, "released")
 }
 
 // setTabFlags marks the tab in the state file; set gets the label the tab
 // shows now.
-func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(m *state.TabMemory, label string), what string) error {
+func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(tx *state.Tx, t state.Target, label string), what string) error {
 	if tabID == "" {
 		tabID = env.getenv("HERDR_TAB_ID")
 		if tabID == "" {
@@ -71,19 +71,21 @@ func setTabFlags(g *Globals, env *runEnv, tabID, stateFlag string, set func(m *s
 	if other := (*state.OtherServerError)(nil); errors.As(warn, &other) {
 		return withExit(1, fmt.Errorf("%s not %s: %w", tabID, what, other))
 	}
+	if state.IsDamaged(warn) {
+		// Writing would lose what the file holds: a person acts first.
+		return withExit(1, fmt.Errorf("%s not %s: %w", tabID, what, warn))
+	}
 	if warn != nil {
 		fmt.Fprintf(env.stderr, "herdrtabrenamer: warning: %v\n", warn)
 	}
-	if err := st.Edit(func(tabs map[string]state.TabMemory) {
-		m := tabs[tabID]
-		set(&m, label)
-		tabs[tabID] = m
-	}); err != nil {
-		return withExit(1, err)
+	at := time.Now()
+	if err := st.Edit(func(tx *state.Tx) { set(tx, state.TabTarget(tabID), label) }); err != nil {
+		return withExit(1, fmt.Errorf("%s not %s: %w", tabID, what, err))
 	}
 	if what == "locked" {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := daemon.PutBackLock(ctx, herdr.New(sock), st, tabID, label)
+		rn := renamer.New(renamer.Options{Herdr: herdr.New(sock), Memory: st})
+		err := rn.PutBackLock(ctx, tabID, label, at)
 		cancel()
 		if err != nil {
 			fmt.Fprintf(env.stderr, "herdrtabrenamer: warning: %s: %v\n", tabID, err)

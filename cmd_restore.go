@@ -9,10 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/contrib"
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
@@ -30,6 +33,11 @@ type RestoreCmd struct {
 // SIGTERM; a daemon ends its pass and exits in milliseconds.
 const stopWait = 5 * time.Second
 
+// restoreEchoWait bounds how long restore follows the labels it gave back
+// to their echoes: herdr echoes a rename within a tick or two, and a
+// 0.7/0.8 stream's replay ends after a second without events.
+const restoreEchoWait = 5 * time.Second
+
 // Run stops the daemon (it would name the tabs again at once), renames
 // each of our tabs to its position number and forgets it. herdr cannot
 // clear a custom label (tab.rename "" stores an empty one, docs/herdr.md
@@ -41,7 +49,7 @@ func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
 		return err
 	}
 	// --force makes a person's label look ours: never for an undo.
-	opt.Force, opt.Apply = false, false
+	opt.Naming.Force, opt.Naming.Apply = false, false
 	release, err := c.takeOver(env, opt.Socket)
 	if err != nil {
 		return err
@@ -54,6 +62,11 @@ func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
 	if err != nil {
 		return err
 	}
+	if err := d.State().Damaged(); err != nil {
+		// Its locks and people's texts cannot be read: undoing names
+		// now could undo a person's.
+		return withExit(1, fmt.Errorf("restore: %w", err))
+	}
 	ctx := context.Background()
 	reps, err := d.Explain(ctx, "")
 	if err != nil {
@@ -64,7 +77,14 @@ func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
 		return withExit(1, err)
 	}
 	pos := namer.Positions(snap.Tabs)
+	finish := func(time.Duration) {}
+	if c.Apply {
+		// Each label given back is followed to its echo: a person's
+		// rename landing inside one goes back.
+		finish = d.FollowRenames(ctx)
+	}
 	forget, failed := c.restoreTabs(ctx, env, d, reps, pos)
+	finish(restoreEchoWait)
 	forget = append(forget, c.listGone(env, d, pos)...)
 	if c.Apply && len(forget) > 0 && opt.StatePath != "" {
 		if err := forgetTabs(d, forget); err != nil {
@@ -90,10 +110,10 @@ func (c *RestoreCmd) forgotWord() string {
 // restoreTabs gives each reported tab its label back (with --apply) and
 // prints what it does. It returns the tabs to forget and how many renames
 // failed.
-func (c *RestoreCmd) restoreTabs(ctx context.Context, env *runEnv, d *daemon.Daemon, reps []daemon.TabReport, pos map[string]int) (forget []string, failed int) {
+func (c *RestoreCmd) restoreTabs(ctx context.Context, env *runEnv, d *daemon.Daemon, reps []pass.Report, pos map[string]int) (forget []string, failed int) {
 	forgot := c.forgotWord()
 	for _, r := range reps {
-		back, keep := giveBack(r, d.State().Tabs[r.TabID], pos[r.TabID])
+		back, keep := giveBack(r, d.State().Tab(r.TabID), pos[r.TabID])
 		switch {
 		case back == "" && keep == "locked":
 			fmt.Fprintf(env.stdout, "left     %s %q: locked, a person chose to keep it\n", r.TabID, r.Label)
@@ -106,8 +126,8 @@ func (c *RestoreCmd) restoreTabs(ctx context.Context, env *runEnv, d *daemon.Dae
 		case !c.Apply:
 			fmt.Fprintf(env.stdout, "would restore %s %q -> %q\n", r.TabID, r.Label, back)
 		default:
-			err := d.GiveBack(ctx, daemon.LabelBack{TabID: r.TabID, From: r.Label, To: back})
-			if errors.Is(err, daemon.ErrRenamedSince) {
+			err := d.Renamer().GiveBack(ctx, state.TabTarget(r.TabID), r.Label, back)
+			if errors.Is(err, renamer.ErrRenamedSince) {
 				// Someone named it as restore read the session: theirs
 				// stays, and our memory of it is moot.
 				fmt.Fprintf(env.stdout, "left     %s %q: %v\n", r.TabID, r.Label, err)
@@ -130,7 +150,7 @@ func (c *RestoreCmd) restoreTabs(ctx context.Context, env *runEnv, d *daemon.Dae
 // either.
 func (c *RestoreCmd) listGone(env *runEnv, d *daemon.Daemon, pos map[string]int) []string {
 	var gone []string
-	for _, id := range sortedKeys(goneTabs(d.State().Tabs, pos, c.Workspace)) {
+	for _, id := range goneTabs(d.State(), pos, c.Workspace) {
 		fmt.Fprintf(env.stdout, "%s %s: the tab is gone\n", c.forgotWord(), id)
 		gone = append(gone, id)
 	}
@@ -139,9 +159,9 @@ func (c *RestoreCmd) listGone(env *runEnv, d *daemon.Daemon, pos map[string]int)
 
 // forgetTabs drops the tabs' entries from the state file.
 func forgetTabs(d *daemon.Daemon, ids []string) error {
-	if err := d.State().Edit(func(tabs map[string]state.TabMemory) {
+	if err := d.State().Edit(func(tx *state.Tx) {
 		for _, id := range ids {
-			delete(tabs, id)
+			tx.Forget(state.TabTarget(id))
 		}
 	}); err != nil {
 		return fmt.Errorf("restore: forget %d tab(s): %w", len(ids), err)
@@ -153,7 +173,7 @@ func forgetTabs(d *daemon.Daemon, ids []string) error {
 // label is ours, the person's own text when the label is that text with
 // our position prefix (--index-prefix-all). Else back is "" and keep says
 // why the label stays: "locked", or whose it is.
-func giveBack(r daemon.TabReport, mem state.TabMemory, position int) (back, keep string) {
+func giveBack(r pass.Report, mem state.Entry, position int) (back, keep string) {
 	switch {
 	case r.Judged == namer.Locked:
 		return "", "locked"
@@ -175,13 +195,13 @@ func (c *RestoreCmd) takeOver(env *runEnv, sock string) (release func(), err err
 	if err != nil {
 		return nil, withExit(1, err)
 	}
-	inst, pid, err := daemon.TakeOver(sock, c.Apply, stopWait)
+	inst, pid, err := claim.TakeOver(sock, c.Apply, stopWait)
 	switch {
 	case c.Apply && err != nil:
 		err = withExit(1, fmt.Errorf("restore: %w; stop it, then run restore --apply again", err))
 	case c.Apply && pid != 0:
 		fmt.Fprintf(env.stdout, "stopped the daemon (pid %d): it would name the tabs again\n", pid)
-	case !c.Apply && errors.Is(err, daemon.ErrAlreadyRunning):
+	case !c.Apply && errors.Is(err, claim.ErrAlreadyRunning):
 		fmt.Fprintf(env.stdout, "would stop the daemon (pid %d) first: it would name the tabs again\n", pid)
 		err = nil
 	case err != nil:
@@ -199,14 +219,14 @@ func (c *RestoreCmd) takeOver(env *runEnv, sock string) (release func(), err err
 // claim, with its own pid in it, so a second restore would take it for
 // the daemon and stop it with SIGTERM halfway; with this claim taken
 // first, the second one stops here and signals no one.
-func claimRestore(sock string) (*daemon.Instance, error) {
+func claimRestore(sock string) (*claim.Instance, error) {
 	if _, err := rundir.Dir(); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	}
-	path := strings.TrimSuffix(daemon.InstanceLockPath(sock), ".lock") + ".restore.lock"
-	inst, err := daemon.AcquireInstance(path)
-	if errors.Is(err, daemon.ErrAlreadyRunning) {
-		return nil, fmt.Errorf("restore: another restore (pid %d) is running for this herdr; let it finish, then run this one again", daemon.HolderPID(path))
+	path := strings.TrimSuffix(claim.InstanceLockPath(sock), ".lock") + ".restore.lock"
+	inst, err := claim.AcquireInstance(path)
+	if errors.Is(err, claim.ErrAlreadyRunning) {
+		return nil, fmt.Errorf("restore: another restore (pid %d) is running for this herdr; let it finish, then run this one again", claim.HolderPID(path))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
@@ -214,16 +234,16 @@ func claimRestore(sock string) (*daemon.Instance, error) {
 	return inst, nil
 }
 
-// goneTabs are remembered tabs missing from the session (in workspace ws,
-// when given), without a lock a person set.
-func goneTabs(tabs map[string]state.TabMemory, present map[string]int, ws string) map[string]string {
-	out := map[string]string{}
-	for id, m := range tabs {
+// goneTabs are the remembered tabs missing from the session (in
+// workspace ws, when given), without a lock a person set, sorted.
+func goneTabs(st *state.State, present map[string]int, ws string) []string {
+	var out []string
+	for _, id := range st.IDs(state.Tab) {
 		w, _, err := herdr.ParseTabID(id)
-		if _, ok := present[id]; ok || m.Locked || err != nil || (ws != "" && w != ws) {
+		if _, ok := present[id]; ok || st.Tab(id).Locked || err != nil || (ws != "" && w != ws) {
 			continue
 		}
-		out[id] = m.Label
+		out = append(out, id)
 	}
 	return out
 }

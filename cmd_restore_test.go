@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
@@ -32,9 +32,9 @@ func TestTwoRestoresDoNotSignalEachOther(t *testing.T) {
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
-	lock := daemon.InstanceLockPath(srv.SocketPath())
+	lock := claim.InstanceLockPath(srv.SocketPath())
 	waitFor(t, "the first restore to take the daemon's claim", func() bool {
-		return daemon.HolderPID(lock) == first.Process.Pid
+		return claim.HolderPID(lock) == first.Process.Pid
 	})
 
 	var out, errb bytes.Buffer

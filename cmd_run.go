@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"io"
 	"log/slog"
 	"maps"
@@ -104,7 +106,7 @@ func (c *RunCmd) Run(g *Globals, env *runEnv) error {
 	defer stop()
 	reload := c.reloads(ctx, g, env, opt.Log, level)
 	err = d.Run(ctx, reload)
-	if errors.Is(err, daemon.ErrAlreadyRunning) {
+	if errors.Is(err, claim.ErrAlreadyRunning) {
 		if c.IfNotRunning {
 			return nil
 		}
@@ -201,8 +203,9 @@ func (c *RunCmd) build(g *Globals, env *runEnv) (daemon.Options, error) {
 	if c.AgentPoll > 0 && c.AgentPoll < minPoll {
 		return opt, withExit(2, fmt.Errorf("--agent-poll %v is too short: use %v or more, or 0 for never", c.AgentPoll, minPoll))
 	}
-	opt.Apply, opt.Poll, opt.AgentPoll, opt.Debounce, opt.Settle = c.Apply, c.Poll, c.AgentPoll, c.Debounce, c.Settle
-	opt.LocalWatch, opt.RestPoll = c.LocalWatch, c.RestPoll
+	opt.Naming.Apply, opt.Naming.Settle, opt.Naming.LocalWatch = c.Apply, c.Settle, c.LocalWatch
+	opt.Poll, opt.AgentPoll, opt.Debounce = c.Poll, c.AgentPoll, c.Debounce
+	opt.RestPoll = c.RestPoll
 	opt.Plugin = pluginTie(env.getenv)
 	return opt, nil
 }
@@ -235,7 +238,7 @@ func (c *OnceCmd) Run(g *Globals, env *runEnv) error {
 	if err != nil {
 		return err
 	}
-	opt.Apply = c.Apply
+	opt.Naming.Apply = c.Apply
 	d, err := daemon.New(opt)
 	if err != nil {
 		return err
@@ -247,9 +250,9 @@ func (c *OnceCmd) Run(g *Globals, env *runEnv) error {
 	failed := 0
 	for _, r := range reps {
 		switch r.Action {
-		case daemon.ActionRenamed, daemon.ActionWouldRename:
+		case pass.ActionRenamed, pass.ActionWouldRename:
 			fmt.Fprintf(env.stdout, "%s %s %q -> %q\n", r.Action, r.TabID, r.Label, r.Want)
-		case daemon.ActionFailed:
+		case pass.ActionFailed:
 			failed++
 			fmt.Fprintf(env.stderr, "herdrtabrenamer: rename %s to %q: %s\n", r.TabID, r.Want, r.Error)
 		}
@@ -279,7 +282,7 @@ func (c *ExplainCmd) Run(g *Globals, env *runEnv) error {
 
 // explain checks TAB_ID ("" = every tab) and asks a one-off daemon for
 // the decisions; the daemon is returned for callers that talk to herdr on.
-func (c *ExplainCmd) explain(ctx context.Context, g *Globals, env *runEnv) (*daemon.Daemon, []daemon.TabReport, error) {
+func (c *ExplainCmd) explain(ctx context.Context, g *Globals, env *runEnv) (*daemon.Daemon, []pass.Report, error) {
 	if c.TabID != "" {
 		if _, _, err := herdr.ParseTabID(c.TabID); err != nil {
 			return nil, nil, withExit(2, err)
@@ -302,7 +305,7 @@ func (c *ExplainCmd) explain(ctx context.Context, g *Globals, env *runEnv) (*dae
 
 // writeExplain prints one block per tab: the table a person reads when a
 // tab has the wrong name.
-func writeExplain(w io.Writer, reps []daemon.TabReport) error {
+func writeExplain(w io.Writer, reps []pass.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for i, r := range reps {
 		if i > 0 {

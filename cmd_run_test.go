@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,7 @@ func TestRunWhenADaemonAlreadyServesThisHerdr(t *testing.T) {
 	if _, err := rundir.Dir(); err != nil {
 		t.Fatal(err)
 	}
-	inst, err := daemon.AcquireInstance(daemon.InstanceLockPath(sock))
+	inst, err := claim.AcquireInstance(claim.InstanceLockPath(sock))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +82,8 @@ func TestRunSettle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if opt.Settle != tc.want {
-				t.Fatalf("settle %v, want %v", opt.Settle, tc.want)
+			if opt.Naming.Settle != tc.want {
+				t.Fatalf("settle %v, want %v", opt.Naming.Settle, tc.want)
 			}
 		})
 	}

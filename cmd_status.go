@@ -5,16 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/quote"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
@@ -160,13 +158,14 @@ func runtimeCheck() (c check, usable bool) {
 // daemon fills with "pid N since TIME" and empties when it stops. pid is
 // the running daemon's, 0 when none runs.
 func daemonCheck(sock string) (c check, pid int, since time.Time) {
-	lock := daemon.InstanceLockPath(sock)
+	lock := claim.InstanceLockPath(sock)
 	notRunning := check{name: "daemon", found: "not running for this herdr",
 		fix: "herdrtabrenamer run --apply (or install the plugin or a service: herdrtabrenamer init --help)"}
-	h, ok := daemon.ReadHolder(lock)
-	// A daemon killed with SIGKILL leaves its line behind: believe it only
-	// while that process exists.
-	if !ok || !processAlive(h.PID) {
+	// A daemon killed with SIGKILL leaves its line behind, and its pid may
+	// be another process's since: believe it only while that process is
+	// the one that took the lock.
+	h, ok := claim.Running(lock)
+	if !ok {
 		return notRunning, 0, since
 	}
 	return check{name: "daemon", ok: true, found: fmt.Sprintf("running, %s (lock %s)", h, lock)}, h.PID, h.Since
@@ -188,20 +187,6 @@ func reloadCheck(sock string, pid int, since time.Time) check {
 			fix: fmt.Sprintf("fix the config (the config line shows what run says), then: kill -HUP %d", pid)}
 	}
 	return check{name: "reload", ok: true, found: "config reloaded at " + r.At.Format(time.RFC3339)}
-}
-
-// processAlive asks the kernel with signal 0, which checks without
-// sending. On Windows, finding the process is the check.
-func processAlive(pid int) bool {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	if runtime.GOOS == "windows" {
-		return true
-	}
-	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, os.ErrPermission)
 }
 
 // nudgeCheck looks at the nudge socket as nudge reaches it (nudge.Probe,
@@ -284,15 +269,48 @@ func stateCheck(flag, sock string) check {
 		return check{name: "state", ok: true, found: path + " (not written yet)"}
 	}
 	st, warn := state.Load(path, sock)
-	if warn != nil {
-		return check{name: "state", found: warn.Error(), fix: "rm " + quote.POSIX(path) + " (it only forgets which names were ours)"}
+	var damaged *state.DamagedError
+	switch {
+	case errors.As(warn, &damaged):
+		return check{name: "state", found: damaged.Error(), fix: damagedFix(damaged)}
+	case warn != nil:
+		return check{name: "state", found: warn.Error(), fix: "use --state auto, or give this herdr server a state file of its own"}
 	}
-	found := fmt.Sprintf("%s (%d tabs)", path, len(st.Tabs))
-	if now, err := procinfo.ServerInstance(context.Background(), sock); err == nil && st.Instance != "" && st.Instance != now {
-		found += fmt.Sprintf("; it describes an earlier herdr server (started %s): the next pass keeps only the memory of tabs that still show it",
-			procinfo.InstanceStarted(st.Instance).Format(time.DateTime))
+	found := fmt.Sprintf("%s (%d tabs)", path, st.Len(state.Tab))
+	if note := serverNote(sock, st); note != "" {
+		found += "; " + note
 	}
 	return check{name: "state", ok: true, found: found}
+}
+
+// damagedFix says what a person does about a damaged state file.
+func damagedFix(d *state.DamagedError) string {
+	rm := "rm " + quote.POSIX(d.Path)
+	if d.Newer > 0 {
+		return "upgrade herdrtabrenamer, or " + rm + " to start with an empty memory"
+	}
+	if d.KeptAt != "" {
+		return "fix it by hand, or " + rm + " to start with an empty memory (a copy stays at " + d.KeptAt + ")"
+	}
+	return "fix it by hand, or " + rm + " to start with an empty memory (its locks are then forgotten)"
+}
+
+// serverNote says when the state describes another herdr server process
+// than the one serving the socket now, or when that cannot be told.
+func serverNote(sock string, st *state.State) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	snap, err := herdr.New(sock).Snapshot(ctx)
+	if err != nil {
+		return ""
+	}
+	switch v, why := claim.Compare(st.Server(), claim.Identify(ctx, sock, snap)); v {
+	case claim.Restarted:
+		return "it describes an earlier herdr server (" + why + "): the next pass keeps only the memory of tabs that still show it"
+	case claim.Unknown:
+		return "whether it describes this herdr server cannot be told (" + why + "): a daemon keeps only the memory of tabs that still show it"
+	}
+	return ""
 }
 
 // hooksCheck reads the marker the shell snippets export.

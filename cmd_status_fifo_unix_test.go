@@ -3,6 +3,7 @@
 package main
 
 import (
+	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
@@ -21,7 +21,7 @@ func TestStatusDoesNotBlockOnAFIFOLock(t *testing.T) {
 	if _, err := rundir.Dir(); err != nil {
 		t.Fatal(err)
 	}
-	lock := daemon.InstanceLockPath(os.Getenv("HERDR_SOCKET_PATH"))
+	lock := claim.InstanceLockPath(os.Getenv("HERDR_SOCKET_PATH"))
 	if err := syscall.Mkfifo(lock, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}

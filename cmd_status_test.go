@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"net"
 	"os"
 	"os/exec"
@@ -12,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procwatch"
@@ -83,7 +83,7 @@ func TestStatusNamesEachProblemWithItsFix(t *testing.T) {
 	if _, err := rundir.Dir(); err != nil {
 		t.Fatal(err)
 	}
-	inst, err := daemon.AcquireInstance(daemon.InstanceLockPath(sock))
+	inst, err := claim.AcquireInstance(claim.InstanceLockPath(sock))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestStatusNamesEachProblemWithItsFix(t *testing.T) {
 		if err := dead.Run(); err != nil {
 			t.Fatal(err)
 		}
-		lock := daemon.InstanceLockPath(sock)
+		lock := claim.InstanceLockPath(sock)
 		if err := os.WriteFile(lock, fmt.Appendf(nil, "pid %d since 2026-01-01T00:00:00Z\n", dead.Process.Pid), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -275,7 +275,7 @@ func TestStateCheckDoesNotWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	sock := "/run/herdr.sock"
 	st, _ := state.Load(path, sock)
-	if err := st.Edit(func(tabs map[string]state.TabMemory) { tabs["w1:t1"] = state.TabMemory{Label: "a"} }); err != nil {
+	if err := st.Edit(func(tx *state.Tx) { tx.Named(state.TabTarget("w1:t1"), "a") }); err != nil {
 		t.Fatal(err)
 	}
 	before, err := os.Stat(path)
@@ -466,7 +466,7 @@ func TestStatusAgreesWithNudgeOnItsSocket(t *testing.T) {
 			if _, err := rundir.Dir(); err != nil {
 				t.Fatal(err)
 			}
-			inst, err := daemon.AcquireInstance(daemon.InstanceLockPath(sock))
+			inst, err := claim.AcquireInstance(claim.InstanceLockPath(sock))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"strings"
-
-	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 )
 
 // notify is `explain --notify`, the plugin's "Why this name?" action. A
@@ -52,7 +51,7 @@ func (c *ExplainCmd) notify(g *Globals, env *runEnv) error {
 
 // whyNotification is one tab's decision in a toast's few words: the title
 // says what the name is and whose, the body why.
-func whyNotification(r daemon.TabReport) (title, body string) {
+func whyNotification(r pass.Report) (title, body string) {
 	title = fmt.Sprintf("%q is %s", r.Label, r.Verdict)
 	if r.Label == "" {
 		title = fmt.Sprintf("tab %s (empty label) is %s", r.TabID, r.Verdict)

@@ -11,6 +11,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/sshhosts"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
@@ -53,10 +54,11 @@ func newOptions(f *NamingFlags, g *Globals, env *runEnv) (daemon.Options, error)
 		return daemon.Options{}, withExit(2, err)
 	}
 	return daemon.Options{
-		Socket: sock, Namer: nm, Procs: procs, Inspector: insp,
-		Git: gitinfo.New(), SSH: sshhosts.New(sshConfig(home)), Glyphs: glyphTable,
-		IndexPrefixAll: f.IndexPrefixAll, WorkspaceNamer: wsNamer,
-		Force: f.Force, Unique: f.Unique, Workspace: f.Workspace,
+		Socket: sock,
+		Naming: pass.Config{Namer: nm, Procs: procs, Inspector: insp,
+			Git: gitinfo.New(), SSH: sshhosts.New(sshConfig(home)), Glyphs: glyphTable,
+			IndexPrefixAll: f.IndexPrefixAll, WorkspaceNamer: wsNamer,
+			Force: f.Force, Unique: f.Unique, Workspace: f.Workspace},
 		StatePath: state, Out: env.stdout, Log: g.logger(env.stderr),
 	}, nil
 }
@@ -84,7 +86,7 @@ func (f *NamingFlags) namers(cf *configFile, home string) (tabs, workspaces *nam
 	tabs, err = namer.New(namer.Config{
 		Format: f.Format, MaxLen: f.MaxLen, Icons: f.Icons,
 		Rules: rules, Home: home, HideDefaultBranch: f.HideDefaultBranch,
-		SameDir: daemon.SameDir, Ignore: f.Ignore, ExtendIgnore: f.ExtendIgnore,
+		SameDir: pass.SameDir, Ignore: f.Ignore, ExtendIgnore: f.ExtendIgnore,
 	})
 	var ignoreErr *namer.IgnoreError
 	if errors.As(err, &ignoreErr) {
@@ -107,7 +109,7 @@ func (f *NamingFlags) namers(cf *configFile, home string) (tabs, workspaces *nam
 	// namer above.
 	workspaces, err = namer.New(namer.Config{
 		Format: f.WorkspaceFormat, MaxLen: f.MaxLen, Icons: f.Icons, Home: home,
-		HideDefaultBranch: f.HideDefaultBranch, SameDir: daemon.SameDir,
+		HideDefaultBranch: f.HideDefaultBranch, SameDir: pass.SameDir,
 		Ignore: f.Ignore, ExtendIgnore: f.ExtendIgnore,
 	})
 	if err != nil {

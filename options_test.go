@@ -39,7 +39,7 @@ func namingDefaults() NamingFlags {
 // programOf is the name opt's resolver gives the program argv runs in
 // front of a pane.
 func programOf(opt daemon.Options, argv ...string) string {
-	return opt.Procs.Program(herdr.ProcessInfo{
+	return opt.Naming.Procs.Program(herdr.ProcessInfo{
 		ShellPID: 10, ForegroundPGID: 20,
 		ForegroundProcesses: []herdr.Process{{PID: 20, Argv: argv}},
 	}).Name
@@ -68,11 +68,11 @@ type optionsCase struct {
 
 var optionsCases = []optionsCase{
 	{name: "defaults", home: "/home/u", check: func(t *testing.T, o daemon.Options) {
-		c := o.Namer.Config()
+		c := o.Naming.Namer.Config()
 		if c.Format != "{proc|dir}" || c.MaxLen != 24 || c.Icons != "" || c.Home != "/home/u" || len(c.Rules) != 0 {
 			t.Errorf("namer config %+v", c)
 		}
-		if o.Socket != "/run/h.sock" || o.Workspace != "" || o.WorkspaceNamer != nil || o.Force || o.Unique || o.IndexPrefixAll {
+		if o.Socket != "/run/h.sock" || o.Naming.Workspace != "" || o.Naming.WorkspaceNamer != nil || o.Naming.Force || o.Naming.Unique || o.Naming.IndexPrefixAll {
 			t.Errorf("options %+v", o)
 		}
 		if o.StatePath != stateFile("/home/u/.local/state", "/run/h.sock") {
@@ -81,7 +81,7 @@ var optionsCases = []optionsCase{
 		if got := programOf(o, "/usr/bin/nvim", "x"); got != "nvim" {
 			t.Errorf("program %q, want nvim", got)
 		}
-		if o.Glyphs.Lookup("nvim") == "" || o.Log == nil || o.Out == nil || o.Git == nil || o.SSH == nil || o.Inspector == nil {
+		if o.Naming.Glyphs.Lookup("nvim") == "" || o.Log == nil || o.Out == nil || o.Naming.Git == nil || o.Naming.SSH == nil || o.Naming.Inspector == nil {
 			t.Errorf("options lack a part: %+v", o)
 		}
 	}},
@@ -90,15 +90,15 @@ var optionsCases = []optionsCase{
 		f.Force, f.Unique, f.IndexPrefixAll, f.HideDefaultBranch = true, true, true, true
 		f.WorkspaceFormat, f.Ignore, f.ExtendIgnore = "{index} {dir}", []string{}, []string{"make"}
 	}, check: func(t *testing.T, o daemon.Options) {
-		c := o.Namer.Config()
+		c := o.Naming.Namer.Config()
 		if c.Format != "{dir}" || c.MaxLen != 0 || c.Icons != "idle=z" || !c.HideDefaultBranch ||
 			len(c.Ignore) != 0 || strings.Join(c.ExtendIgnore, ",") != "make" {
 			t.Errorf("namer config %+v", c)
 		}
-		if o.WorkspaceNamer == nil || o.WorkspaceNamer.Config().Format != "{index} {dir}" || o.WorkspaceNamer.Config().MaxLen != 0 {
-			t.Errorf("workspace namer %+v", o.WorkspaceNamer)
+		if o.Naming.WorkspaceNamer == nil || o.Naming.WorkspaceNamer.Config().Format != "{index} {dir}" || o.Naming.WorkspaceNamer.Config().MaxLen != 0 {
+			t.Errorf("workspace namer %+v", o.Naming.WorkspaceNamer)
 		}
-		if o.Workspace != "w2" || !o.Force || !o.Unique || !o.IndexPrefixAll {
+		if o.Naming.Workspace != "w2" || !o.Naming.Force || !o.Naming.Unique || !o.Naming.IndexPrefixAll {
 			t.Errorf("options %+v", o)
 		}
 	}},
@@ -113,13 +113,13 @@ var optionsCases = []optionsCase{
 	{name: "config file rules, rewrites and glyphs", home: "/home/u",
 		config: "[[rules]]\ndir = \"~/src\"\nname = \"src\"\n\n[[rewrites]]\nmatch = \"^nvim$\"\nreplace = \"ed\"\n\n[glyphs]\ned = \"E\"\n",
 		check: func(t *testing.T, o daemon.Options) {
-			if c := o.Namer.Config(); len(c.Rules) != 1 || c.Rules[0].Name != "src" {
+			if c := o.Naming.Namer.Config(); len(c.Rules) != 1 || c.Rules[0].Name != "src" {
 				t.Errorf("rules %+v", c.Rules)
 			}
 			if got := programOf(o, "nvim"); got != "ed" {
 				t.Errorf("nvim shows as %q, want ed", got)
 			}
-			if got := o.Glyphs.Lookup("ed"); got != "E" {
+			if got := o.Naming.Glyphs.Lookup("ed"); got != "E" {
 				t.Errorf("glyph of ed %q, want E", got)
 			}
 		}},
@@ -149,8 +149,8 @@ var optionsCases = []optionsCase{
 		}
 	}},
 	{name: "no state, no home needed", flags: func(f *NamingFlags) { f.State = "" }, check: func(t *testing.T, o daemon.Options) {
-		if o.StatePath != "" || o.Namer.Config().Home != "" {
-			t.Errorf("state %q, home %q", o.StatePath, o.Namer.Config().Home)
+		if o.StatePath != "" || o.Naming.Namer.Config().Home != "" {
+			t.Errorf("state %q, home %q", o.StatePath, o.Naming.Namer.Config().Home)
 		}
 	}},
 	{name: "--socket beats HERDR_SOCKET_PATH", socket: "/run/flag.sock", flags: func(f *NamingFlags) { f.State = "" },

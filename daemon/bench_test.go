@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"io"
 	"log/slog"
 	"os"
@@ -84,7 +85,7 @@ func benchmarkPass(b *testing.B, panes int, mods ...func(*Options)) {
 		b.Fatal(err)
 	}
 	opt := Options{
-		Socket: srv.SocketPath(), Namer: nm, Procs: procs, Inspector: insp, Apply: true,
+		Socket: srv.SocketPath(), Naming: pass.Config{Namer: nm, Procs: procs, Inspector: insp, Apply: true},
 		StatePath: b.TempDir() + "/state.json", Timeout: 10 * time.Second,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -81,7 +82,7 @@ func newFixture(t *testing.T, format string, mod func(*Options), srvOpts ...herd
 	}
 	f := &fixture{t: t, srv: srv, log: &syncBuffer{}, out: &syncBuffer{}}
 	opt := Options{
-		Socket: srv.SocketPath(), Namer: nm, Procs: procs, Apply: true,
+		Socket: srv.SocketPath(), Naming: pass.Config{Namer: nm, Procs: procs, Apply: true},
 		StatePath: filepath.Join(t.TempDir(), "state.json"),
 		Debounce:  10 * time.Millisecond, Timeout: 2 * time.Second,
 		Log: slog.New(slog.NewTextHandler(f.log, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -103,10 +104,13 @@ func newFixture(t *testing.T, format string, mod func(*Options), srvOpts ...herd
 // goes out twice, and the first of the two can reach herdrsim a poll
 // later, after the count.
 func (f *fixture) noHedging() {
-	f.d.client = herdr.New(f.srv.SocketPath(), herdr.WithTimeout(f.d.opt.Timeout), herdr.WithLogger(f.d.opt.Log))
+	c := herdr.New(f.srv.SocketPath(), herdr.WithTimeout(f.d.opt.Timeout), herdr.WithLogger(f.d.opt.Log))
+	f.d.client, f.d.api = c, c
+	f.d.planner = pass.New(f.d.opt.Naming, c, f.d.sessions, f.d.clock, f.d.log)
+	f.d.renamer = f.d.newRenamer(false)
 }
 
-func (f *fixture) once() []TabReport {
+func (f *fixture) once() []pass.Report {
 	f.t.Helper()
 	reps, err := f.d.Once(context.Background())
 	if err != nil {
@@ -169,7 +173,7 @@ func TestOnceOriginalTemplates(t *testing.T) {
 }
 
 func TestDryRunRenamesNothing(t *testing.T) {
-	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Apply = false })
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Naming.Apply = false })
 	originalSession(f.srv)
 	reps := f.once()
 	if n := len(f.srv.Renames()); n != 0 {
@@ -177,7 +181,7 @@ func TestDryRunRenamesNothing(t *testing.T) {
 	}
 	would := 0
 	for _, r := range reps {
-		if r.Action == ActionWouldRename {
+		if r.Action == pass.ActionWouldRename {
 			would++
 		}
 	}
@@ -203,22 +207,14 @@ func TestHumanNamesSurviveRestartLockRelease(t *testing.T) {
 	f.wantLabels("pi", "nixos", "rmk", "monitor")
 
 	// release hands it back.
-	if err := g.d.State().Update(func(tabs map[string]state.TabMemory) {
-		m := tabs[tabID]
-		m.Released = true
-		tabs[tabID] = m
-	}); err != nil {
+	if err := g.d.State().Edit(func(tx *state.Tx) { tx.Release(state.TabTarget(tabID)) }); err != nil {
 		t.Fatal(err)
 	}
 	g.once()
 	f.wantLabels("pi", "nixos", "rmk", "rmk")
 
 	// lock freezes our name even when the program changes.
-	if err := g.d.State().Update(func(tabs map[string]state.TabMemory) {
-		m := tabs[tabID]
-		m.Locked = true
-		tabs[tabID] = m
-	}); err != nil {
+	if err := g.d.State().Edit(func(tx *state.Tx) { tx.Lock(state.TabTarget(tabID), "rmk") }); err != nil {
 		t.Fatal(err)
 	}
 	f.srv.SetForeground(panes[3], herdrsim.Proc{Argv: []string{"htop"}})
@@ -227,7 +223,7 @@ func TestHumanNamesSurviveRestartLockRelease(t *testing.T) {
 }
 
 func TestForceOverridesHuman(t *testing.T) {
-	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Force = true })
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Naming.Force = true })
 	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
 	_ = ws
 	tab := f.srv.Snapshot().Tabs[0].ID
@@ -237,7 +233,7 @@ func TestForceOverridesHuman(t *testing.T) {
 }
 
 func TestRenumberingIsNoRename(t *testing.T) {
-	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Apply = false })
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Naming.Apply = false })
 	ws, t1, _ := f.srv.NewWorkspace("main", home+"/a")
 	f.srv.NewTab(ws, home+"/b")
 	f.srv.NewTab(ws, home+"/c")
@@ -253,7 +249,7 @@ func TestRenumberingIsNoRename(t *testing.T) {
 
 func TestIdlePassIsOneConnectionNoProcessInfo(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", nil)
-	f.d.opt.Inspector = fakeInspector{f.srv}
+	f.setInspector(fakeInspector{f.srv})
 	originalSession(f.srv)
 	f.once()
 	f.srv.ResetCounters()
@@ -285,17 +281,17 @@ func TestStatePrunedAfterTabsClose(t *testing.T) {
 	ws, t1, _ := f.srv.NewWorkspace("main", home+"/a")
 	f.srv.NewTab(ws, home+"/b")
 	f.once()
-	if _, ok := f.d.State().Tabs[t1]; !ok {
+	if !f.d.State().Has(state.TabTarget(t1)) {
 		t.Fatalf("state lacks %s after rename", t1)
 	}
 	f.srv.CloseTab(t1)
 	f.once()
-	if m, ok := f.d.State().Tabs[t1]; !ok || m.MissingSince == nil {
+	if m, ok := f.d.State().Tab(t1), f.d.State().Has(state.TabTarget(t1)); !ok || m.MissingSince == nil {
 		t.Fatalf("closed tab should be marked missing, not dropped at once: %+v", m)
 	}
 	now = now.Add(2 * state.PruneAfter)
 	f.once()
-	if _, ok := f.d.State().Tabs[t1]; ok {
+	if f.d.State().Has(state.TabTarget(t1)) {
 		t.Fatalf("state still holds closed tab %s after %v", t1, 2*state.PruneAfter)
 	}
 	// The file agrees.
@@ -303,7 +299,7 @@ func TestStatePrunedAfterTabsClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := st.Tabs[t1]; ok {
+	if st.Has(state.TabTarget(t1)) {
 		t.Fatalf("state file still holds %s", t1)
 	}
 }
@@ -446,7 +442,7 @@ func sendRaw(t *testing.T, path string, b []byte) {
 
 func TestPreexecNudgeWaitsForTheProgram(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", nil)
-	f.d.opt.Inspector = fakeInspector{f.srv}
+	f.setInspector(fakeInspector{f.srv})
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -487,7 +483,7 @@ func TestReloadSwapsTheTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt := f.d.opt
-	opt.Namer = nm
+	opt.Naming.Namer = nm
 	reload <- opt
 	waitFor(t, "rename after reload", func() bool { return f.labels()[0] == "1:a" })
 	if f.traced(TraceReloaded) == 0 {
@@ -514,14 +510,14 @@ func TestLostRenameReplyStaysOurs(t *testing.T) {
 		t.Fatalf("a label we set whose reply was lost is judged %q, want ours", reps[0].Verdict)
 	}
 	f.wantLabels("b")
-	if m := f.d.State().Tabs[f.srv.Snapshot().Tabs[0].ID]; m.Label != "b" {
+	if m := f.d.State().Tab(f.srv.Snapshot().Tabs[0].ID); m.Label != "b" {
 		t.Fatalf("state after the rename: %+v", m)
 	}
 }
 
 func TestOwnRenameEchoCostsNoPass(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", nil)
-	f.d.opt.Inspector = fakeInspector{f.srv}
+	f.setInspector(fakeInspector{f.srv})
 	f.noHedging()
 	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -551,7 +547,7 @@ func TestOwnRenameEchoCostsNoPass(t *testing.T) {
 
 func TestPreexecAfterSilentExitWaitsForTheNewProgram(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", nil)
-	f.d.opt.Inspector = fakeInspector{f.srv}
+	f.setInspector(fakeInspector{f.srv})
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
 	f.srv.SetForeground(p1, herdrsim.Proc{Argv: []string{"vim"}})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -573,44 +569,6 @@ func TestPreexecAfterSilentExitWaitsForTheNewProgram(t *testing.T) {
 	waitFor(t, "rename to the new program", func() bool { return f.labels()[0] == "make" })
 }
 
-// The daemon's time-based decisions read the injected clock, so a test
-// can move time instead of sleeping: on a 0.7/0.8 stream a rename is
-// watched for ReplayWindow and inflightTTL, replay over or not (an entry
-// can lag that far behind after it looked caught up).
-func TestRenameWatchFollowsTheInjectedClock(t *testing.T) {
-	start := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
-	now := start
-	f := newFixture(t, "{dir}", func(o *Options) { o.Now = func() time.Time { return now } })
-	if p := f.d.client.Protocol(); p >= 22 {
-		t.Fatalf("client already knows protocol %d; this test needs the replaying kind", p)
-	}
-	tab := target{tabTarget, "w1:t1"}
-	for _, tt := range []struct {
-		live  bool
-		after time.Duration
-		kept  bool
-	}{
-		{true, inflightTTL + time.Millisecond, true},
-		{true, ReplayWindow + inflightTTL, true}, // at the bound exactly, still waiting
-		{true, ReplayWindow + inflightTTL + time.Millisecond, false},
-		{false, inflightTTL + time.Millisecond, true},
-		{false, ReplayWindow + inflightTTL, true},
-		{false, ReplayWindow + inflightTTL + time.Millisecond, false},
-	} {
-		now = start
-		f.d.flights = newFlights()
-		if tt.live {
-			f.d.flights.markLive(f.d.stream.gen.Load(), tabTarget)
-		}
-		f.d.noteOurRename(tab, "a", "1")
-		now = start.Add(tt.after)
-		f.d.expireInflight()
-		if ok := len(f.d.flights.of(tab)) > 0; ok != tt.kept {
-			t.Fatalf("live %v, %v after the rename on the injected clock: kept = %v, want %v", tt.live, tt.after, ok, tt.kept)
-		}
-	}
-}
-
 // The preexec and stream watchers run off the loop goroutine, and they
 // too read the daemon's one clock, which a reload does not replace: a
 // window, an age or a stream's start read on the wall clock would be on
@@ -625,10 +583,7 @@ func TestWatchersFollowTheInjectedClock(t *testing.T) {
 
 	reload := make(chan Options, 1)
 	runDaemon(t, f, reload)
-	waitFor(t, "first subscription", func() bool { return f.d.stream.first.Load() != 0 })
-	if got := time.Unix(0, f.d.stream.first.Load()).UTC(); !got.Equal(start) {
-		t.Fatalf("the stream came up at %v, want %v on the injected clock", got, start)
-	}
+	waitFor(t, "first subscription", func() bool { return f.traced(TraceSubscribed) > 0 })
 	// A reload carries the wall clock; the daemon keeps its own.
 	opt := f.d.opt
 	opt.Now = time.Now
@@ -645,7 +600,7 @@ func TestWatchersFollowTheInjectedClock(t *testing.T) {
 	done := make(chan preexecReady, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	go f.d.awaitProgram(ctx, preexecWatch{pane: "p", window: time.Hour, every: time.Millisecond,
+	go f.d.awaitProgram(ctx, preexecWait{pane: "p", window: time.Hour, every: time.Millisecond,
 		changed: func(context.Context) bool { probes++; ns.Add(int64(time.Minute)); return false }}, done)
 	select {
 	case r := <-done:
@@ -666,7 +621,7 @@ func TestUrgentPassRefreshesNoOtherPane(t *testing.T) {
 	f, panes := hiddenPaneSession(t)
 	ctx := context.Background()
 	f.srv.ResetCounters()
-	_, st, err := f.d.pass(ctx, passInput{forced: map[string]bool{panes[2]: true}, urgent: true})
+	_, st, err := f.d.pass(ctx, passInput{Input: pass.Input{Forced: map[string]bool{panes[2]: true}, Urgent: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -694,7 +649,7 @@ func hiddenPaneSession(t *testing.T) (*fixture, [4]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.d.opt.Inspector = hiddenInspector{fakeInspector{f.srv}, hidden.ShellPID}
+	f.setInspector(hiddenInspector{fakeInspector{f.srv}, hidden.ShellPID})
 	f.once()
 	return f, panes
 }
@@ -725,7 +680,7 @@ func TestNudgedPassAsksAboutNoOtherChangedPane(t *testing.T) {
 	f.srv.SetForeground(panes[3], herdrsim.Proc{Argv: []string{"htop"}})
 	f.srv.SetTitle(panes[3], "htop")
 	f.srv.ResetCounters()
-	reps, _, err := f.d.pass(ctx, passInput{forced: map[string]bool{panes[2]: true}, urgent: true})
+	reps, _, err := f.d.pass(ctx, passInput{Input: pass.Input{Forced: map[string]bool{panes[2]: true}, Urgent: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -738,7 +693,7 @@ func TestNudgedPassAsksAboutNoOtherChangedPane(t *testing.T) {
 		}
 	}
 	f.srv.ResetCounters()
-	if _, _, err := f.d.pass(ctx, passInput{urgent: true}); err != nil {
+	if _, _, err := f.d.pass(ctx, passInput{Input: pass.Input{Urgent: true}}); err != nil {
 		t.Fatal(err)
 	}
 	if n := f.srv.Calls("pane.process_info"); n != 1 {
@@ -780,4 +735,11 @@ func TestArgsWithEscapesAreCleaned(t *testing.T) {
 	f.srv.SetForeground(p1, herdrsim.Proc{Argv: []string{"tail", "-f", "/dev/null", "\x1b[31mTODO\x1b[0m"}})
 	f.once()
 	f.wantLabels("tail -f /dev/null TODO")
+}
+
+// setInspector gives the daemon's passes a local inspector after the
+// fixture was made.
+func (f *fixture) setInspector(insp procinfo.Inspector) {
+	f.d.opt.Naming.Inspector = insp
+	f.d.planner.Reconfigure(f.d.opt.Naming)
 }

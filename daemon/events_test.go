@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"net"
 	"slices"
 	"strings"
@@ -100,7 +101,7 @@ func TestBusyEntryReplayEnds(t *testing.T) {
 			select {
 			case <-stop:
 				return
-			case <-time.After(replayQuiet / 4):
+			case <-time.After(herdr.Tick * 10 / 4):
 			}
 			f.srv.HumanRename(busy, fmt.Sprintf("busy %d", i))
 		}

@@ -87,7 +87,7 @@ func TestForkBeforeExecIsNotTheProgram(t *testing.T) {
 	setup := func(t *testing.T, poll time.Duration) (*fixture, *argvInspector, string) {
 		f := newFixture(t, "{proc|dir}", func(o *Options) { o.Poll = poll })
 		insp := &argvInspector{fakeInspector: fakeInspector{f.srv}, argv: map[int][]string{shell: {"fish"}}}
-		f.d.opt.Inspector = insp
+		f.setInspector(insp)
 		_, _, p1 := f.srv.NewWorkspace("main", home+"/rmk")
 		f.srv.SetShellPID(p1, shell)
 		return f, insp, p1
@@ -144,7 +144,7 @@ func TestShellInFrontNamesItsOwnRepo(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f := newFixture(t, "{repo}:{branch}", func(o *Options) { o.Git = gitinfo.New() }, herdrsim.WithProtocol(20))
+	f := newFixture(t, "{repo}:{branch}", func(o *Options) { o.Naming.Git = gitinfo.New() }, herdrsim.WithProtocol(20))
 	_, _, p1 := f.srv.NewWorkspace("main", filepath.Join(root, "shop"))
 	f.srv.SetShellPID(p1, 4242)
 	f.srv.SetForeground(p1,

@@ -10,7 +10,6 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
-	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // health keeps what the running daemon cannot do where status reads it
@@ -82,15 +81,13 @@ func (h *health) write() {
 	}
 }
 
-// update saves a change to the state file, and notes whether it could.
-func (d *Daemon) update(fn func(map[string]state.TabMemory)) error {
-	err := d.state.Update(fn)
+// saved notes whether the memory could be saved.
+func (d *Daemon) saved(err error) {
 	if err != nil {
 		d.health.fail(rundir.TroubleState, err)
 	} else {
 		d.health.ok(rundir.TroubleState)
 	}
-	return err
 }
 
 // renamed notes whether herdr took a rename of ours: a refusal (not a

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"testing"
 	"time"
 )
@@ -25,12 +26,12 @@ func TestPassHedgesOnlyWhenSomeoneWaits(t *testing.T) {
 			f.once()
 			f.srv.ResetCounters()
 			f.srv.StallNext("session.snapshot", 500*time.Millisecond, 1)
-			_, st, err := f.d.pass(context.Background(), passInput{urgent: tc.hedge})
+			_, st, err := f.d.pass(context.Background(), passInput{Input: pass.Input{Urgent: tc.hedge}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if st.Hedges != tc.wantHedges {
-				t.Errorf("PassStats.Hedges = %d, want %d", st.Hedges, tc.wantHedges)
+				t.Errorf("pass.Stats.Hedges = %d, want %d", st.Hedges, tc.wantHedges)
 			}
 			if n := f.srv.Calls("session.snapshot"); n != tc.wantSnapReq {
 				t.Errorf("%d snapshot requests, want %d", n, tc.wantSnapReq)

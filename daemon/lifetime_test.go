@@ -18,19 +18,6 @@ import (
 // A person's name across the daemon's life: renames of ours whose fate
 // a replay, a stop or a restart of the daemon decides.
 
-// liveFlights is a fixture whose one tab the daemon named, with flights
-// watched on a stream gen whose replay looked over.
-func liveFlights(t *testing.T) (*fixture, target, uint64) {
-	f := newFixture(t, "{dir}", nil)
-	f.srv.NewWorkspace("main", home+"/a")
-	f.once()
-	tg := target{tabTarget, f.srv.Snapshot().Tabs[0].ID}
-	f.d.flights = newFlights()
-	gen := f.d.stream.gen.Load()
-	f.d.flights.markLive(gen, tabTarget)
-	return f, tg, gen
-}
-
 // loadState writes a state file of the given content and makes it the
 // daemon's.
 func loadState(t *testing.T, f *fixture, file map[string]any) {
@@ -44,68 +31,6 @@ func loadState(t *testing.T, f *fixture, file map[string]any) {
 		t.Fatal(err)
 	}
 	f.d.state, _ = state.Load(f.d.opt.StatePath, f.d.opt.Socket)
-}
-
-// replayed feeds labels of one target to the flights as a stream of gen
-// would, then, when over, the word that its replay ended.
-func replayed(f *fixture, t target, gen uint64, over bool, labels ...string) {
-	kind := renamedEvent[t.kind]
-	for _, l := range labels {
-		ev := herdr.Event{Kind: kind, Label: l}
-		if t.kind == tabTarget {
-			ev.TabID = t.id
-		} else {
-			ev.WorkspaceID = t.id
-		}
-		f.d.checkOverwrite(streamEvent{Event: ev, gen: gen})
-	}
-	if over {
-		f.d.checkOverwrite(streamEvent{gen: gen, replayDone: kind, quietFrom: f.d.now()})
-	}
-}
-
-// Two renames of ours to one target go out during a 0.7/0.8 replay; a
-// person's rename landed inside the first. The second one's echo comes
-// after the first one's: the first's put-back still happens when the
-// replay ends, for a tab and for a workspace.
-func TestSecondRenameDuringAReplayKeepsTheFirstsPutBack(t *testing.T) {
-	for _, kind := range []targetKind{tabTarget, workspaceTarget} {
-		t.Run(renamedEvent[kind], func(t *testing.T) {
-			f := newFixture(t, "{dir}", withWorkspaces(t, "{dir}"))
-			f.srv.NewWorkspace("", home+"/a")
-			f.once()
-			tg := target{kind, f.srv.Snapshot().Tabs[0].ID}
-			if kind == workspaceTarget {
-				tg.id = f.srv.Snapshot().Workspaces[0].ID
-			}
-			f.d.flights = newFlights()
-			gen := f.d.stream.gen.Load()
-			// What herdr holds: the person's rename, then our two.
-			for _, l := range []string{"mine now", "b", "c"} {
-				setLabel(t, f, tg, l)
-			}
-			f.d.noteOurRename(tg, "b", "a")
-			f.d.noteOurRename(tg, "c", "b")
-			replayed(f, tg, gen, true, "a", "mine now", "b", "c")
-			if got, _ := f.d.currentLabel(context.Background(), tg); got != "mine now" {
-				t.Fatalf("%s shows %q, want the person's %q", tg.key(), got, "mine now")
-			}
-		})
-	}
-}
-
-// A 0.7/0.8 entry can still replay after its replay looked over (herdr
-// stalled, or an entry busy with renames every tick). An old event with
-// our label then looks like our echo; the true echo, after the person's
-// rename, still puts their name back.
-func TestReplayTakenForOverStillPutsBackAPersonsRename(t *testing.T) {
-	f, tg, gen := liveFlights(t)
-	for _, l := range []string{"mine now", "b"} {
-		setLabel(t, f, tg, l)
-	}
-	f.d.noteOurRename(tg, "b", "a")
-	replayed(f, tg, gen, false, "b", "a", "mine now", "b")
-	f.wantLabels("mine now")
 }
 
 // A person names a tab with a label we set on it a minute before: it is
@@ -223,29 +148,4 @@ func TestNextDaemonPutsBackALockOvertakenByARename(t *testing.T) {
 	}}})
 	f.once()
 	f.wantLabels("a")
-}
-
-// After a release, a rename of ours replaces a person's label with the
-// label an older rename of ours set. The newer one's echo looks like an
-// echo of the older one, with the person's label right before it: the
-// older one must not put that label back, as the newer one's look judged
-// it ours to replace.
-func TestOlderRenameDoesNotTakeALaterOnesEchoForItsOwn(t *testing.T) {
-	f, tg, gen := liveFlights(t)
-	f.d.noteOurRename(tg, "nixos", "1")
-	replayed(f, tg, gen, false, "nixos", "notes")
-	setLabel(t, f, tg, "nixos")
-	f.d.noteOurRename(tg, "nixos", "notes")
-	replayed(f, tg, gen, false, "nixos")
-	f.wantLabels("nixos")
-}
-
-// setLabel renames a target as the daemon's requests do, its label noted
-// in the last snapshot: what herdr holds before a replay.
-func setLabel(t *testing.T, f *fixture, tg target, label string) {
-	t.Helper()
-	if _, err := f.d.request(context.Background(), tg, label); err != nil {
-		t.Fatal(err)
-	}
-	f.d.note(tg, label)
 }

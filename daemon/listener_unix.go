@@ -5,6 +5,7 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 	"log/slog"
 	"net"
 	"os"
@@ -46,7 +47,7 @@ func listenNudges(path string) (*nudgeListener, error) {
 	_ = conn.SetReadBuffer(1 << 20)
 	l := &nudgeListener{conn: conn, path: path}
 	if fi, err := os.Lstat(path); err == nil {
-		l.ino = inodeOf(fi)
+		l.ino = safefile.Inode(fi)
 	}
 	return l, nil
 }
@@ -55,7 +56,7 @@ func listenNudges(path string) (*nudgeListener, error) {
 // dir leaves us listening on a name nobody can reach.
 func (l *nudgeListener) intact() bool {
 	fi, err := os.Lstat(l.path)
-	return err == nil && inodeOf(fi) == l.ino
+	return err == nil && safefile.Inode(fi) == l.ino
 }
 
 // serve reads datagrams until the listener is closed, sending valid nudges

@@ -24,7 +24,7 @@ func TestLocalWatchNamesWithoutHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFixture(t, "{proc|dir}", func(o *Options) {
-		o.Poll, o.RestPoll, o.LocalWatch, o.Inspector = 3*time.Second, time.Minute, true, procinfo.Local()
+		o.Poll, o.RestPoll, o.Naming.LocalWatch, o.Naming.Inspector = 3*time.Second, time.Minute, true, procinfo.Local()
 	})
 	_, _, p1 := f.srv.NewWorkspace("main", dir)
 	cmd, tty := testutil.PlainShell(t, dir)
@@ -62,7 +62,7 @@ func TestAgentAtRestIsNotPolled(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFixture(t, "{icon}{proc|dir}", func(o *Options) {
-		o.Poll, o.AgentPoll, o.LocalWatch, o.Inspector = 0, 20*time.Millisecond, true, procinfo.Local()
+		o.Poll, o.AgentPoll, o.Naming.LocalWatch, o.Naming.Inspector = 0, 20*time.Millisecond, true, procinfo.Local()
 	})
 	_, _, p1 := f.srv.NewWorkspace("main", dir)
 	cmd, tty := testutil.PlainShell(t, dir)

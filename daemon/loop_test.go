@@ -3,6 +3,8 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,7 +100,7 @@ func TestReloadAppliesPoll(t *testing.T) {
 // show under its new name, not the one cached under the old rules.
 func TestReloadAppliesAliasesToRunningPrograms(t *testing.T) {
 	f := newFixture(t, "{proc|dir}", nil)
-	f.d.opt.Inspector = fakeInspector{f.srv}
+	f.setInspector(fakeInspector{f.srv})
 	_, _, p1 := f.srv.NewWorkspace("main", home+"/a")
 	f.srv.SetForeground(p1, herdrsim.Proc{Argv: []string{"vim"}})
 	reload := make(chan Options, 1)
@@ -114,7 +116,7 @@ func TestReloadAppliesAliasesToRunningPrograms(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt := f.d.opt
-	opt.Procs = procs
+	opt.Naming.Procs = procs
 	reload <- opt
 	testutil.WaitForWithin(t, 3*time.Second, "after reloading alias vim=editor the tab named editor",
 		func() bool { return f.labels()[0] == "editor" },
@@ -245,7 +247,7 @@ func TestInstanceLockFollowsNoSymlink(t *testing.T) {
 	if err := os.Symlink(victim, lock); err != nil {
 		t.Fatal(err)
 	}
-	inst, err := AcquireInstance(lock)
+	inst, err := claim.AcquireInstance(lock)
 	if err == nil {
 		defer inst.Release()
 	}
@@ -362,7 +364,7 @@ func TestMovedForegroundCwdIsNotPairedWithTheLastProgram(t *testing.T) {
 	f.wantLabels("src")
 	f.srv.SetForeground(p, herdrsim.Proc{Argv: []string{"git", "status"}, Cwd: top})
 	// An urgent pass for other news: no nudge for the pane.
-	if _, _, err := f.d.pass(context.Background(), passInput{urgent: true}); err != nil {
+	if _, _, err := f.d.pass(context.Background(), passInput{Input: pass.Input{Urgent: true}}); err != nil {
 		t.Fatal(err)
 	}
 	f.wantLabels("src")

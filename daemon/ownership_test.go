@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,10 +32,12 @@ func releaseTab(t *testing.T, f *fixture, tab string, lock bool) {
 	if warn != nil {
 		t.Fatal(warn)
 	}
-	if err := st.Edit(func(tabs map[string]state.TabMemory) {
-		m := tabs[tab]
-		m.Locked, m.Released = lock, !lock
-		tabs[tab] = m
+	if err := st.Edit(func(tx *state.Tx) {
+		if lock {
+			tx.Lock(state.TabTarget(tab), "")
+		} else {
+			tx.Release(state.TabTarget(tab))
+		}
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +53,7 @@ func TestReleaseEndsWhenTheTabAlreadyHasOurName(t *testing.T) {
 	tab := f.srv.Snapshot().Tabs[0].ID
 	releaseTab(t, f, tab, false)
 	f.once() // nothing to rename: the release is over
-	if m := f.d.State().Tabs[tab]; m.Released {
+	if m := f.d.State().Tab(tab); m.Released {
 		t.Fatalf("release still set after the tab carries our name: %+v", m)
 	}
 	f.srv.HumanRename(tab, "my notes")
@@ -103,7 +107,7 @@ func TestNoRenameWithoutASavedPendingLabel(t *testing.T) {
 	if n := len(f.srv.Renames()); n != 0 {
 		t.Fatalf("renamed %d tabs with no saved pending label", n)
 	}
-	if reps[0].Action != ActionFailed || !strings.Contains(reps[0].Error, "state") {
+	if reps[0].Action != pass.ActionFailed || !strings.Contains(reps[0].Error, "state") {
 		t.Fatalf("report = %+v, want a failure naming the state", reps[0])
 	}
 }
@@ -117,7 +121,7 @@ func TestPendingLabelIsOnDiskBeforeTheRename(t *testing.T) {
 	f.srv.NewWorkspace("main", home+"/a")
 	tab, path := f.srv.Snapshot().Tabs[0].ID, f.d.opt.StatePath
 	var mu sync.Mutex
-	var onDisk []state.TabMemory
+	var onDisk []state.Entry
 	f.srv.RewriteResponses(func(method string, line []byte) []byte {
 		if method == "tab.rename" {
 			// herdr has applied the rename; its reply is not sent yet.
@@ -126,7 +130,7 @@ func TestPendingLabelIsOnDiskBeforeTheRename(t *testing.T) {
 				t.Errorf("read state while herdr applies the rename: %v", err)
 			}
 			mu.Lock()
-			onDisk = append(onDisk, st.Tabs[tab])
+			onDisk = append(onDisk, st.Tab(tab))
 			mu.Unlock()
 		}
 		return line
@@ -135,10 +139,10 @@ func TestPendingLabelIsOnDiskBeforeTheRename(t *testing.T) {
 	f.wantLabels("a")
 	mu.Lock()
 	defer mu.Unlock()
-	if len(onDisk) != 1 || !onDisk[0].Pending.Has("a") {
+	if len(onDisk) != 1 || !slices.Contains(onDisk[0].Landing(time.Now()), "a") {
 		t.Fatalf("state on disk when herdr applied the rename: %+v, want %s pending \"a\"", onDisk, tab)
 	}
-	if m := f.d.State().Tabs[tab]; m.Label != "a" {
+	if m := f.d.State().Tab(tab); m.Label != "a" {
 		t.Fatalf("state after the pass: %+v, want label a (the second write)", m)
 	}
 }
@@ -183,7 +187,7 @@ func TestPendingLabelsAreBounded(t *testing.T) {
 		f.srv.SetCwd(p1, home+"/d"+string(rune('a'+i%26))+string(rune('a'+i/26)))
 		f.once()
 	}
-	if n := len(f.d.State().Tabs[tab].Pending); n > state.MaxPending || n == 0 {
+	if n := len(f.d.State().Tab(tab).Pending); n > state.MaxPending || n == 0 {
 		t.Fatalf("pending labels: %d, want 1..%d", n, state.MaxPending)
 	}
 }
@@ -225,8 +229,8 @@ func TestAckThenCloseBacksOff(t *testing.T) {
 		t.Errorf("%d subscribes after %d pauses: a resubscribe came without a pause", subs, len(pauses))
 	}
 	for i, p := range pauses[:steps] {
-		if least := (backoffMin << i) / 2; p < least {
-			t.Errorf("pause %d was %v, want at least %v (backoff doubling from %v)", i, p, least, backoffMin)
+		if least := (herdr.Tick << i) / 2; p < least {
+			t.Errorf("pause %d was %v, want at least %v (backoff doubling from %v)", i, p, least, herdr.Tick)
 		}
 	}
 	if snaps > subs+1 {
@@ -247,8 +251,8 @@ func (remoteInspector) ForegroundPGID(int) (int, error) { return 0, os.ErrNotExi
 func TestSlowProcessInfoConvergesAcrossPasses(t *testing.T) {
 	const tabs = 120
 	f := newFixture(t, "{proc|dir}", nil)
-	f.d.opt.Inspector = remoteInspector{fakeInspector{f.srv}}
-	f.d.gatherBudget = 150 * time.Millisecond
+	f.setInspector(remoteInspector{fakeInspector{f.srv}})
+	f.d.planner.GatherBudget = 150 * time.Millisecond
 	ws, _, p := f.srv.NewWorkspace("main", home+"/a")
 	f.srv.SetForeground(p, herdrsim.Proc{Argv: []string{"vim"}})
 	for i := 1; i < tabs; i++ {
@@ -286,8 +290,8 @@ func TestSlowProcessInfoConvergesAcrossPasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.ProcessInfoCalls > refreshPerPass {
-		t.Fatalf("idle pass asked process_info %d times, want <= %d (cached by revision)", st.ProcessInfoCalls, refreshPerPass)
+	if st.ProcessInfoCalls > pass.RefreshPerPass {
+		t.Fatalf("idle pass asked process_info %d times, want <= %d (cached by revision)", st.ProcessInfoCalls, pass.RefreshPerPass)
 	}
 }
 
@@ -395,8 +399,8 @@ func TestOneDaemonPerServerWhateverThePathSpelling(t *testing.T) {
 	}
 	select {
 	case err := <-startRun(t, d2):
-		if !errors.Is(err, ErrAlreadyRunning) {
-			t.Fatalf("second daemon: %v, want ErrAlreadyRunning", err)
+		if !errors.Is(err, claim.ErrAlreadyRunning) {
+			t.Fatalf("second daemon: %v, want claim.ErrAlreadyRunning", err)
 		}
 	case <-time.After(3 * time.Second):
 		t.Fatal("a second daemon runs for the same herdr reached through a symlinked dir")
@@ -429,8 +433,8 @@ func TestWipedRuntimeDirLetsNoSecondDaemonStart(t *testing.T) {
 	}
 	select {
 	case err := <-startRun(t, d2):
-		if !errors.Is(err, ErrAlreadyRunning) {
-			t.Fatalf("second daemon: %v, want ErrAlreadyRunning", err)
+		if !errors.Is(err, claim.ErrAlreadyRunning) {
+			t.Fatalf("second daemon: %v, want claim.ErrAlreadyRunning", err)
 		}
 	case <-time.After(3 * time.Second):
 		t.Fatal("a second daemon started after the runtime dir was wiped")
@@ -445,7 +449,7 @@ func TestWipedRuntimeDirLetsNoSecondDaemonStart(t *testing.T) {
 // Names come from programs and folders; what `run` (dry run)
 // and `explain` print must carry no escape sequence to the terminal.
 func TestReportsAndDryRunCarryNoControlCharacters(t *testing.T) {
-	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Apply = false })
+	f := newFixture(t, "{proc|dir}", func(o *Options) { o.Naming.Apply = false })
 	_, _, p := f.srv.NewWorkspace("main", home+"/a\x1b[31mred")
 	f.srv.SetForeground(p, herdrsim.Proc{Argv: []string{"/bin/\x1b]0;evil\x07vim", "x\x1b[2J"}})
 	reps, err := f.d.Explain(context.Background(), "")
@@ -509,7 +513,7 @@ func TestRenameInsideTheLastWindowIsPutBack(t *testing.T) {
 	tab := f.srv.Snapshot().Tabs[0].ID
 	runDaemon(t, f, nil)
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "a" })
-	waitFor(t, "subscribed", func() bool { return f.d.stream.first.Load() != 0 && f.d.client.Protocol() == 22 })
+	waitFor(t, "subscribed", func() bool { return f.traced(TraceSubscribed) > 0 && f.d.client.Protocol() == 22 })
 	var once sync.Once
 	f.srv.RewriteResponses(func(method string, line []byte) []byte {
 		// The last read before the rename: tab.get, or the snapshot
@@ -554,7 +558,7 @@ func mustEncode(t *testing.T, pane string) []byte {
 // another process wrote; no escape sequence from it reaches a terminal.
 func TestAlreadyRunningMessageCarriesNoEscapes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
-	first, err := AcquireInstance(path)
+	first, err := claim.AcquireInstance(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -562,76 +566,12 @@ func TestAlreadyRunningMessageCarriesNoEscapes(t *testing.T) {
 	if err := os.WriteFile(path, []byte("\x1b]0;pwned\x07pid 1\x1b[2J\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = AcquireInstance(path)
-	if !errors.Is(err, ErrAlreadyRunning) {
+	_, err = claim.AcquireInstance(path)
+	if !errors.Is(err, claim.ErrAlreadyRunning) {
 		t.Fatalf("second acquire: %v", err)
 	}
 	if strings.ContainsAny(err.Error(), "\x1b\x07") {
 		t.Fatalf("error carries escapes: %q", err.Error())
-	}
-}
-
-// Only the label reported right before our echo tells what our rename
-// replaced. A label neither ours nor what our look saw is a person's, set
-// inside the window, even one the tab had before (they renamed it back):
-// herdr keeps the order, replayed or live. While the entry may still
-// replay, the fate waits for the replay's end and the last echo, and a
-// person's rename after ours stands.
-func TestPutBackActsOnlyOnTheLabelOursReplaced(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		name string
-		live bool
-		seq  []string
-		back string // the label put back, "" for none
-		// shows: what herdr shows at the replay's end, when not ours.
-		shows string
-	}{
-		{"live, renamed back to an old label", true, []string{"old person", "b"}, "old person", ""},
-		{"live, before our look", true, []string{"new person", "a", "b"}, "", ""},
-		{"live, a new label right before the echo", true, []string{"a", "mine now", "b"}, "mine now", ""},
-		{"live, ours is followed by a person's", true, []string{"mine now", "b", "later"}, "mine now", ""},
-		{"replay, renamed back to an old label", false, []string{"old person", "b"}, "old person", ""},
-		{"replay, an old echo then ours", false, []string{"new person", "b", "a", "b"}, "", ""},
-		{"replay, an old echo, then a window hit", false, []string{"old person", "b", "a", "mine now", "b"}, "mine now", ""},
-		{"replay, a person's label after ours", false, []string{"mine now", "b", "later"}, "", "later"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, "{dir}", nil)
-			f.srv.NewWorkspace("main", home+"/a")
-			f.once()
-			tab := f.srv.Snapshot().Tabs[0].ID
-			ctx := context.Background()
-			f.d.flights = newFlights()
-			f.d.seen.label(tab, "old person")
-			gen := f.d.stream.gen.Load()
-			if tt.live {
-				f.d.flights.markLive(gen, tabTarget)
-			}
-			before := len(f.srv.Renames())
-			// Our rename to "b" after a look that saw "a".
-			if _, err := herdr.New(f.srv.SocketPath()).RenameTab(ctx, tab, "b"); err != nil {
-				t.Fatal(err)
-			}
-			f.d.noteOurRename(target{tabTarget, tab}, "b", "a")
-			for _, l := range tt.seq {
-				f.d.checkOverwrite(streamEvent{Event: herdr.Event{Kind: "tab.renamed", TabID: tab, Label: l}, gen: gen})
-			}
-			if tt.shows != "" {
-				f.srv.HumanRename(tab, tt.shows)
-				before = len(f.srv.Renames())
-			}
-			if !tt.live {
-				f.d.checkOverwrite(streamEvent{gen: gen, replayDone: "tab.renamed", quietFrom: f.d.now()})
-			}
-			got := ""
-			if rs := f.srv.Renames()[before:]; len(rs) > 1 {
-				got = rs[len(rs)-1].Label
-			}
-			if got != tt.back {
-				t.Fatalf("put back %q, want %q (renames %+v)", got, tt.back, f.srv.Renames()[before:])
-			}
-		})
 	}
 }
 
@@ -695,10 +635,8 @@ func TestLockDuringTheRenamesFlightPutsItsLabelBack(t *testing.T) {
 			return
 		}
 		st, _ := state.Load(f.d.opt.StatePath, f.d.opt.Socket)
-		locked <- st.Edit(func(tabs map[string]state.TabMemory) {
-			m := tabs[tab]
-			m.Locked, m.LockedLabel = true, "a"
-			tabs[tab] = m
+		locked <- st.Edit(func(tx *state.Tx) {
+			tx.Lock(state.TabTarget(tab), "a")
 		})
 	}()
 	f.once()
@@ -740,7 +678,7 @@ func TestPutBackInReplay(t *testing.T) {
 					t.Log(f.log.String())
 				}
 			})
-			waitFor(t, "subscribed", func() bool { return f.d.stream.first.Load() != 0 })
+			waitFor(t, "subscribed", func() bool { return f.traced(TraceSubscribed) > 0 })
 			// The person's rename lands while our tab.rename waits in herdr,
 			// after every read of the pass.
 			renames := f.srv.Calls("tab.rename")

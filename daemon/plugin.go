@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 	"os"
 	"time"
 
@@ -25,28 +26,12 @@ type Plugin struct {
 
 // pluginWatch is what the loop keeps to follow its plugin.
 type pluginWatch struct {
-	stamp     fileStamp
+	stamp     safefile.Stamp
 	listed    time.Time // last plugin.list call
 	noList    bool      // herdr has no plugin.list: only the socket counts
 	failed    bool      // the last plugin.list failed: asked again after pluginListEvery
 	asking    bool      // a plugin.list call is on its way
 	downSince time.Time
-}
-
-// fileStamp tells a rewritten file from an untouched one.
-type fileStamp struct {
-	ok    bool
-	size  int64
-	mtime time.Time
-	inode uint64
-}
-
-func stampOf(path string) fileStamp {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileStamp{}
-	}
-	return fileStamp{ok: true, size: fi.Size(), mtime: fi.ModTime(), inode: inodeOf(fi)}
 }
 
 // pluginGone says why the daemon's plugin is gone, or "" while it is not.
@@ -70,7 +55,7 @@ func (l *loop) pluginGone() string {
 	// after a failed or (registry unknown) any call.
 	due := w.listed.IsZero() || now.Sub(w.listed) >= pluginListEvery && (w.failed || d.opt.Plugin.Registry == "")
 	if reg := d.opt.Plugin.Registry; reg != "" {
-		st := stampOf(reg)
+		st := safefile.StampPath(reg)
 		if st == w.stamp && !due {
 			return ""
 		}

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -90,7 +91,7 @@ func tiedDaemon(t *testing.T, sock string, p Plugin) *Daemon {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := New(Options{Socket: sock, Namer: nm, Procs: procs, Plugin: p,
+	d, err := New(Options{Socket: sock, Naming: pass.Config{Namer: nm, Procs: procs}, Plugin: p,
 		Poll: 20 * time.Millisecond, Debounce: 10 * time.Millisecond, Timeout: 2 * time.Second,
 		Log: slog.New(slog.DiscardHandler), Out: &syncBuffer{}})
 	if err != nil {

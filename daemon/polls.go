@@ -102,7 +102,7 @@ const agentInputWindow = 5 * time.Second
 // one read input lately.
 func (l *loop) agentsMayChange() bool {
 	d := l.d
-	agents := d.last.agents()
+	agents := d.view.agents()
 	if len(agents) == 0 {
 		return false
 	}
@@ -111,13 +111,19 @@ func (l *loop) agentsMayChange() bool {
 			return true
 		}
 	}
-	return l.agentsUnwatched() || !l.agentInput.IsZero() && d.now().Sub(l.agentInput) < agentInputWindow
+	for _, p := range agents {
+		if !l.local.inputWatched(p.ID) {
+			return true // its status may change unannounced
+		}
+	}
+	return !l.agentInput.IsZero() && d.now().Sub(l.agentInput) < agentInputWindow
 }
 
 // namesShowStatus says whether an agent's status can change a tab's or a
 // workspace's name.
 func (d *Daemon) namesShowStatus() bool {
-	return d.opt.Namer.UsesStatus() || d.opt.WorkspaceNamer != nil && d.opt.WorkspaceNamer.UsesStatus()
+	n := d.opt.Naming
+	return n.Namer.UsesStatus() || n.WorkspaceNamer != nil && n.WorkspaceNamer.UsesStatus()
 }
 
 // hookServes says whether the plugin's event hook brings agents' statuses:

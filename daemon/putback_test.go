@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -58,7 +57,7 @@ func TestPrefixRenameKeepsAPersonsRename(t *testing.T) {
 	t.Parallel()
 	for _, proto := range shortProtocols(20, 22) {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
-			f := newFixture(t, "{dir}", func(o *Options) { o.IndexPrefixAll = true }, herdrsim.WithProtocol(proto))
+			f := newFixture(t, "{dir}", func(o *Options) { o.Naming.IndexPrefixAll = true }, herdrsim.WithProtocol(proto))
 			logOnFailure(t, f)
 			_, _, p := f.srv.NewWorkspace("main", home+"/a")
 			tab := f.srv.Snapshot().Tabs[0].ID
@@ -98,38 +97,6 @@ func TestWorkspaceRenameKeepsAPersonsRename(t *testing.T) {
 	}
 }
 
-// Two renames of ours to one tab are on their way when the first one's
-// echo shows it replaced a person's name: the person's name is what the
-// tab shows in the end, whatever the second one saw.
-func TestSeveralRenamesInFlightKeepAPersonsRename(t *testing.T) {
-	f := newFixture(t, "{dir}", nil)
-	f.srv.NewWorkspace("main", home+"/a")
-	f.once()
-	tab := f.srv.Snapshot().Tabs[0].ID
-	ctx := context.Background()
-	f.d.flights = newFlights()
-	c := herdr.New(f.srv.SocketPath())
-	gen := f.d.stream.gen.Load()
-	f.d.flights.markLive(gen, tabTarget)
-	for _, l := range []string{"mine now", "b", "c"} {
-		if _, err := c.RenameTab(ctx, tab, l); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f.d.noteOurRename(target{tabTarget, tab}, "b", "a")
-	f.d.noteOurRename(target{tabTarget, tab}, "c", "b")
-	for _, l := range []string{"mine now", "b", "c"} {
-		f.d.checkOverwrite(streamEvent{Event: herdr.Event{Kind: "tab.renamed", TabID: tab, Label: l}, gen: gen})
-	}
-	if got := f.labels()[0]; got != "mine now" {
-		var rs []string
-		for _, r := range f.srv.Renames() {
-			rs = append(rs, r.Label)
-		}
-		t.Fatalf("tab shows %q, want the person's %q; renames %s", got, "mine now", strings.Join(rs, ", "))
-	}
-}
-
 // People's labels that begin with a digit and a space are their text, not
 // a prefix of ours: --index-prefix-all puts the position in front of the
 // whole label, and after a move replaces only the prefix it put there
@@ -137,7 +104,7 @@ func TestSeveralRenamesInFlightKeepAPersonsRename(t *testing.T) {
 // of.
 func TestPrefixKeepsLabelsThatBeginWithADigit(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, "{dir}", func(o *Options) { o.IndexPrefixAll = true })
+	f := newFixture(t, "{dir}", func(o *Options) { o.Naming.IndexPrefixAll = true })
 	ws, first, _ := f.srv.NewWorkspace("main", home+"/a")
 	// Through the API: herdr's UI would trim "7 ".
 	c := herdr.New(f.srv.SocketPath())
@@ -158,7 +125,7 @@ func TestPrefixKeepsLabelsThatBeginWithADigit(t *testing.T) {
 	f.once()
 	f.wantLabels("1 3 amigos", "2 1 on 1 notes", "3 7 ", "4 5 whys")
 	for i, want := range []string{"3 amigos", "1 on 1 notes", "7 ", "5 whys"} {
-		if m := f.d.State().Tabs[tabs[i]]; m.PersonText != want {
+		if m := f.d.State().Tab(tabs[i]); m.PersonText != want {
 			t.Errorf("tab %s remembers the person's text %q, want %q", tabs[i], m.PersonText, want)
 		}
 	}

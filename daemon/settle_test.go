@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"slices"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ func TestSettleWaitsForANewProgramOnly(t *testing.T) {
 	now := time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
 	const settle = 2 * time.Second
 	f := newFixture(t, "{proc|dir}", func(o *Options) {
-		o.Settle = settle
+		o.Naming.Settle = settle
 		o.Now = func() time.Time { return now }
 	})
 	ws, _, p1 := f.srv.NewWorkspace("main", home+"/a")
@@ -48,14 +49,14 @@ func TestSettleWaitsForANewProgramOnly(t *testing.T) {
 		if got := f.labels(); !slices.Equal(got, s.want) {
 			t.Fatalf("%s: labels %q, want %q", s.name, got, s.want)
 		}
-		due := f.d.procs.settleDue(f.d.opt.Settle, f.d.now())
+		due := f.d.planner.SettleDue()
 		switch {
 		case s.due == 0 && !due.IsZero():
 			t.Fatalf("%s: a pass is due at %v, want none", s.name, due)
 		case s.due != 0 && !due.Equal(now.Add(s.due)):
 			t.Fatalf("%s: pass due at %v, want %v", s.name, due, now.Add(s.due))
 		}
-		if s.due != 0 && !slices.ContainsFunc(reps, func(r TabReport) bool { return strings.Contains(r.ProgramWhy, "--settle") }) {
+		if s.due != 0 && !slices.ContainsFunc(reps, func(r pass.Report) bool { return strings.Contains(r.ProgramWhy, "--settle") }) {
 			t.Fatalf("%s: no report says the program is settling: %+v", s.name, reps)
 		}
 	}

@@ -20,21 +20,22 @@ const (
 )
 
 // titleNews looks at a pane.updated that triage found no news.
-func (d *Daemon) titleNews(ev herdr.Event) titleHint {
-	if ev.Kind != "pane.updated" || ev.PaneID == "" || d.opt.Inspector == nil {
+func (l *loop) titleNews(ev herdr.Event) titleHint {
+	insp := l.d.opt.Naming.Inspector
+	if ev.Kind != herdr.PaneUpdated || ev.PaneID == "" || insp == nil {
 		return titleNothing
 	}
-	c := d.procs.of(ev.PaneID)
-	if c == nil || !c.localOK {
+	sh, ok := l.d.planner.Local(ev.PaneID)
+	if !ok {
 		return titleNothing
 	}
-	pg, err := d.opt.Inspector.ForegroundPGID(c.shellPID)
+	pg, err := insp.ForegroundPGID(sh.PID)
 	switch {
 	case err != nil:
 		return titleNothing
-	case pg != c.pgid:
+	case pg != sh.PGID:
 		return titleProgramChanged
-	case pg == c.shellPID:
+	case pg == sh.PID:
 		return titleAtPrompt
 	}
 	return titleNothing

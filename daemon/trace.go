@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"log/slog"
 	"time"
 )
@@ -77,7 +78,7 @@ type Trace struct {
 	// ResubscribePause: how long.
 	Pause time.Duration
 	// Pass: the pass's counters.
-	Stats PassStats
+	Stats pass.Stats
 	// StateKept: the state file kept.
 	Path string
 	// Polls: the intervals.

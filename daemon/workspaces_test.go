@@ -21,7 +21,7 @@ func withWorkspaces(t *testing.T, format string) func(*Options) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o.WorkspaceNamer = nm
+		o.Naming.WorkspaceNamer = nm
 	}
 }
 
@@ -52,7 +52,7 @@ func TestWorkspaceNames(t *testing.T) {
 	f.wantWorkspaces("api", "web", "scratch")
 	f.once()
 	f.wantWorkspaces("1 api", "2 web", "scratch")
-	if m := f.d.State().Workspaces["w1"]; m.Label != "1 api" {
+	if m := f.d.State().Entry(state.WorkspaceTarget("w1")); m.Label != "1 api" {
 		t.Fatalf("state of w1: %+v", m)
 	}
 
@@ -86,7 +86,7 @@ func TestWorkspaceNames(t *testing.T) {
 
 func TestWorkspaceDryRunPrintsOnce(t *testing.T) {
 	f := newFixture(t, "{dir}", func(o *Options) {
-		o.Apply = false
+		o.Naming.Apply = false
 		withWorkspaces(t, "{index} {dir}")(o)
 	})
 	f.srv.NewWorkspace("", home+"/src/api")
@@ -121,11 +121,11 @@ func TestWorkspaceMemoryPruned(t *testing.T) {
 	for _, st := range steps {
 		now = now.Add(st.after)
 		f.once()
-		if _, ok := f.d.State().Workspaces["w1"]; ok != st.kept {
+		if ok := f.d.State().Has(state.WorkspaceTarget("w1")); ok != st.kept {
 			t.Fatalf("after %v: w1 remembered = %v, want %v", st.after, ok, st.kept)
 		}
 	}
-	if _, ok := f.d.State().Workspaces["w2"]; !ok {
+	if !f.d.State().Has(state.WorkspaceTarget("w2")) {
 		t.Fatal("a workspace still open was forgotten")
 	}
 }
@@ -139,8 +139,8 @@ func BenchmarkPass2000Workspaces(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		o.WorkspaceNamer = nm
-		o.Git = gitinfo.New()
+		o.Naming.WorkspaceNamer = nm
+		o.Naming.Git = gitinfo.New()
 	})
 }
 
@@ -161,7 +161,7 @@ func TestWorkspaceNamedAfterAFolderHerdrDoesNotShowIsKept(t *testing.T) {
 	}
 	f := newFixture(t, "{dir}", func(o *Options) {
 		withWorkspaces(t, "{dir}!")(o)
-		o.Git = gitinfo.New()
+		o.Naming.Git = gitinfo.New()
 	})
 	f.srv.NewWorkspace("api", filepath.Join(shop, "api")) // herdr would say "shop"
 	_, _, root1 := f.srv.NewWorkspace("y", filepath.Join(root, "x"))

@@ -31,25 +31,10 @@ var ErrStreamEnded = fmt.Errorf("herdr event stream ended: %w", io.EOF)
 // ErrStreamClosed is what Next returns after our own Close.
 var ErrStreamClosed = errors.New("herdr event stream closed")
 
-// eventKinds are the dotted names of every event herdr can put on a stream
-// (EventKind and SubscriptionEventKind of protocols 17-20). Bus events
-// arrive snake_case; the dotted name cannot be recovered by splitting at the
-// first underscore for all of them, hence the table.
-var eventKinds = []string{
-	"workspace.created", "workspace.updated", "workspace.metadata_updated", "workspace.closed",
-	"workspace.renamed", "workspace.moved", "workspace.reordered", "workspace.focused",
-	"worktree.created", "worktree.opened", "worktree.removed",
-	"tab.created", "tab.closed", "tab.renamed", "tab.moved", "tab.focused",
-	"pane.created", "pane.closed", "pane.updated", "pane.focused", "pane.moved",
-	"pane.output_changed", "pane.exited", "pane.agent_detected", "pane.agent_status_changed",
-	"pane.output_matched", "pane.scroll_changed",
-	"layout.updated",
-}
-
 var snakeToDotted = func() map[string]string {
 	m := make(map[string]string, len(eventKinds))
 	for _, k := range eventKinds {
-		m[strings.Replace(k, ".", "_", 1)] = k
+		m[strings.Replace(string(k), ".", "_", 1)] = string(k)
 	}
 	return m
 }()
@@ -172,24 +157,24 @@ type eventLine struct {
 	ID    string          `json:"id"`
 }
 
-// eventData pulls the ids out of any event payload: flat ids (tab_renamed,
-// pane_exited, the focus trio, per-pane kinds) or nested objects
-// (tab_created, pane_created/updated/moved, workspace_*).
+// eventData pulls what an event carries out of any payload: flat ids
+// (tab_renamed, pane_exited, the focus trio, per-pane kinds), nested
+// objects (tab_created, pane_created/updated/moved, workspace_*), an
+// agent's name (pane_agent_detected) and status
+// (pane_agent_status_changed).
 type eventData struct {
-	TabID       string `json:"tab_id"`
-	PaneID      string `json:"pane_id"`
-	WorkspaceID string `json:"workspace_id"`
-	Label       string `json:"label"`
+	TabID       string      `json:"tab_id"`
+	PaneID      string      `json:"pane_id"`
+	WorkspaceID string      `json:"workspace_id"`
+	Label       string      `json:"label"`
+	Agent       string      `json:"agent"`
+	Status      AgentStatus `json:"agent_status"`
 	Tab         *struct {
 		TabID       string `json:"tab_id"`
 		WorkspaceID string `json:"workspace_id"`
 		Label       string `json:"label"`
 	} `json:"tab"`
-	Pane *struct {
-		PaneID      string `json:"pane_id"`
-		TabID       string `json:"tab_id"`
-		WorkspaceID string `json:"workspace_id"`
-	} `json:"pane"`
+	Pane      *Pane `json:"pane"`
 	Workspace *struct {
 		WorkspaceID string `json:"workspace_id"`
 		Label       string `json:"label"`
@@ -261,29 +246,13 @@ func parseEvent(op, path string, line []byte) (Event, error) {
 	if el.Event == "" {
 		return Event{}, &TransportError{Op: op, Path: path, Err: fmt.Errorf("event line has no event name: %s", snippet(line))}
 	}
-	ev := Event{Kind: NormalizeEventKind(el.Event), Data: el.Data}
+	ev := Event{Kind: EventKind(NormalizeEventKind(el.Event))}
 	if len(el.Data) > 0 && el.Data[0] == '{' {
 		var d eventData
 		if err := json.Unmarshal(el.Data, &d); err != nil {
 			return Event{}, &TransportError{Op: op, Path: path, Err: fmt.Errorf("%s event data: %v: %s", el.Event, err, snippet(line))}
 		}
-		ev.TabID, ev.PaneID, ev.WorkspaceID, ev.Label = d.TabID, d.PaneID, d.WorkspaceID, d.Label
-		if t := d.Tab; t != nil {
-			ev.TabID = firstNonEmpty(ev.TabID, t.TabID)
-			ev.WorkspaceID = firstNonEmpty(ev.WorkspaceID, t.WorkspaceID)
-			ev.Label = firstNonEmpty(ev.Label, t.Label)
-		}
-		if p := d.Pane; p != nil {
-			ev.PaneID = firstNonEmpty(ev.PaneID, p.PaneID)
-			ev.TabID = firstNonEmpty(ev.TabID, p.TabID)
-			ev.WorkspaceID = firstNonEmpty(ev.WorkspaceID, p.WorkspaceID)
-		}
-		if w := d.Workspace; w != nil {
-			ev.WorkspaceID = firstNonEmpty(ev.WorkspaceID, w.WorkspaceID)
-			if strings.HasPrefix(ev.Kind, "workspace.") {
-				ev.Label = firstNonEmpty(ev.Label, w.Label)
-			}
-		}
+		ev.fill(d)
 	}
 	return ev, nil
 }

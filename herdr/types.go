@@ -124,15 +124,3 @@ type ProcessInfo struct {
 	ForegroundPGID      int       `json:"foreground_process_group_id,omitempty"`
 	ForegroundProcesses []Process `json:"foreground_processes,omitempty"`
 }
-
-// Event is one line of an events.subscribe stream. Kind is normalised to the
-// dotted form ("tab.renamed") whichever envelope dialect carried it; Data is
-// the raw payload, for the rare caller that wants more than the ids.
-type Event struct {
-	Kind        string
-	TabID       string
-	PaneID      string
-	WorkspaceID string
-	Label       string
-	Data        []byte
-}

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,12 +84,12 @@ func TestPluginInstall(t *testing.T) {
 	// first pass the daemon renames only on events and nudges.
 	env := []string{"HERDR_SOCKET_PATH=" + srv.SocketPath(), "HERDR_ENV=1", "HERDR_PLUGIN_ID=" + m.ID,
 		"HERDR_PLUGIN_ROOT=" + root, "HERDRTABRENAMER_POLL=0"}
-	lock := daemon.InstanceLockPath(srv.SocketPath())
+	lock := claim.InstanceLockPath(srv.SocketPath())
 	lock = filepath.Join(sb.Runtime, "herdrtabrenamer", filepath.Base(lock))
 	t.Cleanup(func() {
 		// The startup hook detaches the daemon; restore stops it, and a
 		// failed test must not leave it behind either.
-		if pid := daemon.HolderPID(lock); pid > 0 {
+		if pid := claim.HolderPID(lock); pid > 0 {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
@@ -97,7 +98,7 @@ func TestPluginInstall(t *testing.T) {
 	// The startup hook detached the daemon, so fence learns it here.
 	daemonOf.Store(srv, fenceTarget{
 		sock:  sb.NudgeSocket(srv.SocketPath()),
-		alive: func() bool { pid := daemon.HolderPID(lock); return pid > 0 && syscall.Kill(pid, 0) == nil },
+		alive: func() bool { pid := claim.HolderPID(lock); return pid > 0 && syscall.Kill(pid, 0) == nil },
 		log:   func() string { return "(the plugin's daemon logs to herdr, not here)" },
 	})
 
@@ -118,7 +119,7 @@ func TestPluginInstall(t *testing.T) {
 	// Only the hook's nudge can tell the daemon that btop started.
 	waitLabel(t, srv, tab, "btop")
 
-	pid := daemon.HolderPID(lock)
+	pid := claim.HolderPID(lock)
 	for _, a := range m.Actions {
 		if a.ID == "restore" {
 			runPlugin(t, sb, root, "action restore", a.Command, append(env, "HERDR_PLUGIN_ACTION_ID="+a.ID, "HERDR_TAB_ID="+tab))

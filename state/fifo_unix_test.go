@@ -11,7 +11,7 @@ import (
 )
 
 // TestLoadRefusesAFIFOWithoutBlocking: a FIFO at the state file's path is
-// a warning and an empty state, at once; reading it would hang status,
+// a damaged state, read-only and empty, at once; reading it would hang status,
 // lock, restore and the daemon.
 func TestLoadRefusesAFIFOWithoutBlocking(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
@@ -26,11 +26,11 @@ func TestLoadRefusesAFIFOWithoutBlocking(t *testing.T) {
 	go func() { s, warn := Load(path, "/run/herdr.sock"); done <- result{s, warn} }()
 	select {
 	case r := <-done:
-		if r.warn == nil || !strings.Contains(r.warn.Error(), "not a regular file") {
-			t.Errorf("Load of a FIFO warns %v, want one saying it is not a regular file", r.warn)
+		if !IsDamaged(r.warn) || !strings.Contains(r.warn.Error(), "not a regular file") {
+			t.Errorf("Load of a FIFO warns %v, want it damaged, saying it is not a regular file", r.warn)
 		}
-		if len(r.s.Tabs) != 0 {
-			t.Errorf("Load of a FIFO has tabs %v", r.s.Tabs)
+		if r.s.Len(Tab) != 0 {
+			t.Errorf("Load of a FIFO has tabs %v", r.s.IDs(Tab))
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Load blocked on a FIFO")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,19 +20,15 @@ func TestEditKeepsNothingStale(t *testing.T) {
 	}
 	// The daemon names the tab after the CLI read the (empty) file.
 	daemonSide, _ := Load(path, "")
-	if err := daemonSide.Update(func(tabs map[string]TabMemory) { tabs["w1:t1"] = TabMemory{Label: "vim"} }); err != nil {
+	if err := daemonSide.Update(func(tx *Tx) { tx.Named(TabTarget("w1:t1"), "vim") }); err != nil {
 		t.Fatal(err)
 	}
-	cli.Tabs["w1:t1"] = TabMemory{Label: "stale"}
-	if err := cli.Edit(func(tabs map[string]TabMemory) {
-		m := tabs["w1:t1"]
-		m.Locked = true
-		tabs["w1:t1"] = m
-	}); err != nil {
+	cli.InMemory(func(tx *Tx) { tx.Named(TabTarget("w1:t1"), "stale") })
+	if err := cli.Edit(func(tx *Tx) { tx.Lock(TabTarget("w1:t1"), "vim") }); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := Load(path, "")
-	if m := got.Tabs["w1:t1"]; m.Label != "vim" || !m.Locked {
+	if m := got.Tab("w1:t1"); m.Label != "vim" || !m.Locked {
 		t.Fatalf("after lock: %+v, want the daemon's label vim, locked", m)
 	}
 }
@@ -44,21 +42,15 @@ func TestConcurrentLockReleaseLoseNothing(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*n)
 	for _, who := range []string{"a", "b"} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range n {
 				st, _ := Load(path, "sock")
 				id := fmt.Sprintf("w1:t%s%d", who, i)
-				if err := st.Update(func(tabs map[string]TabMemory) {
-					m := tabs[id]
-					m.Locked = true
-					tabs[id] = m
-				}); err != nil {
+				if err := st.Edit(func(tx *Tx) { tx.Lock(TabTarget(id), "x") }); err != nil {
 					errs <- err
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)
@@ -73,7 +65,7 @@ func TestConcurrentLockReleaseLoseNothing(t *testing.T) {
 	for _, who := range []string{"a", "b"} {
 		for i := range n {
 			id := fmt.Sprintf("w1:t%s%d", who, i)
-			if !st.Tabs[id].Locked {
+			if !st.Tab(id).Locked {
 				lost = append(lost, id)
 			}
 		}
@@ -94,7 +86,7 @@ func TestStateTempFilesStayBesideTheState(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "state.json")
 	st, _ := Load(path, "sock")
-	if err := st.Update(func(tabs map[string]TabMemory) { tabs["w1:t1"] = TabMemory{Label: "a"} }); err != nil {
+	if err := st.Update(func(tx *Tx) { tx.Named(TabTarget("w1:t1"), "a") }); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(tmp)
@@ -109,7 +101,7 @@ func TestStateTempFilesStayBesideTheState(t *testing.T) {
 	if err := os.WriteFile(litter, []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Update(func(map[string]TabMemory) {}); err != nil {
+	if err := st.Update(func(*Tx) {}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(litter); !os.IsNotExist(err) {
@@ -117,31 +109,241 @@ func TestStateTempFilesStayBesideTheState(t *testing.T) {
 	}
 }
 
-// A tab renamed forever keeps at most MaxPending labels, newest last; a
-// file an older version wrote (one pending string) still reads.
-func TestLabelSet(t *testing.T) {
-	var l LabelSet
+// A target renamed forever keeps at most MaxPending labels, newest last,
+// each read as ours for PendingTTL from its own request: a label asked
+// for long ago is no longer ours however often the target was renamed
+// since.
+func TestEachPendingLabelExpiresOnItsOwn(t *testing.T) {
+	st, _ := Load("", "")
+	tab := TabTarget("w1:t1")
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, l := range []string{"alpha", "beta", "gamma"} {
+		at := t0.Add(time.Duration(i) * 10 * time.Second)
+		st.InMemory(func(tx *Tx) { tx.Pend(tab, Flight{Want: l, Sent: at}) })
+	}
+	e := st.Tab("w1:t1")
+	for _, c := range []struct {
+		after time.Duration
+		want  []string
+	}{
+		{29 * time.Second, []string{"alpha", "beta", "gamma"}},
+		{31 * time.Second, []string{"beta", "gamma"}},
+		{38 * time.Second, []string{"beta", "gamma"}},
+		{45 * time.Second, []string{"gamma"}},
+		{51 * time.Second, nil},
+	} {
+		if got := e.Landing(t0.Add(c.after)); !slices.Equal(got, c.want) {
+			t.Errorf("%v after the first rename: landing %q, want %q", c.after, got, c.want)
+		}
+	}
 	for i := range 3 * MaxPending {
-		l = l.Add(string(rune('a' + i)))
+		st.InMemory(func(tx *Tx) { tx.Pend(tab, Flight{Want: fmt.Sprint(i), Sent: t0}) })
 	}
-	if len(l) != MaxPending || l[len(l)-1] != string(rune('a'+3*MaxPending-1)) {
-		t.Fatalf("LabelSet after %d adds: %q", 3*MaxPending, l)
+	if p := st.Tab("w1:t1").Pending; len(p) != MaxPending || p[len(p)-1].Label != fmt.Sprint(3*MaxPending-1) {
+		t.Fatalf("pending after %d renames: %v", 3*MaxPending, p)
 	}
-	l = l.Add(l[0])
-	if len(l) != MaxPending || !l.Has(l[len(l)-1]) {
-		t.Fatalf("re-adding moved nothing to the end: %q", l)
+}
+
+// Each pending label's time survives the file, and files older versions
+// wrote (one pending string, one time for all) still read.
+func TestPendingTimesInTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	st, _ := Load(path, "")
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := st.Update(func(tx *Tx) {
+		tx.Pend(TabTarget("w1:t1"), Flight{Want: "a", Sent: t0})
+		tx.Pend(TabTarget("w1:t1"), Flight{Want: "b", Sent: t0.Add(20 * time.Second)})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	back, _ := Load(path, "")
+	if got := back.Tab("w1:t1").Landing(t0.Add(40 * time.Second)); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("after a reload, 40 s on: landing %q, want [b]", got)
+	}
+	raw, _ := os.ReadFile(path)
+	var old struct {
+		Tabs map[string]struct {
+			Pending      []string   `json:"pending"`
+			PendingUntil *time.Time `json:"pending_until"`
+		} `json:"tabs"`
+	}
+	if err := json.Unmarshal(raw, &old); err != nil || len(old.Tabs["w1:t1"].Pending) != 2 || old.Tabs["w1:t1"].PendingUntil == nil {
+		t.Errorf("the file's plain pending list, as older versions read it: %+v (%v)", old, err)
 	}
 	for _, tc := range []struct{ in, want string }{
 		{`{"pending":"x"}`, "[x]"},
 		{`{"pending":["x","y"]}`, "[x y]"},
 		{`{"pending":""}`, "[]"},
 	} {
-		var m TabMemory
-		if err := json.Unmarshal([]byte(tc.in), &m); err != nil {
+		var e Entry
+		if err := json.Unmarshal([]byte(tc.in), &e); err != nil {
 			t.Fatalf("%s: %v", tc.in, err)
 		}
-		if got := fmt.Sprint([]string(m.Pending)); got != tc.want {
+		if got := fmt.Sprint(labelsOf(e.Pending)); got != tc.want {
 			t.Errorf("%s: pending %s, want %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+func labelsOf(ps []Pending) []string {
+	out := []string{}
+	for _, p := range ps {
+		out = append(out, p.Label)
+	}
+	return out
+}
+
+// A file that cannot be read as a state is never written over: the
+// State is read-only, lock and the daemon's writes are refused with the
+// reason, a copy is kept beside it, and once a person fixes or removes
+// the file the State reads it anew.
+func TestDamagedFileIsNeverOverwritten(t *testing.T) {
+	good := `{"version":1,"tabs":{"w1:t1":{"label":"web","locked":true,"locked_label":"mine"}}}`
+	for _, c := range []struct {
+		name, content string
+		newer         bool
+	}{
+		{"cut short", good[:40], false},
+		{"a wrong type", `{"version":1,"tabs":{"w1:t1":{"locked":"yes"}}}`, false},
+		{"a newer version", `{"version":7,"tabs":{"w1:t1":{"label":"web","locked":true,"locked_label":"mine"}},"future":{}}`, true},
+		{"over 16 MiB", `{"version":1,"tabs":{},"pad":"` + strings.Repeat("x", maxFileSize) + `"}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state.json")
+			if err := os.WriteFile(path, []byte(c.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			st, warn := Load(path, "")
+			if !IsDamaged(warn) || !IsDamaged(st.Damaged()) {
+				t.Fatalf("Load warns %v, damaged %v; want a DamagedError", warn, st.Damaged())
+			}
+			if c.newer && !st.Tab("w1:t1").Locked {
+				t.Errorf("a newer file is read for what it can be: lock lost: %+v", st.Tab("w1:t1"))
+			}
+			for name, write := range map[string]func(func(*Tx)) error{"Update": st.Update, "Edit": st.Edit} {
+				if err := write(func(tx *Tx) { tx.Named(TabTarget("w1:t2"), "x") }); !IsDamaged(err) {
+					t.Errorf("%s on a damaged file: %v, want refused", name, err)
+				}
+			}
+			if b, _ := os.ReadFile(path); string(b) != c.content {
+				t.Fatalf("the damaged file was written over")
+			}
+			copies, _ := filepath.Glob(path + damagedSuffix + "*")
+			if want := 1; c.newer {
+				if len(copies) != 0 {
+					t.Errorf("a newer file needs no copy: %v", copies)
+				}
+			} else if len(copies) != want {
+				t.Errorf("copies kept: %v, want %d", copies, want)
+			} else if b, _ := os.ReadFile(copies[0]); string(b) != c.content {
+				t.Errorf("the copy differs from the damaged file")
+			}
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Refresh(); err != nil || st.Damaged() != nil {
+				t.Fatalf("after the file's removal: refresh %v, damaged %v", err, st.Damaged())
+			}
+			if err := st.Update(func(tx *Tx) { tx.Named(TabTarget("w1:t2"), "x") }); err != nil {
+				t.Fatalf("a write once the file is gone: %v", err)
+			}
+		})
+	}
+}
+
+// A file damaged under a running daemon is not written over either: the
+// daemon keeps its memory and writes nothing until the file is fixed.
+func TestFileDamagedWhileRunning(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	st, _ := Load(path, "")
+	if err := st.Update(func(tx *Tx) { tx.Named(TabTarget("w1:t1"), "web") }); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(`{"version":1,"tabs":{`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Update(func(tx *Tx) { tx.Named(TabTarget("w1:t2"), "api") }); !IsDamaged(err) {
+		t.Fatalf("a write over a file damaged meanwhile: %v, want refused", err)
+	}
+	if st.Tab("w1:t1").Label != "web" {
+		t.Errorf("memory lost with the damaged file: %+v", st.Tab("w1:t1"))
+	}
+	if b, _ := os.ReadFile(path); string(b) != `{"version":1,"tabs":{` {
+		t.Fatal("the damaged file was written over")
+	}
+	fixed := `{"version":1,"tabs":{"w1:t1":{"label":"web","locked":true,"locked_label":"web"}}}`
+	if err := os.WriteFile(path, []byte(fixed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Refresh(); err != nil || st.Damaged() != nil || !st.Tab("w1:t1").Locked {
+		t.Fatalf("after the fix: refresh %v, damaged %v, tab %+v", err, st.Damaged(), st.Tab("w1:t1"))
+	}
+}
+
+// Only the newest few copies of damaged files are kept.
+func TestDamagedCopiesAreBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	for i := range keepCopies + 3 {
+		if err := os.WriteFile(path, []byte(fmt.Sprintf("{%d", i)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		at := time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC)
+		if err := os.Chtimes(path, at, at); err != nil {
+			t.Fatal(err)
+		}
+		if _, warn := Load(path, ""); !IsDamaged(warn) {
+			t.Fatalf("load %d: %v", i, warn)
+		}
+	}
+	copies, _ := filepath.Glob(path + damagedSuffix + "*")
+	if len(copies) != keepCopies {
+		t.Fatalf("copies kept: %d (%v), want %d", len(copies), copies, keepCopies)
+	}
+	if b, _ := os.ReadFile(copies[len(copies)-1]); string(b) != fmt.Sprintf("{%d", keepCopies+2) {
+		t.Errorf("the newest copy holds %q", b)
+	}
+}
+
+// The verbs: a lock keeps its label, a release ends it, a rename we made
+// is ours and ends a release, a person's label disowns ours, an answered
+// flight is no longer unanswered.
+func TestVerbs(t *testing.T) {
+	st, _ := Load("", "")
+	tab := TabTarget("w1:t1")
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	st.InMemory(func(tx *Tx) { tx.Release(tab); tx.Pend(tab, Flight{Want: "web", Seen: "1", Sent: t0}) })
+	if e := st.Tab(tab.ID); !e.Released || len(e.Unanswered(t0)) != 1 {
+		t.Fatalf("after release and a rename: %+v", e)
+	}
+	st.InMemory(func(tx *Tx) { tx.Answer(tab, "web", t0); tx.Named(tab, "web") })
+	if e := st.Tab(tab.ID); e.Released || e.Label != "web" || len(e.Unanswered(t0)) != 0 || len(e.Flights) != 1 {
+		t.Fatalf("after the rename landed: %+v", e)
+	}
+	st.InMemory(func(tx *Tx) { tx.Settle(tab, "web"); tx.Lock(tab, "mine"); tx.Disown(tab) })
+	if e := st.Tab(tab.ID); !e.Locked || e.LockedLabel != "mine" || e.Label != "" || len(e.Flights) != 0 {
+		t.Fatalf("after lock and a person's label: %+v", e)
+	}
+	st.InMemory(func(tx *Tx) { tx.Unpend(tab, "web"); tx.Forget(tab) })
+	if st.Has(tab) {
+		t.Fatalf("forgotten, still there: %+v", st.Tab(tab.ID))
+	}
+}
+
+// A server restarted without its session: only what still shows what is
+// remembered of it stays.
+func TestRevalidate(t *testing.T) {
+	st, _ := Load("", "")
+	st.InMemory(func(tx *Tx) {
+		tx.Named(TabTarget("w1:t1"), "web")
+		tx.Named(TabTarget("w1:t2"), "api")
+		tx.Lock(TabTarget("w1:t3"), "notes")
+		tx.Named(WorkspaceTarget("w1"), "shop")
+	})
+	var kept, forgot int
+	st.InMemory(func(tx *Tx) {
+		kept, forgot = tx.Revalidate(map[Target]string{TabTarget("w1:t1"): "web", TabTarget("w1:t2"): "2", TabTarget("w1:t3"): "notes", WorkspaceTarget("w1"): "x"})
+	})
+	if kept != 2 || forgot != 2 || !st.Has(TabTarget("w1:t1")) || !st.Has(TabTarget("w1:t3")) || st.Has(TabTarget("w1:t2")) {
+		t.Fatalf("kept %d forgot %d: %v", kept, forgot, st.IDs(Tab))
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"io"
 	"log/slog"
 	"os"
@@ -1118,7 +1119,7 @@ func passDaemon(sock string, table pidTable, statePath string) (*daemon.Daemon, 
 	if err != nil {
 		return nil, err
 	}
-	return daemon.New(daemon.Options{Socket: sock, Namer: nm, Procs: procs, Inspector: table, Apply: true,
+	return daemon.New(daemon.Options{Socket: sock, Naming: pass.Config{Namer: nm, Procs: procs, Inspector: table, Apply: true},
 		StatePath: statePath, Timeout: 30 * time.Second,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }

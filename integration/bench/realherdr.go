@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/realherdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
@@ -101,7 +100,7 @@ func (w *world) realHerdr() ([]row, []string, error) {
 // daemon re-reads each tab before renaming it, which a daemon running for
 // more than a minute, as a person's does, no longer does.
 func pastReplay(started time.Time) {
-	wait := time.Until(started.Add(daemon.ReplayWindow + time.Second))
+	wait := time.Until(started.Add(herdr.ReplayWindow + time.Second))
 	if wait > 0 {
 		fmt.Fprintf(os.Stderr, "bench: real herdr: waiting %v for the daemons' replay window to pass\n", wait.Round(time.Second))
 		time.Sleep(wait)

@@ -1,0 +1,169 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// passInput is what a pass starts from: pass.Input without the snapshot,
+// and, when one was read ahead (a preexec nudge's wait), that snapshot.
+type passInput struct {
+	pass.Input
+	snap   *herdr.Snapshot
+	snapAt time.Time
+}
+
+// pass reads the session once, plans every tab in scope, has the renamer
+// send the plan's renames, and returns the reports.
+func (d *Daemon) pass(ctx context.Context, in passInput) ([]pass.Report, pass.Stats, error) {
+	if !in.Urgent {
+		ctx = herdr.WithoutHedge(ctx)
+	}
+	before := d.client.HedgeStats().Hedged
+	reps, stats, err := d.runPass(ctx, in)
+	stats.Hedges = int(d.client.HedgeStats().Hedged - before)
+	return reps, stats, err
+}
+
+func (d *Daemon) runPass(ctx context.Context, in passInput) ([]pass.Report, pass.Stats, error) {
+	d.renamer.Expire()
+	if err := d.state.Refresh(); err != nil && !state.IsDamaged(err) {
+		d.log.Warn("state file", "err", err)
+	}
+	snap, at := in.snap, in.snapAt
+	if snap == nil {
+		at = d.now()
+		var err error
+		if snap, err = d.api.Snapshot(ctx); err != nil {
+			return nil, pass.Stats{}, err
+		}
+	}
+	d.checkInstance(ctx, snap, !in.ReadOnly)
+	in.Snap, in.SnapAt, in.First = snap, at, d.view.none()
+	d.passes.Add(1)
+	d.view.set(snap)
+	plan := d.planner.Plan(ctx, in.Input, d.state)
+	var err error
+	if !in.ReadOnly {
+		// A snapshot this young, with the stream watching for the echo,
+		// needs no re-read before each tab's rename: a person's rename
+		// since shows on the stream before our echo, and the renamer
+		// puts it back.
+		young := d.now().Sub(at) < youngSnapshot && d.renamer.EchoWatched(d.feed != nil && d.feed.Started())
+		_, err = d.renamer.Send(ctx, plan.Renames, plan.Edits, young)
+		plan.Conclude()
+	}
+	d.printWorkspaces(plan.Workspaces)
+	reps := make([]pass.Report, len(plan.Rows))
+	for i, r := range plan.Rows {
+		reps[i] = r.Report
+		reps[i].EscapeText()
+	}
+	return reps, plan.Stats, err
+}
+
+// checkInstance compares the server serving the socket with the one the
+// memory describes, once per subscription (claim.Check). Without write
+// (explain) it only forgets, in memory, what no longer holds.
+func (d *Daemon) checkInstance(ctx context.Context, snap *herdr.Snapshot, write bool) {
+	var gen uint64
+	if d.feed != nil {
+		gen = d.feed.Gen()
+	}
+	if d.instance.checked && d.instance.gen == gen {
+		return
+	}
+	d.instance.checked, d.instance.gen = true, gen
+	res, err := claim.Check(ctx, d.client.SocketPath(), snap, d.state, write)
+	if err != nil && !state.IsDamaged(err) {
+		d.log.Warn("could not save state; keeping it in memory", "err", err)
+	}
+	switch {
+	case res.Verdict == claim.Restarted:
+		d.log.Info("herdr's server restarted: kept the memory of what still shows it, forgot the rest",
+			"why", res.Why, "kept", res.Kept, "forgot", res.Forgot)
+	case res.Verdict == claim.Unknown && res.Changed:
+		d.log.Warn("cannot tell whether herdr's server restarted: kept only the memory of what still shows it",
+			"why", res.Why, "kept", res.Kept, "forgot", res.Forgot)
+	}
+}
+
+// logOutage is how the loop reports a server that went away: one line per
+// outage, not one per failed pass.
+func (d *Daemon) logOutage(err error) {
+	if d.down {
+		// Debug only: tests count these to know passes ran meanwhile.
+		d.trace(Trace{Kind: TraceDownSkip}, "herdr still down; pass skipped", "err", err)
+		return
+	}
+	d.down = true
+	d.traceAt(slog.LevelWarn, Trace{Kind: TraceOutage}, "herdr is not reachable; waiting for it", "socket", d.client.SocketPath(), "err", err)
+}
+
+func (d *Daemon) logBack() {
+	if !d.down {
+		return
+	}
+	d.down = false
+	d.traceAt(slog.LevelInfo, Trace{Kind: TraceBack}, "herdr is back", "socket", d.client.SocketPath())
+}
+
+// dryRun remembers the decisions a dry run has shown, so each is shown
+// once, per tab and workspace.
+type dryRun struct {
+	shown map[string]string
+}
+
+// show reports whether want is new for key, and remembers it; an empty
+// want forgets key.
+func (r *dryRun) show(key, want string) bool {
+	if r.shown == nil {
+		r.shown = map[string]string{}
+	}
+	if want == "" {
+		delete(r.shown, key)
+		return false
+	}
+	if r.shown[key] == want {
+		return false
+	}
+	r.shown[key] = want
+	return true
+}
+
+// printDryRun shows each new decision of a dry run once.
+func (d *Daemon) printDryRun(reps []pass.Report) {
+	for _, r := range reps {
+		want := r.Want
+		if r.Action != pass.ActionWouldRename {
+			want = ""
+		}
+		if d.dry.show("tab "+r.TabID, want) {
+			fmt.Fprintf(d.opt.Out, "would rename %s %q -> %q (%s)\n", r.TabID, r.Label, r.Want, r.Why())
+		}
+	}
+}
+
+// printWorkspaces shows each new workspace decision of a dry run once.
+func (d *Daemon) printWorkspaces(decs []pass.WorkspaceDecision) {
+	seen := map[string]bool{}
+	for _, w := range decs {
+		seen["workspace "+w.ID] = true
+		if d.dry.show("workspace "+w.ID, w.Want) {
+			fmt.Fprintf(d.opt.Out, "would rename workspace %s %q -> %q (label was %s)\n", w.ID, w.Label, w.Want, w.Verdict)
+		}
+	}
+	for key := range d.dry.shown {
+		if strings.HasPrefix(key, "workspace ") && !seen[key] {
+			delete(d.dry.shown, key)
+		}
+	}
+}

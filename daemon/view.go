@@ -1,0 +1,181 @@
+package daemon
+
+import (
+	"slices"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// view is what the daemon has seen of the session: the newest snapshot a
+// pass read, kept current with our own renames and the pane updates event
+// triage takes in (what it shows is old news), and history beyond it: the
+// highest ids (herdr never reuses a tab, pane or workspace number, so an
+// id at or below the highest seen is no new arrival) and recent labels of
+// each tab and workspace (a replayed tab.renamed carries an old one). It
+// indexes tabs and panes by id: events and renames look them up thousands
+// of times in a big session. The loop goroutine owns it.
+type view struct {
+	snap      *herdr.Snapshot
+	tab, pane map[string]int
+	marks     map[string]int // the highest number seen, by idSeries
+	labels    map[string][]string
+}
+
+// set keeps the snapshot as the last one, and in the history.
+func (v *view) set(snap *herdr.Snapshot) {
+	v.snap = snap
+	v.tab = make(map[string]int, len(snap.Tabs))
+	for i, t := range snap.Tabs {
+		v.tab[t.ID] = i
+		v.raise(idSeries(herdr.TabObject, t.ID))
+		v.label(t.ID, t.Label)
+	}
+	v.pane = make(map[string]int, len(snap.Panes))
+	for i, p := range snap.Panes {
+		v.pane[p.ID] = i
+		v.raise(idSeries(herdr.PaneObject, p.ID))
+	}
+	for _, w := range snap.Workspaces {
+		v.raise(idSeries(herdr.WorkspaceObject, w.ID))
+		v.label(w.ID, w.Label)
+	}
+}
+
+// none: no pass has read a snapshot yet.
+func (v *view) none() bool { return v.snap == nil }
+
+func (v *view) tabOf(id string) (herdr.Tab, bool) {
+	if i, ok := v.tab[id]; ok {
+		return v.snap.Tabs[i], true
+	}
+	return herdr.Tab{}, false
+}
+
+func (v *view) paneOf(id string) (herdr.Pane, bool) {
+	if i, ok := v.pane[id]; ok {
+		return v.snap.Panes[i], true
+	}
+	return herdr.Pane{}, false
+}
+
+func (v *view) workspaceOf(id string) (herdr.Workspace, bool) {
+	if v.snap == nil {
+		return herdr.Workspace{}, false
+	}
+	for _, w := range v.snap.Workspaces {
+		if w.ID == id {
+			return w, true
+		}
+	}
+	return herdr.Workspace{}, false
+}
+
+// panesOf lists a tab's panes in layout order.
+func (v *view) panesOf(tabID string) []herdr.Pane {
+	if v.snap == nil {
+		return nil
+	}
+	var out []herdr.Pane
+	for _, p := range v.snap.Panes {
+		if p.TabID == tabID {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// agents lists the panes that run an agent.
+func (v *view) agents() []herdr.Pane {
+	if v.snap == nil {
+		return nil
+	}
+	var out []herdr.Pane
+	for _, p := range v.snap.Panes {
+		if p.Agent != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// note records a label a tab or workspace shows now, after our own
+// rename: its echo is old news.
+func (v *view) note(t state.Target, label string) {
+	if v.snap == nil {
+		return
+	}
+	switch t.Kind {
+	case state.Tab:
+		if i, ok := v.tab[t.ID]; ok {
+			v.snap.Tabs[i].Label = label
+			v.label(t.ID, label)
+		}
+	case state.Workspace:
+		for i := range v.snap.Workspaces {
+			if v.snap.Workspaces[i].ID == t.ID {
+				v.snap.Workspaces[i].Label = label
+				v.label(t.ID, label)
+			}
+		}
+	}
+}
+
+// setPane replaces a pane with a newer state of it.
+func (v *view) setPane(p herdr.Pane) {
+	if i, ok := v.pane[p.ID]; ok {
+		v.snap.Panes[i] = p
+	}
+}
+
+// label records a label the target shows, last; the newest few are kept.
+func (v *view) label(id, label string) {
+	if v.labels == nil {
+		v.labels = map[string][]string{}
+	}
+	l := v.labels[id]
+	if len(l) > 0 && l[len(l)-1] == label {
+		return
+	}
+	l = append(slices.DeleteFunc(l, func(s string) bool { return s == label }), label)
+	if len(l) > state.MaxPending {
+		l = l[len(l)-state.MaxPending:]
+	}
+	v.labels[id] = l
+}
+
+// had reports whether the target showed label at some time seen.
+func (v *view) had(id, label string) bool { return slices.Contains(v.labels[id], label) }
+
+// raise records an id of a series (ok: it parsed).
+func (v *view) raise(series string, n int, ok bool) {
+	if !ok {
+		return
+	}
+	if v.marks == nil {
+		v.marks = map[string]int{}
+	}
+	v.marks[series] = max(v.marks[series], n)
+}
+
+// above reports whether n is above every id seen in series.
+func (v *view) above(series string, n int) bool { return n > v.marks[series] }
+
+// idSeries names the series an id is numbered in (tabs and panes count
+// per workspace) and its number there; ok is false when it does not parse.
+func idSeries(obj herdr.Object, id string) (series string, n int, ok bool) {
+	var ws, kind string
+	var err error
+	switch obj {
+	case herdr.TabObject:
+		kind = "tab"
+		ws, n, err = herdr.ParseTabID(id)
+	case herdr.PaneObject:
+		kind = "pane"
+		ws, n, err = herdr.ParsePaneID(id)
+	default:
+		kind = "workspace"
+		n, err = herdr.ParseWorkspaceID(id)
+	}
+	return kind + " " + ws, n, err == nil
+}

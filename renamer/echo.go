@@ -1,0 +1,224 @@
+package renamer
+
+import (
+	"slices"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// follow adds a flight to those watched for t; nothing without Follow.
+func (r *Renamer) follow(t state.Target, f *flight) {
+	if r.flights == nil {
+		return
+	}
+	r.log.Debug("watching for a rename inside ours", t.Kind.String(), t.ID, "ours", f.want, "read", f.seen)
+	r.flights.add(t, f)
+}
+
+// Live reports whether the rename events of kind on subscription gen are
+// live: protocol 22 never replays; on older ones the entry's replay has
+// ended (ReplayOver).
+func (r *Renamer) Live(gen uint64, kind state.Kind) bool {
+	return r.herdr.Protocol() >= 22 || r.flights != nil && r.flights.live[liveKey{gen, kind}]
+}
+
+// EchoWatched reports whether a rename made now has its echo watched on a
+// live stream: the owner follows renames, a subscription was acked
+// (started) and its tab.renamed entry is past any replay.
+func (r *Renamer) EchoWatched(started bool) bool {
+	return r.flights != nil && started && r.Live(r.gen(), state.Tab)
+}
+
+// flightTTL is how long a flight is watched. On 0.7/0.8 it is always the
+// longest replay more: an entry can lag that far behind even after it
+// looked caught up (herdr stalled, or renames every tick), and until its
+// true echo comes, a flight not decided must stay to be decided for the
+// person.
+func (r *Renamer) flightTTL() time.Duration {
+	if r.herdr.Protocol() >= 22 {
+		return inflightTTL
+	}
+	return inflightTTL + herdr.ReplayWindow
+}
+
+// Echo follows one rename event through the flights of its target, and
+// puts back what a person set inside one of ours once its fate is known:
+// at its echo on a live stream, else when the replay ends. gen is the
+// subscription it came on.
+func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
+	if r.flights == nil {
+		return
+	}
+	t, ok := renameTarget(ev)
+	if !ok {
+		return
+	}
+	r.adopt(t)
+	fs := r.flights.by[t]
+	if len(fs) == 0 {
+		return
+	}
+	live, replays := r.Live(gen, t.Kind), r.herdr.Protocol() < 22
+	var decide, retired []*flight
+	keep := fs[:0]
+	for _, f := range fs {
+		if f.gen != gen {
+			if f.gen != 0 && (!replays || gen < f.gen) {
+				keep = append(keep, f)
+				continue
+			}
+			// A new 0.7/0.8 subscription replays the whole ring, our
+			// rename's history with it: follow it there from the start.
+			// A flight adopted from another process follows the first.
+			*f = flight{want: f.want, seen: f.seen, gen: gen, at: f.at, putBack: f.putBack, later: f.later}
+		}
+		r.observe(t, f, ev.Label)
+		if ev.Label == f.want && live {
+			decide = append(decide, f)
+			if !replays {
+				retired = append(retired, f)
+				continue
+			}
+		}
+		keep = append(keep, f)
+	}
+	r.flights.set(t, keep)
+	for _, f := range decide {
+		r.putBack(t, f)
+	}
+	r.unsave(settledOf(t, retired))
+}
+
+// renameTarget is what a rename event names.
+func renameTarget(ev herdr.Event) (state.Target, bool) {
+	switch ev.Kind {
+	case herdr.TabRenamed:
+		return state.TabTarget(ev.TabID), ev.TabID != ""
+	case herdr.WorkspaceRenamed:
+		return state.WorkspaceTarget(ev.WorkspaceID), ev.WorkspaceID != ""
+	}
+	return state.Target{}, false
+}
+
+// observe moves a flight along one reported label. Only the last label
+// before the echo tells what our rename replaced, and herdr reports an
+// entry's events in the order it applied them, replayed or live, so a
+// label before our echo is the one the target had right then, however
+// old: a person's rename back to a label the target had before is theirs.
+// A label that is what our look saw, one of ours (a killed daemon's late
+// rename, another of ours on its way) or herdr's own tab number is no
+// one's to put back.
+func (r *Renamer) observe(t state.Target, f *flight, label string) {
+	if label == f.want {
+		f.echoed, f.backTo = true, f.foreign
+		return
+	}
+	f.foreign = ""
+	notPersons := append(append(r.oursOf(t), f.seen), f.later...)
+	if namer.Foreign(label, notPersons, t.Kind == state.Workspace) {
+		f.foreign = label
+	}
+}
+
+// oursOf are the target's labels of ours: the ones the memory remembers
+// setting, and our renames of it still on their way.
+func (r *Renamer) oursOf(t state.Target) []string {
+	return append(r.mem.Entry(t).OurLabels(r.now()), r.flights.wants(t)...)
+}
+
+// ReplayOver marks an entry live and decides the flights whose echo came
+// during its replay, by the last echo. Every flight stays watched for
+// flightTTL: the replay's end is a guess, so a later echo decides again.
+func (r *Renamer) ReplayOver(gen uint64, kind herdr.EventKind) {
+	if r.flights == nil {
+		return
+	}
+	k := state.Tab
+	if kind == herdr.WorkspaceRenamed {
+		k = state.Workspace
+	}
+	r.flights.live[liveKey{gen, k}] = true
+	for _, s := range r.flights.echoedOn(gen, k) {
+		r.putBack(s.t, s.f)
+	}
+}
+
+// Expire forgets renames watched for flightTTL, here and in the memory.
+func (r *Renamer) Expire() {
+	if r.flights == nil {
+		return
+	}
+	r.unsave(r.flights.expire(r.now(), r.flightTTL()))
+}
+
+// Adopt follows the flights the memory holds that are young enough to be
+// decided: a stopped or killed daemon's renames, another process's.
+func (r *Renamer) Adopt() {
+	if r.flights == nil {
+		return
+	}
+	if err := r.mem.Refresh(); err != nil {
+		r.log.Warn("state file", "err", err)
+	}
+	for _, kind := range []state.Kind{state.Tab, state.Workspace} {
+		for _, id := range r.mem.IDs(kind) {
+			r.take(state.Target{Kind: kind, ID: id})
+		}
+	}
+}
+
+// adopt follows t's flights in the memory that are not followed yet, the
+// memory refreshed first: another process records its rename before it
+// sends it, so it is there before its echo.
+func (r *Renamer) adopt(t state.Target) {
+	if err := r.mem.Refresh(); err != nil {
+		r.log.Warn("state file", "err", err)
+	}
+	r.take(t)
+}
+
+func (r *Renamer) take(t state.Target) {
+	now, ttl := r.now(), r.flightTTL()
+	for _, f := range r.mem.Entry(t).Flights {
+		if now.Sub(f.Sent) <= ttl && !r.flights.has(t, f.Want, f.Sent) {
+			r.follow(t, &flight{want: f.Want, seen: f.Seen, at: f.Sent})
+		}
+	}
+}
+
+// Awaiting reports whether a recent rename of ours on subscription gen,
+// open now (up), has no fate yet: no echo, or one seen only in a replay
+// not known to be over. With no stream open, no echo can come.
+func (r *Renamer) Awaiting(gen uint64, up bool) bool {
+	if r.flights == nil || !up {
+		return false
+	}
+	now := r.now()
+	for t, fs := range r.flights.by {
+		for _, f := range fs {
+			if f.gen == gen && now.Sub(f.at) <= inflightTTL && (!f.echoed || !r.Live(f.gen, t.Kind)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unsave takes flights whose watch ended out of the memory, in one write.
+func (r *Renamer) unsave(gone []settled) {
+	var edits state.Edits
+	for _, s := range gone {
+		if slices.ContainsFunc(r.mem.Entry(s.t).Flights, func(f state.Flight) bool { return f.Want == s.f.want }) {
+			edits.Add(func(tx *state.Tx) { tx.Settle(s.t, s.f.want) })
+		}
+	}
+	if len(edits) == 0 {
+		return
+	}
+	if err := r.save(edits.Apply); err != nil {
+		r.log.Warn("could not save state; keeping it in memory", "err", err)
+	}
+}

@@ -1,0 +1,156 @@
+package renamer
+
+import (
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// A flight outlives the process that sent it: what deciding it needs is
+// in the memory before the request (recordBefore), and leaves when its
+// watch ends (Expire) or its fate is known. A daemon that starts, or
+// takes over, follows the flights it finds there (Adopt) on its own
+// stream: on 0.7/0.8 that stream replays the echo and the label before
+// it; on 0.9 it shows a rename that lands late. A rename another process
+// sends while this one runs (lock's put-back) is in the memory before it
+// is sent, so this one adopts it before its echo comes.
+
+// inflightTTL bounds how long a rename on a live stream waits for its
+// echo (a lost event, a cut stream). A burst of our own renames on a 0.8
+// stream is paced at one echo per tick, so this covers about a hundred
+// renames queued ahead of it.
+const inflightTTL = 100 * herdr.Tick
+
+// flight is one rename of ours waiting for its echo.
+type flight struct {
+	want string    // the label we set
+	seen string    // the label our last look saw before sending it
+	gen  uint64    // the subscription whose events tell its fate; 0: none yet
+	at   time.Time // when its record was written
+	// foreign is the label of the last rename reported since ours was
+	// registered when it was someone else's, else "".
+	foreign string
+	// echoed: a label reported was ours; backTo is foreign as it stood
+	// right before the last such echo. While the entry replays, old
+	// events may carry our label too, but herdr keeps the order, so the
+	// last echo is the true one.
+	echoed bool
+	backTo string
+	// putBack is the label last put back for it, so an echo seen again
+	// does not put it back twice.
+	putBack string
+	// later are the labels the looks before our later renames of the
+	// target saw: each was judged ours to replace then, so none is a
+	// person's to put back when an echo of a later rename to the same
+	// label looks like this one's.
+	later []string
+}
+
+// flights holds the renames on their way, by target, and which
+// subscriptions' entries are past their replay. The owner's goroutine
+// owns it.
+type flights struct {
+	by   map[state.Target][]*flight
+	live map[liveKey]bool
+}
+
+type liveKey struct {
+	gen  uint64
+	kind state.Kind
+}
+
+func newFlights() *flights {
+	return &flights{by: map[state.Target][]*flight{}, live: map[liveKey]bool{}}
+}
+
+// add follows one more rename of t, once. The older flights learn that the
+// label its look saw was judged ours to replace.
+func (fl *flights) add(t state.Target, f *flight) {
+	if fl.has(t, f.want, f.at) {
+		return
+	}
+	fs := fl.by[t]
+	if len(fs) == state.MaxFlights {
+		fs = fs[1:]
+	}
+	for _, old := range fs {
+		old.later = append(old.later, f.seen)
+		if old.foreign == f.seen {
+			old.foreign = ""
+		}
+	}
+	fl.by[t] = append(fs, f)
+}
+
+// has reports whether t has a flight that asked for want at at.
+func (fl *flights) has(t state.Target, want string, at time.Time) bool {
+	for _, f := range fl.by[t] {
+		if f.want == want && f.at.Equal(at) {
+			return true
+		}
+	}
+	return false
+}
+
+// set replaces t's flights.
+func (fl *flights) set(t state.Target, fs []*flight) {
+	if len(fs) == 0 {
+		delete(fl.by, t)
+		return
+	}
+	fl.by[t] = fs
+}
+
+// wants are the labels t's flights set.
+func (fl *flights) wants(t state.Target) []string {
+	var out []string
+	for _, f := range fl.by[t] {
+		out = append(out, f.want)
+	}
+	return out
+}
+
+// expire stops following flights sent more than ttl ago, and returns them.
+func (fl *flights) expire(now time.Time, ttl time.Duration) []settled {
+	var gone []settled
+	for t, fs := range fl.by {
+		keep := fs[:0]
+		for _, f := range fs {
+			if now.Sub(f.at) <= ttl {
+				keep = append(keep, f)
+			} else {
+				gone = append(gone, settled{t, f})
+			}
+		}
+		fl.set(t, keep)
+	}
+	return gone
+}
+
+// echoedOn are the flights of kind whose echo came on subscription gen.
+func (fl *flights) echoedOn(gen uint64, kind state.Kind) []settled {
+	var out []settled
+	for t, fs := range fl.by {
+		for _, f := range fs {
+			if t.Kind == kind && f.gen == gen && f.echoed {
+				out = append(out, settled{t, f})
+			}
+		}
+	}
+	return out
+}
+
+// settled is a flight whose watch ended, and its target.
+type settled struct {
+	t state.Target
+	f *flight
+}
+
+func settledOf(t state.Target, fs []*flight) []settled {
+	out := make([]settled, len(fs))
+	for i, f := range fs {
+		out[i] = settled{t, f}
+	}
+	return out
+}

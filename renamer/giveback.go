@@ -1,0 +1,67 @@
+package renamer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// ErrRenamedSince says a target's label changed after it was read:
+// someone renamed it, and their name stays.
+var ErrRenamedSince = errors.New("renamed since it was read")
+
+// GiveBack gives a target a label that is not ours (restore's number, a
+// person's own text) through the renamer: the target is looked at right
+// before the request, and a label that changed since from was read stays
+// (ErrRenamedSince, with the label it shows now). With Follow, the
+// rename is followed to its echo like any other.
+func (r *Renamer) GiveBack(ctx context.Context, t state.Target, from, to string) error {
+	x := &Rename{Kind: GiveBack, Target: t, Seen: from, Want: to, Why: "restore"}
+	r.Send(ctx, []*Rename{x}, nil, false)
+	switch {
+	case x.Out == Done:
+		return nil
+	case x.Err != "":
+		return errors.New(x.Err)
+	case x.Now != "" && x.Now != from:
+		return fmt.Errorf("%w: it shows %q now", ErrRenamedSince, x.Now)
+	}
+	return fmt.Errorf("%s %s is gone", t.Kind, t.ID)
+}
+
+// lockWait bounds how long PutBackLock waits for renames of ours that
+// were on their way when the lock was written: one request, herdr's read
+// poll included, with room for a loaded machine.
+const lockWait = 2 * time.Second
+
+// PutBackLock looks at a tab once more after lock saved the lock at
+// locked. A rename of ours that was on its way then is waited for
+// (bounded) until herdr answered it, so that once lock returns none can
+// land any more; one that landed goes back to the label the tab was
+// locked with. This rename is recorded and followed like any other: a
+// running daemon adopts its flight before its echo comes.
+func (r *Renamer) PutBackLock(ctx context.Context, tab, label string, locked time.Time) error {
+	t := state.TabTarget(tab)
+	deadline := time.Now().Add(lockWait)
+	for len(r.entry(t).Unanswered(locked.Add(-lockWait))) > 0 && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	x := &Rename{Kind: GiveBack, Target: t, Want: label, Why: "a rename of ours landed as the tab was locked",
+		Over: func(now string, mem state.Entry, at time.Time) bool {
+			m := namer.Memory{Locked: true, LockedLabel: label, Labels: mem.OurLabels(at), Landing: mem.Landing(at)}
+			return namer.FateOf(namer.Case{Label: now, Memory: m}).Do == namer.PutBack
+		}}
+	r.Send(ctx, []*Rename{x}, nil, false)
+	if x.Err != "" {
+		return fmt.Errorf("a rename of ours may have landed as it was locked, and putting %q back failed: %s", label, x.Err)
+	}
+	return nil
+}

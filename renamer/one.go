@@ -1,0 +1,171 @@
+package renamer
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// one re-reads the target and sends its rename. It is safe on any
+// goroutine: it touches only the memory and herdr, and x.
+func (r *Renamer) one(ctx context.Context, x *Rename, young bool) (Outcome, error) {
+	send, out, err := r.reread(ctx, x, young)
+	if err != nil {
+		x.Err = err.Error()
+		if !herdr.IsServerGone(err) {
+			r.log.Warn("not renamed: could not look at it first", x.Target.Kind.String(), x.Target.ID, "err", err)
+		}
+		return out, err
+	}
+	if !send {
+		return out, nil
+	}
+	out, err = r.request(ctx, x.Target, x.Want)
+	if err != nil {
+		x.Err = err.Error()
+		if out == InFlight {
+			return out, err
+		}
+		if notFound(err) {
+			r.log.Debug("gone before its rename", x.Target.Kind.String(), x.Target.ID)
+		} else {
+			r.log.Warn("rename failed", x.Target.Kind.String(), x.Target.ID, "want", x.Want, "err", err)
+		}
+		return Refused, nil
+	}
+	if x.Kind == OurName && r.putBackLock(ctx, x) {
+		return LockedBack, nil
+	}
+	return Done, nil
+}
+
+func notFound(err error) bool {
+	return herdr.IsCode(err, "tab_not_found") || herdr.IsCode(err, "workspace_not_found") || herdr.IsCode(err, "pane_not_found")
+}
+
+// putBackLock closes the window after the last look at the memory: a lock
+// written while the rename was on its way is on disk by the time herdr
+// answers, and the label the target showed when it was locked goes back.
+// lock itself puts it back when the rename lands after its own look. It
+// reports whether the label went back.
+func (r *Renamer) putBackLock(ctx context.Context, x *Rename) bool {
+	f := namer.FateOf(namer.Case{Label: x.Want, Memory: MemoryOf(r.entry(x.Target), r.now())})
+	if f.Do != namer.PutBack {
+		return false
+	}
+	back := state.Flight{Want: f.To, Seen: x.Want, Sent: r.now()}
+	if err := r.save(func(tx *state.Tx) { tx.Follow(x.Target, back) }); err != nil {
+		r.log.Warn("could not put back a locked tab's label: its record was not saved", "tab", x.Target.ID, "label", f.To, "err", err)
+		return false
+	}
+	out, err := r.request(ctx, x.Target, f.To)
+	if out == InFlight || out == Done {
+		x.back = &back
+		x.backOut = out
+	}
+	if err != nil {
+		r.log.Warn("could not put back a locked tab's label", "tab", x.Target.ID, "label", f.To, "err", err)
+		return false
+	}
+	r.log.Info("the tab was locked while it was renamed; put its label back", "tab", x.Target.ID, "label", f.To)
+	x.Shows = f.To
+	return true
+}
+
+// reread looks at the target again right before renaming it: the
+// caller's look may be many requests old, and a person's rename since
+// must win. send: the rename goes ahead. What remains is the flight of
+// the request itself, which Echo closes where it can.
+func (r *Renamer) reread(ctx context.Context, x *Rename, young bool) (send bool, out Outcome, err error) {
+	if x.Kind == OurName {
+		return r.recheck(ctx, x, young)
+	}
+	label, err := r.label(ctx, x.Target)
+	switch {
+	case notFound(err):
+		return false, NotSent, nil
+	case err != nil:
+		return false, NotSent, fmt.Errorf("re-read %s %s before renaming it: %w", x.Target.Kind, x.Target.ID, err)
+	case x.Over != nil && !x.Over(label, r.entry(x.Target), r.now()) || x.Over == nil && label != x.Seen:
+		// Renamed since the look: the next pass judges the new label.
+		x.Now, x.Shows = label, label
+		return false, NotSent, nil
+	}
+	return true, NotSent, nil
+}
+
+// recheck is the re-read of a target we name: besides a person's rename,
+// a lock since the pass began must win, while a rename of ours that
+// landed in between (a killed daemon's) is ours to keep. A young look
+// stands in for the read.
+func (r *Renamer) recheck(ctx context.Context, x *Rename, young bool) (send bool, out Outcome, err error) {
+	got := x.Seen
+	if !young {
+		got, err = r.label(ctx, x.Target)
+		if notFound(err) {
+			r.log.Debug("vanished before rename", x.Target.Kind.String(), x.Target.ID)
+			return false, NotSent, nil
+		} else if err != nil {
+			return false, NotSent, fmt.Errorf("re-read %s %s before renaming: %w", x.Target.Kind, x.Target.ID, err)
+		}
+	}
+	mem := r.entry(x.Target)
+	if got == x.Seen && !mem.Locked {
+		return true, NotSent, nil
+	}
+	f := x.Judge(got, mem, r.now())
+	x.Now, x.Verdict, x.Judged = got, f.Verdict, true
+	if f.Do == namer.Rename {
+		x.Seen = got
+		return true, NotSent, nil
+	}
+	x.Shows = got
+	if f.Verdict.MayRename() {
+		// Ours to rename, and our name already: a rename of ours landed.
+		return false, Landed, nil
+	}
+	r.log.Info("label changed during the pass; keeping it", x.Target.Kind.String(), x.Target.ID, "now", got, "why", f.Why)
+	return false, NotSent, nil
+}
+
+// label reads a target's label now.
+func (r *Renamer) label(ctx context.Context, t state.Target) (string, error) {
+	if t.Kind == state.Workspace {
+		wss, err := r.herdr.Workspaces(ctx)
+		if err != nil {
+			return "", err
+		}
+		if i := slices.IndexFunc(wss, func(w herdr.Workspace) bool { return w.ID == t.ID }); i >= 0 {
+			return wss[i].Label, nil
+		}
+		return "", &herdr.APIError{Method: "workspace.list", Code: "workspace_not_found", Message: "workspace " + t.ID + " not found"}
+	}
+	tab, err := r.herdr.Tab(ctx, t.ID)
+	return tab.Label, err
+}
+
+// request sends one rename, its record already in the memory, and says
+// what came of it: done, refused (herdr said no), or in flight (cut off:
+// herdr may still apply it). It is safe on any goroutine.
+func (r *Renamer) request(ctx context.Context, t state.Target, want string) (Outcome, error) {
+	var err error
+	if t.Kind == state.Workspace {
+		_, err = r.herdr.RenameWorkspace(ctx, t.ID, want)
+	} else {
+		_, err = r.herdr.RenameTab(ctx, t.ID, want)
+	}
+	if r.hooks.Renamed != nil {
+		r.hooks.Renamed(err)
+	}
+	switch {
+	case err == nil:
+		return Done, nil
+	case herdr.IsServerGone(err) || ctx.Err() != nil:
+		return InFlight, err
+	}
+	return Refused, err
+}

@@ -1,0 +1,103 @@
+package renamer
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// putBackTimeout bounds one put-back: a look at the target and a rename.
+const putBackTimeout = 5 * time.Second
+
+// putBacks runs the put-backs of names a person set inside our renames
+// off the owner's goroutine: the look at the target and the rename are
+// socket calls, and the owner must wait on none. What came of each comes
+// back to the owner through done, which concludes it (PutBackDone).
+type putBacks struct {
+	done chan PutBack
+	stop chan struct{}
+	wg   sync.WaitGroup
+	// open counts the put-backs started and not settled yet; the owner's
+	// goroutine alone reads and writes it.
+	open int
+}
+
+// PutBack is a put-back sent, and the flight it was for.
+type PutBack struct {
+	x *Rename
+	f *flight
+}
+
+func newPutBacks() *putBacks {
+	return &putBacks{done: make(chan PutBack, 64), stop: make(chan struct{})}
+}
+
+// putBack gives the target back the label someone set inside our rename,
+// unless it shows a label that is neither ours nor that one: then someone
+// renamed it again since, and that stands. What is ours is asked of the
+// memory when the target is looked at, not now: a pass may rename the
+// target meanwhile, and its label is ours too.
+func (r *Renamer) putBack(t state.Target, f *flight) {
+	if f.backTo == "" || f.backTo == f.putBack {
+		return
+	}
+	back, want := f.backTo, f.want
+	x := &Rename{Kind: GiveBack, Target: t, Want: back, Why: "a person renamed it as we did: their name goes back",
+		Over: func(label string, mem state.Entry, now time.Time) bool {
+			m := namer.Memory{Labels: append(mem.OurLabels(now), want)}
+			return label != back && namer.FateOf(namer.Case{Label: label, Memory: m, Workspace: t.Kind == state.Workspace}).Verdict == namer.Ours
+		}}
+	// Claimed now: an echo seen again meanwhile does not send it twice.
+	f.putBack = back
+	b := r.backs
+	b.open++
+	b.wg.Add(1)
+	r.spawn(func() {
+		defer b.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), putBackTimeout)
+		defer cancel()
+		if err := r.recordBefore([]*Rename{x}, nil); err != nil {
+			x.Err = "not put back: state not saved: " + err.Error()
+		} else {
+			x.Out, _ = r.one(ctx, x, false)
+		}
+		select {
+		case b.done <- PutBack{x, f}:
+		case <-b.stop:
+		}
+	})
+}
+
+// PutBacks is where finished put-backs arrive, for PutBackDone; none for a
+// Renamer that does not follow renames.
+func (r *Renamer) PutBacks() <-chan PutBack {
+	if r.backs == nil {
+		return nil
+	}
+	return r.backs.done
+}
+
+// PutBackDone takes in, on the owner's goroutine, what a put-back did: its
+// record, its flight, the label the target shows. One that was not done
+// may be tried again at a later echo.
+func (r *Renamer) PutBackDone(b PutBack) {
+	r.backs.open--
+	r.recordAfter([]*Rename{b.x})
+	if b.x.Out != Done && b.f.putBack == b.x.Want {
+		b.f.putBack = ""
+	}
+}
+
+// Close waits for the put-backs still on their way; what came of them is
+// no longer settled (the owner is stopping). Their records stay in the
+// memory for whoever runs next.
+func (r *Renamer) Close() {
+	if r.backs == nil {
+		return
+	}
+	close(r.backs.stop)
+	r.backs.wg.Wait()
+}

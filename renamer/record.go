@@ -1,0 +1,115 @@
+package renamer
+
+import (
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// recordBefore saves edits with the record of every rename about to be
+// sent, in one write. No rename may go out unless it returned nil. A
+// send with nothing to record and no edits writes nothing.
+func (r *Renamer) recordBefore(rs []*Rename, edits state.Edits) error {
+	if len(rs) == 0 && len(edits) == 0 {
+		return nil
+	}
+	now := r.now()
+	return r.save(func(tx *state.Tx) {
+		edits.Apply(tx)
+		for _, x := range rs {
+			x.sent = now
+			f := state.Flight{Want: x.Want, Seen: x.Seen, Sent: now}
+			switch x.Kind {
+			case OurName:
+				tx.Pend(x.Target, f)
+			case PersonPrefix:
+				// The person's text goes on disk before the rename: a
+				// label of ours whose text is lost would take a
+				// person's leading digit for our prefix, or the prefix
+				// for their text. No pending label: the label stays a
+				// person's, so the next pass prefixes it again rather
+				// than naming the tab.
+				tx.PersonPrefix(x.Target, x.Text, x.Want, f)
+			case GiveBack:
+				// Not ours: only followed, so a person's rename inside
+				// it goes back too.
+				tx.Follow(x.Target, f)
+			}
+		}
+	})
+}
+
+// recordAfter saves what each rename did, in one write, follows the ones
+// herdr applied or may still apply, and logs them: a label herdr set is
+// ours; one herdr refused, or that was never sent, is not.
+func (r *Renamer) recordAfter(rs []*Rename) {
+	var edits state.Edits
+	for _, x := range rs {
+		if x.Shows != "" {
+			r.note(x.Target, x.Shows)
+		}
+		if x.Out == Done || x.Out == LockedBack {
+			edits.Add(answered(x))
+		}
+		switch x.Out {
+		case Done:
+			r.note(x.Target, x.Want)
+			fallthrough
+		case InFlight:
+			r.follow(x.Target, &flight{want: x.Want, seen: x.Seen, gen: r.gen(), at: x.sent})
+		}
+		edits.Add(r.outcome(x)...)
+		if b := x.back; b != nil {
+			r.follow(x.Target, &flight{want: b.Want, seen: b.Seen, gen: r.gen(), at: b.Sent})
+			if x.backOut == Done {
+				edits.Add(func(tx *state.Tx) { tx.Answer(x.Target, b.Want, b.Sent) })
+			}
+		}
+	}
+	if len(edits) == 0 {
+		return
+	}
+	if err := r.save(edits.Apply); err != nil {
+		r.log.Warn("could not save state; keeping it in memory", "err", err)
+	}
+}
+
+func answered(x *Rename) func(*state.Tx) {
+	return func(tx *state.Tx) { tx.Answer(x.Target, x.Want, x.sent) }
+}
+
+// outcome is what the memory learns from one rename's outcome.
+func (r *Renamer) outcome(x *Rename) []func(*state.Tx) {
+	t, want := x.Target, x.Want
+	switch {
+	case x.Out == InFlight:
+		// Sent but unanswered: herdr may still apply it, so its record
+		// stays, and its echo is watched for.
+		return nil
+	case x.Kind == GiveBack:
+		if x.Out == Done {
+			r.log.Info("gave a label back", t.Kind.String(), t.ID, "label", want, "why", x.Why)
+			return nil
+		}
+		return []func(*state.Tx){func(tx *state.Tx) { tx.Settle(t, want) }}
+	case x.Kind == PersonPrefix:
+		if x.Out == Done {
+			r.log.Info("renamed", t.Kind.String(), t.ID, "old", x.Seen, "new", want, "why", x.Why)
+			return nil
+		}
+		return []func(*state.Tx){func(tx *state.Tx) { tx.Settle(t, want) }}
+	}
+	switch x.Out {
+	case Done:
+		// Pending keeps the label: other requests (a killed daemon's)
+		// may still land after this one.
+		r.log.Info("renamed", t.Kind.String(), t.ID, "old", x.Seen, "new", want, "why", x.Why)
+		return []func(*state.Tx){func(tx *state.Tx) { tx.Named(t, want) }}
+	case Landed:
+		return []func(*state.Tx){func(tx *state.Tx) { tx.Named(t, want); tx.Settle(t, want) }}
+	case LockedBack:
+		// Put back for a lock: the pending label stays, for the echo of
+		// the rename, and the lock decides its fate.
+		return []func(*state.Tx){func(tx *state.Tx) { tx.Settle(t, want) }}
+	}
+	// Not sent, or herdr answered no: the label is not ours.
+	return []func(*state.Tx){func(tx *state.Tx) { tx.Unpend(t, want) }}
+}

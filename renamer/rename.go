@@ -1,0 +1,118 @@
+package renamer
+
+import (
+	"context"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// Herdr is what the renamer asks of herdr: *herdr.Client.
+type Herdr interface {
+	RenameTab(ctx context.Context, id, label string) (herdr.Tab, error)
+	RenameWorkspace(ctx context.Context, id, label string) (herdr.Workspace, error)
+	Tab(ctx context.Context, id string) (herdr.Tab, error)
+	Workspaces(ctx context.Context) ([]herdr.Workspace, error)
+	Protocol() int
+}
+
+// Memory is where the renamer records and reads: *state.State.
+type Memory interface {
+	Entry(t state.Target) state.Entry
+	IDs(kind state.Kind) []string
+	Update(fn func(*state.Tx)) error
+	Refresh() error
+}
+
+// Kind is what a rename sets, and so what the memory records of it.
+type Kind uint8
+
+const (
+	// OurName is a name of ours: pending while on its way, ours once set.
+	OurName Kind = iota
+	// PersonPrefix is a person's label with its position put in front:
+	// still theirs.
+	PersonPrefix
+	// GiveBack is a label not ours (a put-back, restore's number): only
+	// its flight is recorded.
+	GiveBack
+)
+
+// Outcome is what came of one rename: the one account of a target's fate
+// in a pass.
+type Outcome uint8
+
+const (
+	NotSent  Outcome = iota // kept at the re-read, deferred, or not sent
+	Refused                 // herdr answered no
+	InFlight                // sent, no answer: it may still land
+	Done
+	// Landed: not sent, because the re-read found the target already
+	// showing the label wanted, ours to set (a killed daemon's rename of
+	// it, still pending, landed meanwhile).
+	Landed
+	// LockedBack: sent and applied, but a lock came while it was on its
+	// way, and the label the lock kept was put back.
+	LockedBack
+	// Deferred: not sent, the caller's time being nearly up; the next
+	// pass decides again.
+	Deferred
+)
+
+// Rename is one rename on its way through the renamer: what the caller
+// asks, then what came of it.
+type Rename struct {
+	Kind   Kind
+	Target state.Target
+	Seen   string // the label the last look saw
+	Want   string
+	Text   string // PersonPrefix: the person's text in Want
+	// Judge, for OurName, is the fate of a label the re-read finds, with
+	// the memory as it is then (a lock since the pass began included).
+	Judge func(label string, mem state.Entry, now time.Time) namer.Fate
+	// Over, for GiveBack, says whether a label the re-read finds may be
+	// replaced, given the memory as it is then; nil: only Seen may.
+	Over func(label string, mem state.Entry, now time.Time) bool
+	Why  string // for the log
+
+	// What came of it.
+	Out Outcome
+	// Now is the label the re-read found when it differs from Seen, and
+	// Verdict whose it is (judged when Judged).
+	Now     string
+	Verdict namer.Verdict
+	Judged  bool
+	// Shows is a label the target shows after the rename besides Want
+	// (one found at the re-read, or a lock's label put back).
+	Shows string
+	// Err says why a rename failed ("" when it did not).
+	Err string
+	// sent is when its record was written.
+	sent time.Time
+	// back is the put-back of a lock's label that followed it, and what
+	// came of that: a rename of ours too, followed to its echo.
+	back    *state.Flight
+	backOut Outcome
+}
+
+// MemoryOf turns what the memory holds of a target into namer's view of
+// it at now.
+func MemoryOf(e state.Entry, now time.Time) namer.Memory {
+	return namer.Memory{Locked: e.Locked, Released: e.Released, LockedLabel: e.LockedLabel,
+		Labels: e.OurLabels(now), Landing: e.Landing(now)}
+}
+
+// renamedEvent is the event herdr sends for a rename of each target kind
+// the renamer follows.
+func renamedEvent(k state.Kind) herdr.EventKind {
+	if k == state.Workspace {
+		return herdr.WorkspaceRenamed
+	}
+	return herdr.TabRenamed
+}
+
+// RenamedKinds are the rename events whose replay's end the renamer needs
+// to hear of (herdr.Feed's replayed kinds).
+var RenamedKinds = []herdr.EventKind{herdr.TabRenamed, herdr.WorkspaceRenamed}

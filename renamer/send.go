@@ -1,0 +1,196 @@
+package renamer
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// Workers bounds concurrent renames by default: a first pass over a big
+// session renames thousands of tabs, each a re-read and a rename.
+const Workers = 8
+
+// renameMargin is the time before the send's deadline after which no new
+// rename starts: one re-read and rename, herdr's read poll included, with
+// room to spare.
+const renameMargin = 3 * herdr.Tick
+
+// Hooks tell the Renamer's owner what it cannot see. Each may be nil.
+type Hooks struct {
+	// Note hears a label a target shows now, on the owner's goroutine:
+	// its echo is then old news.
+	Note func(t state.Target, label string)
+	// Renamed hears herdr's answer to each rename, from any goroutine.
+	Renamed func(err error)
+	// Saved hears whether the memory could be saved, from any goroutine.
+	Saved func(err error)
+}
+
+// Options configure a Renamer.
+type Options struct {
+	Herdr  Herdr
+	Memory Memory
+	Now    func() time.Time // nil: time.Now
+	Log    *slog.Logger     // nil: discard
+	Hooks  Hooks
+	// Workers bounds concurrent renames (0: Workers).
+	Workers int
+	// Follow: the owner reads herdr's events and follows each rename to
+	// its echo (Echo, ReplayOver); gen is the subscription renames are
+	// made on now. Without it renames are recorded and sent only.
+	Follow bool
+	Gen    func() uint64
+	// Spawn runs a put-back off the owner's goroutine (nil: go f()).
+	// Tests that explore interleavings run it at once.
+	Spawn func(f func())
+}
+
+// Renamer sends renames and follows them. See the package doc for who
+// may call what.
+type Renamer struct {
+	herdr   Herdr
+	mem     Memory
+	now     func() time.Time
+	log     *slog.Logger
+	hooks   Hooks
+	workers int
+	gen     func() uint64
+	spawn   func(func())
+	flights *flights // nil unless Options.Follow
+	backs   *putBacks
+}
+
+// New makes a Renamer.
+func New(o Options) *Renamer {
+	r := &Renamer{herdr: o.Herdr, mem: o.Memory, now: o.Now, log: o.Log, hooks: o.Hooks,
+		workers: o.Workers, gen: o.Gen, spawn: o.Spawn}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if r.workers <= 0 {
+		r.workers = Workers
+	}
+	if r.gen == nil {
+		r.gen = func() uint64 { return 0 }
+	}
+	if r.spawn == nil {
+		r.spawn = func(f func()) { go f() }
+	}
+	if o.Follow {
+		r.flights = newFlights()
+		r.backs = newPutBacks()
+	}
+	return r
+}
+
+// Send runs the protocol over renames: it saves their records with edits
+// (what the caller learnt meanwhile, written in the same write), sends
+// them, and saves what they did. ok is false when the records could not be
+// saved: then nothing was sent (and edits were not written). gone is the
+// first error after which nothing more could be sent (herdr went away).
+// young: the caller's look is so recent, and the stream watches for the
+// echo, that it stands in for each tab's re-read.
+func (r *Renamer) Send(ctx context.Context, rs []*Rename, edits state.Edits, young bool) (ok bool, gone error) {
+	if err := r.recordBefore(rs, edits); err != nil {
+		r.log.Warn("not renaming: could not save the labels about to be set", "err", err)
+		for _, x := range rs {
+			x.Err = "not renamed: state not saved: " + err.Error()
+		}
+		return false, nil
+	}
+	if len(rs) == 0 {
+		return true, nil
+	}
+	b := &batch{r: r, young: young, rs: rs}
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range min(r.workers, len(rs)) {
+		wg.Go(func() { b.work(ctx, bctx, cancel) })
+	}
+	wg.Wait()
+	r.recordAfter(rs)
+	return true, b.gone
+}
+
+// batch is one Send's renames, handed out to its workers.
+type batch struct {
+	r     *Renamer
+	young bool
+	mu    sync.Mutex
+	rs    []*Rename
+	next  int
+	gone  error
+}
+
+// work sends renames until none is left or herdr is gone. bctx is ctx,
+// cut by cancel once herdr is gone. When the deadline comes near, renames
+// not started yet are left for the next pass rather than cut off
+// mid-request (which would read as herdr being gone).
+func (b *batch) work(ctx, bctx context.Context, cancel func()) {
+	for {
+		x, ok := b.take()
+		if !ok {
+			return
+		}
+		if dl, ok := bctx.Deadline(); bctx.Err() != nil || ok && time.Until(dl) < renameMargin {
+			x.Out, x.Err = Deferred, "deferred to the next pass: this one ran out of time"
+			continue
+		}
+		var err error
+		x.Out, err = b.r.one(bctx, x, b.young)
+		// The caller's own deadline cutting a request is no outage.
+		if err != nil && herdr.IsServerGone(err) && ctx.Err() == nil {
+			b.mu.Lock()
+			if b.gone == nil {
+				b.gone = err
+			}
+			b.mu.Unlock()
+			cancel()
+		}
+	}
+}
+
+// take hands out the next rename, none once herdr is gone.
+func (b *batch) take() (*Rename, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.gone != nil || b.next == len(b.rs) {
+		return nil, false
+	}
+	b.next++
+	return b.rs[b.next-1], true
+}
+
+// entry is the target's memory now, a lock taken since the caller's look
+// included (it is on disk only).
+func (r *Renamer) entry(t state.Target) state.Entry {
+	if err := r.mem.Refresh(); err != nil {
+		r.log.Warn("state file", "err", err)
+	}
+	return r.mem.Entry(t)
+}
+
+// save writes fn and tells Hooks.Saved whether it could.
+func (r *Renamer) save(fn func(*state.Tx)) error {
+	err := r.mem.Update(fn)
+	if r.hooks.Saved != nil {
+		r.hooks.Saved(err)
+	}
+	return err
+}
+
+// note tells the owner a label the target shows now.
+func (r *Renamer) note(t state.Target, label string) {
+	if r.hooks.Note != nil {
+		r.hooks.Note(t, label)
+	}
+}
