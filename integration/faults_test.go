@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -533,7 +534,7 @@ func TestFaultNudgeFloodGoroutines(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := daemon.New(daemon.Options{
-		Socket: srv.SocketPath(), Namer: nm, Procs: procs, Apply: true,
+		Socket: srv.SocketPath(), Naming: pass.Config{Namer: nm, Procs: procs, Apply: true},
 		StatePath: sb.StatePath, Poll: time.Second, Debounce: 20 * time.Millisecond, Timeout: 5 * time.Second,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})

@@ -370,8 +370,11 @@ func TestLockPutsBackOurRenameThatLandedAsItLocked(t *testing.T) {
 	}
 	// A daemon named the tab "a" and has "b" on its way.
 	st, _ := state.Load(sb.StatePath, srv.SocketPath())
-	if err := st.Edit(func(tabs map[string]state.TabMemory) {
-		tabs[tab] = state.TabMemory{Label: "a", Pending: state.LabelSet{"b"}}
+	if err := st.Edit(func(tx *state.Tx) {
+		sent := time.Now()
+		tx.Named(state.TabTarget(tab), "a")
+		tx.Pend(state.TabTarget(tab), state.Flight{Want: "b", Seen: "a", Sent: sent})
+		tx.Answer(state.TabTarget(tab), "b", sent)
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +396,7 @@ func TestLockPutsBackOurRenameThatLandedAsItLocked(t *testing.T) {
 	}
 	waitLabel(t, srv, tab, "a")
 	st, _ = state.Load(sb.StatePath, srv.SocketPath())
-	if m := st.Tabs[tab]; !m.Locked || m.LockedLabel != "a" {
+	if m := st.Tab(tab); !m.Locked || m.LockedLabel != "a" {
 		t.Fatalf("state of the locked tab: %+v, want locked with label a", m)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -123,7 +124,7 @@ func TestRealHerdrLockRace(t *testing.T) {
 		got := labelsOfTabs(t, w, tabIDs)
 		kept, afterLock, passFirst := 0, 0, 0
 		for i, tab := range tabIDs {
-			m := st.Tabs[tab]
+			m := st.Tab(tab)
 			if m.LockedLabel == fmt.Sprintf("b%d", i) {
 				passFirst++
 			}
@@ -550,7 +551,7 @@ func waitPending(path string, tabIDs, want []string) bool {
 		}
 		if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &sf) == nil {
 			for i, id := range tabIDs {
-				if sf.Tabs[id].Pending.Has(want[i]) {
+				if slices.Contains(sf.Tabs[id].Pending, want[i]) {
 					return true
 				}
 			}

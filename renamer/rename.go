@@ -104,15 +104,6 @@ func MemoryOf(e state.Entry, now time.Time) namer.Memory {
 		Labels: e.OurLabels(now), Landing: e.Landing(now)}
 }
 
-// renamedEvent is the event herdr sends for a rename of each target kind
-// the renamer follows.
-func renamedEvent(k state.Kind) herdr.EventKind {
-	if k == state.Workspace {
-		return herdr.WorkspaceRenamed
-	}
-	return herdr.TabRenamed
-}
-
 // RenamedKinds are the rename events whose replay's end the renamer needs
 // to hear of (herdr.Feed's replayed kinds).
 var RenamedKinds = []herdr.EventKind{herdr.TabRenamed, herdr.WorkspaceRenamed}
