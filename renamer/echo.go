@@ -183,7 +183,7 @@ func (r *Renamer) adopt(t state.Target) {
 func (r *Renamer) take(t state.Target) {
 	now, ttl := r.now(), r.flightTTL()
 	for _, f := range r.mem.Entry(t).Flights {
-		if now.Sub(f.Sent) <= ttl && !r.flights.has(t, f.Want, f.Sent) {
+		if now.Sub(f.Sent) <= ttl && !r.flights.has(t, f.Want, f.Seen, f.Sent) {
 			r.follow(t, &flight{want: f.Want, seen: f.Seen, at: f.Sent})
 		}
 	}

@@ -67,7 +67,7 @@ func newFlights() *flights {
 // add follows one more rename of t, once. The older flights learn that the
 // label its look saw was judged ours to replace.
 func (fl *flights) add(t state.Target, f *flight) {
-	if fl.has(t, f.want, f.at) {
+	if fl.has(t, f.want, f.seen, f.at) {
 		return
 	}
 	fs := fl.by[t]
@@ -83,10 +83,11 @@ func (fl *flights) add(t state.Target, f *flight) {
 	fl.by[t] = append(fs, f)
 }
 
-// has reports whether t has a flight that asked for want at at.
-func (fl *flights) has(t state.Target, want string, at time.Time) bool {
+// has reports whether t has the flight that asked for want after a look
+// that saw seen, at at.
+func (fl *flights) has(t state.Target, want, seen string, at time.Time) bool {
 	for _, f := range fl.by[t] {
-		if f.want == want && f.at.Equal(at) {
+		if f.want == want && f.seen == seen && f.at.Equal(at) {
 			return true
 		}
 	}

@@ -327,7 +327,7 @@ func (s *State) mergeMine(mine [len(Kinds)]map[string]Entry) {
 func unionFlights(a, b []Flight) []Flight {
 	out := slices.Clone(a)
 	for _, f := range b {
-		i := slices.IndexFunc(out, func(g Flight) bool { return g.Want == f.Want && g.Sent.Equal(f.Sent) })
+		i := slices.IndexFunc(out, func(g Flight) bool { return g.Want == f.Want && g.Seen == f.Seen && g.Sent.Equal(f.Sent) })
 		switch {
 		case i < 0:
 			out = append(out, f)

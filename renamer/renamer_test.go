@@ -1,0 +1,282 @@
+package renamer
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+var tab = state.TabTarget("w1:t1")
+
+// named sets up a target we named: herdr shows label, the memory says ours.
+func (g *rig) named(t state.Target, label string) {
+	g.h.set(t, label)
+	g.mem.InMemory(func(tx *state.Tx) { tx.Named(t, label) })
+	g.read = len(g.h.events)
+}
+
+// Only the label reported right before our echo tells what our rename
+// replaced. A label neither ours nor what our look saw is a person's, set
+// inside the window, even one the tab had before (they renamed it back):
+// herdr keeps the order, replayed or live. While the entry may still
+// replay, the fate waits for the replay's end and the last echo, and a
+// person's rename after ours stands.
+func TestPutBackActsOnlyOnTheLabelOursReplaced(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		live bool
+		seq  []string
+		back string // the label put back, "" for none
+		// shows: what herdr shows at the replay's end, when not ours.
+		shows string
+	}{
+		{"live, renamed back to an old label", true, []string{"old person", "b"}, "old person", ""},
+		{"live, before our look", true, []string{"new person", "a", "b"}, "", ""},
+		{"live, a new label right before the echo", true, []string{"a", "mine now", "b"}, "mine now", ""},
+		{"live, ours is followed by a person's", true, []string{"mine now", "b", "later"}, "mine now", ""},
+		{"replay, renamed back to an old label", false, []string{"old person", "b"}, "old person", ""},
+		{"replay, an old echo then ours", false, []string{"new person", "b", "a", "b"}, "", ""},
+		{"replay, an old echo, then a window hit", false, []string{"old person", "b", "a", "mine now", "b"}, "mine now", ""},
+		{"replay, a person's label after ours", false, []string{"mine now", "b", "later"}, "", "later"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newRig(t, 20)
+			g.named(tab, "a")
+			if tt.live {
+				g.replayOver(tab)
+			}
+			g.name(tab, "a", "b", false)
+			before := len(g.h.events)
+			g.echo(tab, tt.seq...)
+			if tt.shows != "" {
+				g.h.set(tab, tt.shows)
+				before = len(g.h.events)
+			}
+			if !tt.live {
+				g.replayOver(tab)
+			}
+			g.runSpawned()
+			got := ""
+			if evs := g.h.events[before:]; len(evs) > 0 {
+				got = evs[len(evs)-1].Label
+			}
+			if got != tt.back {
+				t.Fatalf("put back %q, want %q (renames %+v)", got, tt.back, g.h.events[before:])
+			}
+		})
+	}
+}
+
+// Two renames of ours to one target go out during a 0.7/0.8 replay; a
+// person's rename landed inside the first. The second one's echo comes
+// after the first one's: the first's put-back still happens when the
+// replay ends, for a tab and for a workspace.
+func TestSecondRenameDuringAReplayKeepsTheFirstsPutBack(t *testing.T) {
+	for _, tg := range []state.Target{tab, state.WorkspaceTarget("w1")} {
+		t.Run(tg.Kind.String(), func(t *testing.T) {
+			g := newRig(t, 20)
+			g.named(tg, "a")
+			g.h.set(tg, "mine now")
+			// Young looks: the pass's snapshot stood in for the re-reads.
+			g.name(tg, "a", "b", true)
+			g.name(tg, "b", "c", true)
+			g.echo(tg, "a", "mine now", "b", "c")
+			g.replayOver(tg)
+			g.runSpawned()
+			if got := g.h.label(tg); got != "mine now" {
+				t.Fatalf("%s shows %q, want the person's %q", tg.Kind, got, "mine now")
+			}
+		})
+	}
+}
+
+// A 0.7/0.8 entry can still replay after its replay looked over (herdr
+// stalled, or an entry busy with renames every tick). An old event with
+// our label then looks like our echo; the true echo, after the person's
+// rename, still puts their name back.
+func TestReplayTakenForOverStillPutsBackAPersonsRename(t *testing.T) {
+	g := newRig(t, 20)
+	g.named(tab, "a")
+	g.replayOver(tab)
+	g.h.set(tab, "mine now")
+	g.name(tab, "a", "b", true)
+	g.echo(tab, "b", "a", "mine now", "b")
+	g.runSpawned()
+	if got := g.h.label(tab); got != "mine now" {
+		t.Fatalf("tab shows %q, want the person's", got)
+	}
+}
+
+// After a release, a rename of ours replaces a person's label with the
+// label an older rename of ours set. The newer one's echo looks like an
+// echo of the older one, with the person's label right before it: the
+// older one must not put that label back, as the newer one's look judged
+// it ours to replace.
+func TestOlderRenameDoesNotTakeALaterOnesEchoForItsOwn(t *testing.T) {
+	g := newRig(t, 20)
+	g.named(tab, "1")
+	g.replayOver(tab)
+	g.name(tab, "1", "nixos", false)
+	g.echo(tab, "nixos", "notes")
+	g.h.set(tab, "notes")
+	g.mem.InMemory(func(tx *state.Tx) { tx.Release(tab) })
+	g.now = g.now.Add(time.Second)
+	g.name(tab, "notes", "nixos", false)
+	g.echo(tab, "nixos")
+	g.runSpawned()
+	if got := g.h.label(tab); got != "nixos" {
+		t.Fatalf("tab shows %q, want ours", got)
+	}
+}
+
+// Two renames of ours to one tab are on their way when the first one's
+// echo shows it replaced a person's name: the person's name is what the
+// tab shows in the end, whatever the second one saw.
+func TestSeveralRenamesInFlightKeepAPersonsRename(t *testing.T) {
+	g := newRig(t, 20)
+	g.named(tab, "a")
+	g.replayOver(tab)
+	g.h.set(tab, "mine now")
+	g.name(tab, "a", "b", true)
+	g.name(tab, "b", "c", true)
+	g.echo(tab, "mine now", "b", "c")
+	g.runSpawned()
+	if got := g.h.label(tab); got != "mine now" {
+		t.Fatalf("tab shows %q, want the person's", got)
+	}
+}
+
+// A rename is watched on the renamer's clock: on a 0.7/0.8 stream for
+// herdr.ReplayWindow and inflightTTL, replay over or not (an entry can
+// lag that far behind after it looked caught up); its record in the
+// memory goes with it.
+func TestRenameWatchFollowsTheClock(t *testing.T) {
+	for _, tt := range []struct {
+		live  bool
+		after time.Duration
+		kept  bool
+	}{
+		{true, inflightTTL + time.Millisecond, true},
+		{true, herdr.ReplayWindow + inflightTTL, true}, // at the bound exactly, still waiting
+		{true, herdr.ReplayWindow + inflightTTL + time.Millisecond, false},
+		{false, inflightTTL + time.Millisecond, true},
+		{false, herdr.ReplayWindow + inflightTTL + time.Millisecond, false},
+	} {
+		g := newRig(t, 20)
+		g.named(tab, "1")
+		if tt.live {
+			g.replayOver(tab)
+		}
+		start := g.now
+		g.name(tab, "1", "a", false)
+		g.now = start.Add(tt.after)
+		g.r.Expire()
+		if ok := len(g.r.flights.by[tab]) > 0; ok != tt.kept {
+			t.Fatalf("live %v, %v after the rename: watched = %v, want %v", tt.live, tt.after, ok, tt.kept)
+		}
+		if ok := len(g.mem.Tab(tab.ID).Flights) > 0; ok != tt.kept {
+			t.Fatalf("live %v, %v after the rename: recorded = %v, want %v", tt.live, tt.after, ok, tt.kept)
+		}
+	}
+}
+
+// A put-back asks the memory what is ours when it looks at the target,
+// not when it starts: a pass that renamed the target meanwhile set a
+// label of ours there, which the person's name replaces.
+func TestPutBackKnowsWhatAPassDidMeanwhile(t *testing.T) {
+	g := newRig(t, 22)
+	g.named(tab, "a")
+	g.h.before = func(t state.Target, label string) {
+		if label == "b" {
+			g.h.set(t, "mine")
+		}
+	}
+	g.name(tab, "a", "b", false)
+	g.h.before = nil
+	g.feed() // mine, b: the put-back starts, and waits
+	if len(g.spawned) != 1 {
+		t.Fatalf("%d put-backs started, want 1", len(g.spawned))
+	}
+	g.name(tab, "b", "c", false) // a pass renames the tab meanwhile
+	g.runSpawned()
+	if got := g.h.label(tab); got != "mine" {
+		t.Fatalf("tab shows %q, want the person's %q", got, "mine")
+	}
+}
+
+// Every rename of ours has a flight and is followed to its echo: a label
+// given back (restore), and a lock's put-back. A person's rename landing
+// inside either goes back.
+func TestGiveBacksAreFollowed(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		send func(g *rig) error
+	}{
+		{"restore's number", func(g *rig) error { return g.r.GiveBack(context.Background(), tab, "web", "1") }},
+		{"a lock's put-back", func(g *rig) error {
+			g.mem.InMemory(func(tx *state.Tx) {
+				tx.Pend(tab, state.Flight{Want: "web", Seen: "notes", Sent: g.now})
+				tx.Answer(tab, "web", g.now)
+				tx.Lock(tab, "notes")
+			})
+			return g.r.PutBackLock(context.Background(), tab.ID, "notes", g.now)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newRig(t, 22)
+			g.named(tab, "web")
+			g.h.before = func(t state.Target, label string) { g.h.before = nil; g.h.set(t, "mine") }
+			if err := tt.send(g); err != nil {
+				t.Fatal(err)
+			}
+			if g.h.label(tab) == "mine" {
+				t.Fatal("the person's rename did not land inside ours")
+			}
+			g.feed()
+			g.runSpawned()
+			if got := g.h.label(tab); got != "mine" {
+				t.Fatalf("tab shows %q, want the person's %q", got, "mine")
+			}
+		})
+	}
+}
+
+// lock wins over a rename of ours on its way when the lock was written:
+// PutBackLock waits until herdr answered it, so that once lock returns
+// none can land any more, and puts the locked label back.
+func TestPutBackLockWaitsForRenamesOnTheirWay(t *testing.T) {
+	g := newRig(t, 20)
+	g.named(tab, "notes")
+	sent := time.Now()
+	g.mem.InMemory(func(tx *state.Tx) {
+		tx.Pend(tab, state.Flight{Want: "web", Seen: "notes", Sent: sent})
+		tx.Lock(tab, "notes")
+	})
+	landed := make(chan struct{})
+	go func() {
+		defer close(landed)
+		time.Sleep(100 * time.Millisecond)
+		g.h.set(tab, "web") // herdr applies our rename, late
+		g.mem.InMemory(func(tx *state.Tx) { tx.Answer(tab, "web", sent) })
+	}()
+	if err := g.r.PutBackLock(context.Background(), tab.ID, "notes", sent.Add(10*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-landed:
+	default:
+		t.Fatal("PutBackLock returned before the rename on its way was answered")
+	}
+	<-landed
+	var labels []string
+	for _, ev := range g.h.events {
+		labels = append(labels, ev.Label)
+	}
+	if got := g.h.label(tab); got != "notes" || !slices.Equal(labels[len(labels)-2:], []string{"web", "notes"}) {
+		t.Fatalf("tab shows %q after lock returned (renames %q), want the locked label put back", got, labels)
+	}
+}
