@@ -324,6 +324,9 @@ func writeExplain(w io.Writer, reps []pass.Report) error {
 			rule = "none"
 		}
 		fmt.Fprintf(tw, "  rule\t%s\n", rule)
+		if r.SessionWhy != "" {
+			fmt.Fprintf(tw, "  session\tnone (%s)\n", r.SessionWhy)
+		}
 		for _, k := range sortedKeys(r.Tokens) {
 			fmt.Fprintf(tw, "  {%s}\t%q\n", k, r.Tokens[k])
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
-	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -36,8 +35,8 @@ type Options struct {
 	// 0: never.
 	AgentPoll time.Duration
 	Debounce  time.Duration
-	StatePath  string // "": remember nothing
-	Timeout    time.Duration
+	StatePath string // "": remember nothing
+	Timeout   time.Duration
 	// Plugin is the herdr plugin that started the daemon, whose life it
 	// follows; zero: none.
 	Plugin Plugin
@@ -82,7 +81,6 @@ type Daemon struct {
 	// passes counts passes that read a snapshot: a snapshot read ahead
 	// for a pass is stale once another pass ran after it.
 	passes atomic.Uint64
-	down   bool
 	// dry remembers the dry run's decisions already shown.
 	dry dryRun
 	// instance: the server was compared with the memory's on the stream
@@ -94,7 +92,7 @@ type Daemon struct {
 	// sessions reads agent session titles for {session}; in Run it also
 	// watches their files and wakes a pass when a title changes.
 	sessions *session.Sessions
-	traceFn  func(Trace)
+	tracer
 	// health records what the daemon cannot do, for status (Run only).
 	health *health
 	// Tests shorten or lengthen: lookTimeout bounds the look whether a
@@ -125,7 +123,7 @@ func New(opt Options) (*Daemon, error) {
 	// Hedged reads (docs/herdr.md §2) are on, but only passes someone
 	// waits for use them: a poll tick costs one connection.
 	client := herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log), herdr.WithHedging(true))
-	d := &Daemon{opt: opt, clock: opt.Now, log: opt.Log, client: client, api: client, traceFn: opt.Trace}
+	d := &Daemon{opt: opt, clock: opt.Now, log: opt.Log, client: client, api: client, tracer: tracer{opt.Log, opt.Trace}}
 	st, warn := state.Load(opt.StatePath, opt.Socket)
 	if other := (*state.OtherServerError)(nil); errors.As(warn, &other) {
 		return nil, other
@@ -136,7 +134,7 @@ func New(opt Options) (*Daemon, error) {
 	d.state = st
 	d.sessions = d.newSessions()
 	d.planner = pass.New(opt.Naming, d.api, d.sessions, d.clock, d.log)
-	d.renamer = d.newRenamer(false)
+	d.initRenamer()
 	return d, nil
 }
 
@@ -144,27 +142,6 @@ func (d *Daemon) now() time.Time { return d.clock() }
 
 func (d *Daemon) newSessions() *session.Sessions {
 	return session.NewSessions(session.Options{Log: d.log, Now: d.clock}, d.sessionWatch)
-}
-
-// sessionWatch records in the health record whether agents' session
-// files can be watched.
-func (d *Daemon) sessionWatch(err error) {
-	if err != nil {
-		d.health.fail(rundir.TroubleSessionWatch, err)
-	} else {
-		d.health.ok(rundir.TroubleSessionWatch)
-	}
-}
-
-// newRenamer makes the daemon's renamer; follow: its renames are
-// followed to their echoes on the feed (Run).
-func (d *Daemon) newRenamer(follow bool) *renamer.Renamer {
-	o := renamer.Options{Herdr: d.api, Memory: d.state, Now: d.clock, Log: d.log, Follow: follow,
-		Hooks: renamer.Hooks{Note: d.view.note, Renamed: d.renamed, Saved: d.saved}}
-	if d.feed != nil {
-		o.Gen = d.feed.Gen
-	}
-	return renamer.New(o)
 }
 
 // Once runs one pass and returns its reports. Only Run watches session
@@ -231,37 +208,4 @@ func (d *Daemon) reconfigure(opt Options) {
 	// The next pass watches the session files the new format still needs.
 	d.sessions.Prune(nil)
 	d.traceAt(slog.LevelInfo, Trace{Kind: TraceReloaded}, "configuration reloaded")
-}
-
-// FollowRenames subscribes to herdr's events so that the renames the
-// daemon's renamer sends from now on (restore's) are followed to their
-// echoes, a person's rename inside one put back. It waits (bounded) for
-// the subscription. done waits up to wait for every rename's fate, then
-// ends the subscription.
-func (d *Daemon) FollowRenames(ctx context.Context) (done func(wait time.Duration)) {
-	d.feed = herdr.NewFeed(d.client, renamer.RenamedKinds, renamer.RenamedKinds, d.clock, d.replayCap)
-	d.renamer = d.newRenamer(true)
-	items := make(chan herdr.FeedItem, 256)
-	fctx, stop := context.WithCancel(ctx)
-	ended := make(chan struct{})
-	go func() { defer close(ended); d.feed.Run(fctx, items) }()
-	timeout := time.After(firstSubscribeWait)
-wait:
-	for {
-		select {
-		case it := <-items:
-			d.renamer.Take(it)
-			if it.Note == herdr.NoteSubscribed || it.Note == herdr.NoteSubscribeFailed {
-				break wait
-			}
-		case <-timeout:
-			break wait
-		}
-	}
-	return func(wait time.Duration) {
-		d.renamer.Await(ctx, renamer.Stream{Items: items, Gen: d.feed.Gen, Up: d.feed.Up}, wait)
-		d.renamer.Close()
-		stop()
-		<-ended
-	}
 }

@@ -107,7 +107,7 @@ func (f *fixture) noHedging() {
 	c := herdr.New(f.srv.SocketPath(), herdr.WithTimeout(f.d.opt.Timeout), herdr.WithLogger(f.d.opt.Log))
 	f.d.client, f.d.api = c, c
 	f.d.planner = pass.New(f.d.opt.Naming, c, f.d.sessions, f.d.clock, f.d.log)
-	f.d.renamer = f.d.newRenamer(false)
+	f.d.initRenamer()
 }
 
 func (f *fixture) once() []pass.Report {

@@ -81,22 +81,33 @@ func (h *health) write() {
 	}
 }
 
-// saved notes whether the memory could be saved.
-func (d *Daemon) saved(err error) {
+// startHealth starts the running daemon's health record, which replaces
+// an earlier daemon's; the function it returns ends it.
+func (d *Daemon) startHealth() (end func()) {
+	d.health = newHealth(d.opt.Socket, d.log, d.clock)
+	return func() { d.health = nil }
+}
+
+// trouble notes that the daemon could not do what, for err, or that it
+// did again (err nil).
+func (d *Daemon) trouble(what string, err error) {
 	if err != nil {
-		d.health.fail(rundir.TroubleState, err)
+		d.health.fail(what, err)
 	} else {
-		d.health.ok(rundir.TroubleState)
+		d.health.ok(what)
 	}
 }
+
+// saved notes whether the memory could be saved.
+func (d *Daemon) saved(err error) { d.trouble(rundir.TroubleState, err) }
+
+// sessionWatch notes whether agents' session files can be watched.
+func (d *Daemon) sessionWatch(err error) { d.trouble(rundir.TroubleSessionWatch, err) }
 
 // renamed notes whether herdr took a rename of ours: a refusal (not a
 // tab that went away) is a trouble status shows.
 func (d *Daemon) renamed(err error) {
-	switch {
-	case err == nil:
-		d.health.ok(rundir.TroubleRename)
-	case !herdr.IsServerGone(err) && !herdr.IsCode(err, "tab_not_found") && !herdr.IsCode(err, "workspace_not_found"):
-		d.health.fail(rundir.TroubleRename, err)
+	if err == nil || !herdr.IsServerGone(err) && !herdr.IsCode(err, "tab_not_found") && !herdr.IsCode(err, "workspace_not_found") {
+		d.trouble(rundir.TroubleRename, err)
 	}
 }

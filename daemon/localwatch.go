@@ -39,7 +39,7 @@ func (lw *localWatch) start(d *Daemon) {
 	if err != nil {
 		d.log.Info("no local watch of shells: without hooks or titles, program changes wait for the poll", "err", err)
 		if !errors.Is(err, procwatch.ErrUnsupported) {
-			d.health.fail(rundir.TroubleLocalWatch, err)
+			d.trouble(rundir.TroubleLocalWatch, err)
 		}
 		return
 	}

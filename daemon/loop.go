@@ -26,6 +26,7 @@ type loop struct {
 	ln        *nudgeListener
 	nudgePath string
 	lost      error // another daemon took the server over: Run ends
+	down      bool  // herdr is away: its outage was reported
 
 	// Inputs.
 	nudges      chan nudge.Message
@@ -114,7 +115,7 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 			return fmt.Errorf("another daemon took over this herdr server: %w", l.lost)
 		}
 		if !l.step(reload) {
-			d.renamer.Await(context.Background(), renamer.Stream{Items: l.items, Gen: d.feed.Gen, Up: d.feed.Up}, shutdownEchoWait)
+			l.endRenames()
 			return nil
 		}
 	}
@@ -138,22 +139,20 @@ func newLoop(ctx context.Context, d *Daemon, cl *claim.Claim) *loop {
 	}
 }
 
-// startRun sets up what lives as long as Run: the feed, a renamer that
-// follows its renames to their echoes (a stopped or killed daemon's
-// included), the health record and the agents' sessions. The function it
-// returns ends them.
+// startRun sets up what lives as long as Run: the feed, the health
+// record, the renames a stopped or killed daemon left on their way. The
+// function it returns ends them.
 func (d *Daemon) startRun() (end func()) {
 	d.feed = herdr.NewFeed(d.client, subscribedKinds, renamer.RenamedKinds, d.clock, d.replayCap)
-	d.health = newHealth(d.opt.Socket, d.log, d.clock)
-	d.renamer = d.newRenamer(true)
-	d.renamer.Adopt()
+	endHealth := d.startHealth()
+	d.adoptRenames()
 	if damaged := d.state.Damaged(); damaged != nil {
-		d.health.fail(rundir.TroubleState, damaged)
+		d.trouble(rundir.TroubleState, damaged)
 	}
 	return func() {
-		d.renamer.Close()
+		d.closeRenames()
 		d.sessions.Close()
-		d.health = nil
+		endHealth()
 	}
 }
 
@@ -213,7 +212,7 @@ func (l *loop) step(reload <-chan Options) bool {
 	case it := <-l.items:
 		l.item(it)
 	case b := <-d.renamer.PutBacks():
-		d.renamer.PutBackDone(b)
+		l.putBackDone(b)
 	case ev := <-l.arrivals:
 		then := l.news()
 		d.log.Debug("a created tab or pane is there", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "then", then)

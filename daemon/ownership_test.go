@@ -456,7 +456,7 @@ func TestReportsAndDryRunCarryNoControlCharacters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.d.printDryRun(reps)
+	f.d.dry.tabs(f.d.opt.Out, reps)
 	b, err := json.Marshal(reps)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"log/slog"
+	"io"
 	"strings"
 	"time"
 
@@ -61,7 +61,7 @@ func (d *Daemon) runPass(ctx context.Context, in passInput) ([]pass.Report, pass
 		_, err = d.renamer.Send(ctx, plan.Renames, plan.Edits, young)
 		plan.Conclude()
 	}
-	d.printWorkspaces(plan.Workspaces)
+	d.dry.workspaces(d.opt.Out, plan.Workspaces)
 	reps := make([]pass.Report, len(plan.Rows))
 	for i, r := range plan.Rows {
 		reps[i] = r.Report
@@ -96,26 +96,6 @@ func (d *Daemon) checkInstance(ctx context.Context, snap *herdr.Snapshot, write 
 	}
 }
 
-// logOutage is how the loop reports a server that went away: one line per
-// outage, not one per failed pass.
-func (d *Daemon) logOutage(err error) {
-	if d.down {
-		// Debug only: tests count these to know passes ran meanwhile.
-		d.trace(Trace{Kind: TraceDownSkip}, "herdr still down; pass skipped", "err", err)
-		return
-	}
-	d.down = true
-	d.traceAt(slog.LevelWarn, Trace{Kind: TraceOutage}, "herdr is not reachable; waiting for it", "socket", d.client.SocketPath(), "err", err)
-}
-
-func (d *Daemon) logBack() {
-	if !d.down {
-		return
-	}
-	d.down = false
-	d.traceAt(slog.LevelInfo, Trace{Kind: TraceBack}, "herdr is back", "socket", d.client.SocketPath())
-}
-
 // dryRun remembers the decisions a dry run has shown, so each is shown
 // once, per tab and workspace.
 type dryRun struct {
@@ -139,31 +119,31 @@ func (r *dryRun) show(key, want string) bool {
 	return true
 }
 
-// printDryRun shows each new decision of a dry run once.
-func (d *Daemon) printDryRun(reps []pass.Report) {
-	for _, r := range reps {
-		want := r.Want
-		if r.Action != pass.ActionWouldRename {
+// tabs shows each new tab decision of a dry run once.
+func (r *dryRun) tabs(out io.Writer, reps []pass.Report) {
+	for _, rep := range reps {
+		want := rep.Want
+		if rep.Action != pass.ActionWouldRename {
 			want = ""
 		}
-		if d.dry.show("tab "+r.TabID, want) {
-			fmt.Fprintf(d.opt.Out, "would rename %s %q -> %q (%s)\n", r.TabID, r.Label, r.Want, r.Why())
+		if r.show("tab "+rep.TabID, want) {
+			fmt.Fprintf(out, "would rename %s %q -> %q (%s)\n", rep.TabID, rep.Label, rep.Want, rep.Why())
 		}
 	}
 }
 
-// printWorkspaces shows each new workspace decision of a dry run once.
-func (d *Daemon) printWorkspaces(decs []pass.WorkspaceDecision) {
+// workspaces shows each new workspace decision of a dry run once.
+func (r *dryRun) workspaces(out io.Writer, decs []pass.WorkspaceDecision) {
 	seen := map[string]bool{}
 	for _, w := range decs {
 		seen["workspace "+w.ID] = true
-		if d.dry.show("workspace "+w.ID, w.Want) {
-			fmt.Fprintf(d.opt.Out, "would rename workspace %s %q -> %q (label was %s)\n", w.ID, w.Label, w.Want, w.Verdict)
+		if r.show("workspace "+w.ID, w.Want) {
+			fmt.Fprintf(out, "would rename workspace %s %q -> %q (label was %s)\n", w.ID, w.Label, w.Want, w.Verdict)
 		}
 	}
-	for key := range d.dry.shown {
+	for key := range r.shown {
 		if strings.HasPrefix(key, "workspace ") && !seen[key] {
-			delete(d.dry.shown, key)
+			delete(r.shown, key)
 		}
 	}
 }

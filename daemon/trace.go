@@ -85,18 +85,24 @@ type Trace struct {
 	Poll, AgentPoll time.Duration
 }
 
+// tracer logs the daemon's traced moments and hands them to
+// Options.Trace (as New found it: a reload does not change it). Any
+// goroutine may use it.
+type tracer struct {
+	log *slog.Logger
+	fn  func(Trace)
+}
+
 // trace logs t at debug level under msg, with its stable "trace" field
-// and attrs, and hands it to Options.Trace (as New found it: a reload
-// does not change it, and the event watcher traces from its own
-// goroutine).
-func (d *Daemon) trace(t Trace, msg string, attrs ...any) {
-	d.traceAt(slog.LevelDebug, t, msg, attrs...)
+// and attrs, and hands it on.
+func (tr tracer) trace(t Trace, msg string, attrs ...any) {
+	tr.traceAt(slog.LevelDebug, t, msg, attrs...)
 }
 
 // traceAt is trace for a line a person reads too, at its own level.
-func (d *Daemon) traceAt(level slog.Level, t Trace, msg string, attrs ...any) {
-	d.log.Log(context.Background(), level, msg, append([]any{"trace", string(t.Kind)}, attrs...)...)
-	if d.traceFn != nil {
-		d.traceFn(t)
+func (tr tracer) traceAt(level slog.Level, t Trace, msg string, attrs ...any) {
+	tr.log.Log(context.Background(), level, msg, append([]any{"trace", string(t.Kind)}, attrs...)...)
+	if tr.fn != nil {
+		tr.fn(t)
 	}
 }

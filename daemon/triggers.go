@@ -31,13 +31,13 @@ func (l *loop) item(it herdr.FeedItem) {
 	case herdr.NoteEvent:
 		l.event(it)
 	case herdr.NoteReplayOver:
-		d.renamer.ReplayOver(it.Gen, it.ReplayOver)
+		l.follow(it)
 		// Tests of the built binary wait for this record by its
 		// replay_over field.
 		d.trace(Trace{Kind: TraceReplayOver, Event: string(it.ReplayOver)},
 			"the subscription's history is delivered; its events are live", "replay_over", string(it.ReplayOver), "gen", it.Gen)
 	case herdr.NoteSubscribed:
-		d.health.ok(rundir.TroubleSubscribe)
+		d.trouble(rundir.TroubleSubscribe, nil)
 		d.trace(Trace{Kind: TraceSubscribed, FullPass: true}, "subscribed to events", "full_pass", "asked")
 		l.fullPass()
 	case herdr.NoteSubscribeFailed:
@@ -45,7 +45,7 @@ func (l *loop) item(it herdr.FeedItem) {
 		if it.Refused {
 			// herdr answers and refuses (a herdr that knows fewer event
 			// kinds): no event will come, but its tabs need names.
-			d.health.fail(rundir.TroubleSubscribe, it.Err)
+			d.trouble(rundir.TroubleSubscribe, it.Err)
 			l.fullPass()
 		}
 	case herdr.NoteEventsLost:
@@ -72,7 +72,7 @@ func (l *loop) event(it herdr.FeedItem) {
 		d.trace(Trace{Kind: TraceTriaged, Event: string(ev.Kind), TabID: ev.TabID, Pane: ev.PaneID, Label: ev.Label, News: news},
 			"event triaged", "kind", ev.Kind, "tab", ev.TabID, "pane", ev.PaneID, "label", ev.Label, "news", news, "then", then)
 	}()
-	d.renamer.Echo(ev, it.Gen)
+	l.follow(it)
 	// Take every event in, even while a pass is due: that is how a later
 	// replay of it is known for one.
 	verdict := l.tr.judge(ev, d.renamer.Live(it.Gen, targetKind(ev)))
@@ -204,15 +204,15 @@ func (l *loop) run(in passInput) {
 	}
 	if err != nil {
 		if herdr.IsServerGone(err) {
-			d.logOutage(err)
+			l.outage(err)
 		} else {
 			d.log.Warn("pass failed", "err", err)
 		}
 		l.planPolls(false)
 		return
 	}
-	d.logBack()
-	d.printDryRun(reps)
+	l.back()
+	d.dry.tabs(d.opt.Out, reps)
 	l.local.allWatched = l.local.rewatch(d, reps)
 	l.planPolls(l.local.allWatched)
 }
@@ -242,4 +242,26 @@ func (l *loop) keepClaim() {
 	l.ln = nl
 	go l.ln.serve(l.nudges, d.log)
 	d.log.Info("nudge socket was removed; listening again", "path", l.nudgePath)
+}
+
+// outage is how the loop reports a server that went away: one line per
+// outage, not one per failed pass.
+func (l *loop) outage(err error) {
+	d := l.d
+	if l.down {
+		// Debug only: tests count these to know passes ran meanwhile.
+		d.trace(Trace{Kind: TraceDownSkip}, "herdr still down; pass skipped", "err", err)
+		return
+	}
+	l.down = true
+	d.traceAt(slog.LevelWarn, Trace{Kind: TraceOutage}, "herdr is not reachable; waiting for it", "socket", d.client.SocketPath(), "err", err)
+}
+
+// back reports a server that answers again after an outage.
+func (l *loop) back() {
+	if !l.down {
+		return
+	}
+	l.down = false
+	l.d.traceAt(slog.LevelInfo, Trace{Kind: TraceBack}, "herdr is back", "socket", l.d.client.SocketPath())
 }

@@ -95,7 +95,7 @@ func TestWorkspaceDryRunPrintsOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.d.printDryRun(reps)
+		f.d.dry.tabs(f.d.opt.Out, reps)
 	}
 	f.wantWorkspaces("api")
 	if got := strings.Count(f.out.String(), "would rename workspace w1 \"api\" -> \"1 api\""); got != 1 {

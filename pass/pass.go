@@ -51,10 +51,11 @@ type Asker interface {
 	ProcessInfo(ctx context.Context, paneID string) (herdr.ProcessInfo, error)
 }
 
-// Titles gives lead panes their agent session's title ({session}):
-// *session.Sessions.
+// Titles gives lead panes their agent session's title ({session}), and
+// says why one has none: *session.Sessions.
 type Titles interface {
 	Titles(panes []herdr.Pane) map[string]string
+	Why(paneID string) string
 	Prune(live map[string]bool)
 }
 
@@ -265,6 +266,9 @@ func (p *Planner) decide(v *view, rows []*Row, answers map[string]procinfo.Progr
 		}
 		if r.decision.Rule != nil {
 			r.Report.Rule = r.decision.Rule.String()
+		}
+		if r.plan.NeedsSession && facts.Session == "" && p.titles != nil {
+			r.Report.SessionWhy = p.titles.Why(r.plan.Lead.ID)
 		}
 		switch {
 		case !known:

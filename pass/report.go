@@ -20,13 +20,16 @@ type Report struct {
 	Verdict   string `json:"verdict"` // Judged, as shown
 	// Judged is whose the label is; zero (namer.Human) when the pass did
 	// not judge it.
-	Judged     namer.Verdict     `json:"-"`
-	Action     string            `json:"action"` // renamed, would rename, keep, failed
-	Lead       string            `json:"lead_pane,omitempty"`
-	LeadWhy    string            `json:"lead_why,omitempty"`
-	Program    string            `json:"program,omitempty"`
-	ProgramWhy string            `json:"program_why,omitempty"`
-	Rule       string            `json:"rule,omitempty"`
+	Judged     namer.Verdict `json:"-"`
+	Action     string        `json:"action"` // renamed, would rename, keep, failed
+	Lead       string        `json:"lead_pane,omitempty"`
+	LeadWhy    string        `json:"lead_why,omitempty"`
+	Program    string        `json:"program,omitempty"`
+	ProgramWhy string        `json:"program_why,omitempty"`
+	Rule       string        `json:"rule,omitempty"`
+	// SessionWhy says why {session} is empty when the name needs it: no
+	// agent session, or one whose title cannot be read.
+	SessionWhy string            `json:"session_why,omitempty"`
 	Tokens     map[string]string `json:"tokens"`
 	Error      string            `json:"error,omitempty"`
 }
@@ -91,7 +94,7 @@ func (r *Report) conclude(x *renamer.Rename) {
 // `explain` and the dry run print them as they are. Label, Want and Tokens
 // stay exact (they are data, printed quoted).
 func (r *Report) EscapeText() {
-	for _, s := range []*string{&r.Program, &r.ProgramWhy, &r.Rule, &r.LeadWhy, &r.Error} {
+	for _, s := range []*string{&r.Program, &r.ProgramWhy, &r.Rule, &r.LeadWhy, &r.SessionWhy, &r.Error} {
 		*s = escapeControls(*s)
 	}
 }

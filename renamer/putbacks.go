@@ -92,12 +92,13 @@ func (r *Renamer) PutBackDone(b PutBack) {
 }
 
 // Close waits for the put-backs still on their way; what came of them is
-// no longer settled (the owner is stopping). Their records stay in the
-// memory for whoever runs next.
+// no longer concluded (the owner is stopping). Their records stay in the
+// memory for whoever runs next. The Renamer may be used again after.
 func (r *Renamer) Close() {
 	if r.backs == nil {
 		return
 	}
 	close(r.backs.stop)
 	r.backs.wg.Wait()
+	r.backs.stop, r.backs.open = make(chan struct{}), 0
 }

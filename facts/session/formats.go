@@ -1,9 +1,6 @@
 package session
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"path/filepath"
 )
 
@@ -20,11 +17,19 @@ type agent struct {
 	// await is the folder to watch for the session file of ref while it
 	// does not exist yet; nil when the agent's files are not awaited.
 	await func(r *Reader, root string, ref Ref) (dir string, parent bool)
+	// read brings what the session file p says up to date; nil reads it
+	// as JSON lines from its end (marks and parse).
+	read func(r *Reader, a agent, p, root string, ref Ref) (*found, error)
 	// marks are strings a line holding a title contains; other lines are
 	// not decoded.
 	marks [][]byte
 	// parse applies one line, known to hold a mark, to f.
 	parse func(line []byte, f *found) error
+	// decode reads a whole small file, or the first line of a file whose
+	// title is its head, into f.
+	decode func(b []byte, f *found) error
+	// query is how a SQLite store names a session.
+	query *sqlQuery
 	// pick is the title of ref's session once the file is read.
 	pick func(f *found, ref Ref) string
 }
@@ -51,13 +56,13 @@ func userElseAuto(f *found, _ Ref) string {
 // agent label. docs/sessions.md gives the formats' sources.
 var agents = map[string]agent{
 	"claude": {
-		root: func(r *Reader) string { return r.dirFromEnv("CLAUDE_CONFIG_DIR", ".claude") },
+		root: func(r *Reader) string { return r.dirFromEnv(".claude", "CLAUDE_CONFIG_DIR") },
 		byID: claudeTranscript, byPath: true, await: claudeAwaited,
 		marks: [][]byte{[]byte("custom-title"), []byte("ai-title"), []byte(`"summary"`)},
 		parse: parseClaude, pick: userElseAuto,
 	},
 	"codex": {
-		root: func(r *Reader) string { return r.dirFromEnv("CODEX_HOME", ".codex") },
+		root: func(r *Reader) string { return r.dirFromEnv(".codex", "CODEX_HOME") },
 		byID: func(_ *Reader, root string, _ Ref) (string, error) {
 			return filepath.Join(root, "session_index.jsonl"), nil
 		},
@@ -66,112 +71,66 @@ var agents = map[string]agent{
 		pick:  func(f *found, ref Ref) string { return f.names[ref.Value] },
 	},
 	"pi": {
-		root:   func(r *Reader) string { return r.dirFromEnv("PI_CODING_AGENT_DIR", filepath.Join(".pi", "agent")) },
+		root:   func(r *Reader) string { return r.dirFromEnv(filepath.Join(".pi", "agent"), "PI_CODING_AGENT_DIR") },
 		byPath: true,
 		marks:  [][]byte{[]byte("session_info")},
 		parse:  parsePi, pick: userElseAuto,
 	},
 	"omp": {
-		root:   func(r *Reader) string { return r.dirFromEnv("", filepath.Join(".omp", "agent")) },
+		root:   func(r *Reader) string { return r.dirFromEnv(filepath.Join(".omp", "agent")) },
 		byPath: true,
 		marks:  [][]byte{[]byte("title_change"), []byte(`"type":"title"`)},
 		parse:  parseOmp, pick: userElseAuto,
 	},
-}
-
-// Claude Code: {"type":"custom-title","customTitle":"..."} from /rename,
-// {"type":"ai-title","aiTitle":"..."} and {"type":"summary","summary":"..."}
-// written by the agent.
-func parseClaude(line []byte, f *found) error {
-	var e struct {
-		Type        string  `json:"type"`
-		CustomTitle *string `json:"customTitle"`
-		AITitle     *string `json:"aiTitle"`
-		Summary     *string `json:"summary"`
-	}
-	if err := json.Unmarshal(line, &e); err != nil {
-		return err
-	}
-	switch {
-	case e.Type == "custom-title" && e.CustomTitle != nil:
-		f.user = *e.CustomTitle
-	case e.Type == "ai-title" && e.AITitle != nil:
-		f.auto = *e.AITitle
-	case e.Type == "summary" && e.Summary != nil:
-		f.auto = *e.Summary
-	}
-	return nil
-}
-
-// Codex's $CODEX_HOME/session_index.jsonl:
-// {"id":"<thread id>","thread_name":"...","updated_at":"..."}, appended at
-// every rename; "" clears the name.
-func parseCodexIndex(line []byte, f *found) error {
-	var e struct {
-		ID         string  `json:"id"`
-		ThreadName *string `json:"thread_name"`
-	}
-	if err := json.Unmarshal(line, &e); err != nil {
-		return err
-	}
-	if e.ID == "" || e.ThreadName == nil {
-		return nil
-	}
-	if f.names == nil {
-		f.names = map[string]string{}
-	}
-	if _, ok := f.names[e.ID]; !ok && len(f.names) >= maxNames {
-		clear(f.names)
-	}
-	f.names[e.ID] = *e.ThreadName
-	return nil
-}
-
-// pi: {"type":"session_info","name":"..."} from /name.
-func parsePi(line []byte, f *found) error {
-	var e struct {
-		Type string  `json:"type"`
-		Name *string `json:"name"`
-	}
-	if err := json.Unmarshal(line, &e); err != nil {
-		return err
-	}
-	if e.Type == "session_info" && e.Name != nil {
-		f.user = *e.Name
-	}
-	return nil
-}
-
-// omp: {"type":"title_change","title":"...","source":"user"|"auto"} at
-// every title, and the current title in a {"type":"title","title":"..."}
-// slot before the session header.
-func parseOmp(line []byte, f *found) error {
-	var e struct {
-		Type   string  `json:"type"`
-		Title  *string `json:"title"`
-		Source string  `json:"source"`
-	}
-	if err := json.Unmarshal(line, &e); err != nil {
-		return err
-	}
-	switch {
-	case e.Title == nil:
-	case e.Type == "title_change" && e.Source == "user":
-		f.user = *e.Title
-	case e.Type == "title_change", e.Type == "title":
-		f.auto = *e.Title
-	}
-	return nil
-}
-
-// apply decodes line into f when it holds one of a's marks.
-func (a agent) apply(line []byte, f *found) {
-	for _, m := range a.marks {
-		if bytes.Contains(line, m) {
-			if err := a.parse(line, f); err != nil {
-				f.bad = fmt.Errorf("a title entry does not decode: %w", err)
+	"qwen": {
+		// Qwen Code's runtime folder: QWEN_RUNTIME_DIR, else QWEN_HOME.
+		root: func(r *Reader) string { return r.dirFromEnv(".qwen", "QWEN_RUNTIME_DIR", "QWEN_HOME") },
+		byID: qwenChat, await: qwenAwaited,
+		marks: [][]byte{[]byte("custom_title")},
+		parse: parseQwen, pick: userElseAuto,
+	},
+	"kimi": {
+		root: func(r *Reader) string { return r.dirFromEnv(".kimi-code", "KIMI_CODE_HOME") },
+		byID: kimiState, read: readWhole, decode: decodeKimi, pick: userElseAuto,
+	},
+	"copilot": {
+		root: func(r *Reader) string { return r.dirFromEnv(".copilot", "COPILOT_HOME") },
+		byID: copilotWorkspace, read: readWhole, decode: decodeCopilot, pick: userElseAuto,
+	},
+	"droid": {
+		root: func(r *Reader) string { return r.dirFromEnv(".factory") },
+		byID: droidSession, read: readHead, decode: decodeDroid, pick: userElseAuto,
+	},
+	"grok": {
+		root: func(r *Reader) string { return r.dirFromEnv(".grok", "GROK_HOME") },
+		byID: grokSummary, read: readWhole, decode: decodeGrok, pick: userElseAuto,
+	},
+	"cursor": {
+		root: func(r *Reader) string { return r.dirFromEnv(".cursor", "CURSOR_CONFIG_DIR") },
+		byID: cursorChat, read: readCursor, decode: decodeCursorMeta, query: cursorQuery, pick: userElseAuto,
+	},
+	"opencode": {
+		root: func(r *Reader) string { return r.dataDir("opencode") },
+		byID: func(r *Reader, root string, ref Ref) (string, error) {
+			return opencodeStore(r, root, ref, "OPENCODE_DB", "opencode.db")
+		},
+		read: readOpencode, decode: decodeOpencode, query: opencodeQuery, pick: userElseAuto,
+	},
+	"kilo": {
+		root: func(r *Reader) string { return r.dataDir("kilo") },
+		byID: func(r *Reader, root string, ref Ref) (string, error) {
+			return opencodeStore(r, root, ref, "KILO_DB", "kilo.db")
+		},
+		read: readOpencode, decode: decodeOpencode, query: opencodeQuery, pick: userElseAuto,
+	},
+	"hermes": {
+		root: func(r *Reader) string { return r.dirFromEnv(".hermes", "HERMES_HOME") },
+		byID: func(_ *Reader, root string, ref Ref) (string, error) {
+			if !isSafeID(ref.Value) {
+				return "", errBadID
 			}
-			return
-		}
-	}
+			return filepath.Join(root, "state.db"), nil
+		},
+		read: readSQL, query: hermesQuery, pick: userElseAuto,
+	},
 }

@@ -15,31 +15,30 @@ import (
 // Errors a refused or missing session file is logged with.
 var (
 	errOutside = errors.New("outside the agent's folder")
-	errNoFile  = errors.New("no transcript with that id")
+	errNoFile  = errors.New("no session file with that id")
+	errBadID   = errors.New("not a session id the agent makes")
 )
 
-// located is a Claude Code transcript found by id.
+// located is a session file found by id.
 type located struct {
 	path    string    // "" when not found
 	scanned time.Time // when projects/ was last listed for it
 	err     error     // why that listing failed, nil when it did not
 }
 
-// claudeRescan is how long a transcript not found by id stays not found
-// before projects/ is listed again: Claude Code writes it at the first
-// message, and a pane's directory finds it without listing whenever the
-// agent started there.
-const claudeRescan = 30 * time.Second
+// rescan is how long a session file not found by id stays not found
+// before its agent's sessions folder is listed again.
+const rescan = 30 * time.Second
 
-// maxProjects bounds the folders of projects/ listed for one id.
+// maxProjects bounds the folders listed for one id.
 const maxProjects = 4096
 
-// isClaudeID reports whether id is a session id as Claude Code makes them
-// (a UUID): 1 to 128 letters, digits, '_' or '-'. Anything else could step
-// out of the folder. A loop, not a regexp: a package-level regexp with a
+// isSafeID reports whether id is a session id as the agents make them (a
+// UUID, ses_..., session_...): 1 to 128 letters, digits, '_' or '-'.
+// Anything else could step out of the folder. A loop, not a regexp: a package-level regexp with a
 // {1,128} repetition is compiled at every start of the program, nudge
 // included.
-func isClaudeID(id string) bool {
+func isSafeID(id string) bool {
 	if id == "" || len(id) > 128 {
 		return false
 	}
@@ -52,17 +51,41 @@ func isClaudeID(id string) bool {
 	return true
 }
 
-// dirFromEnv is $env when set, else ~/rel; "" without either.
-func (r *Reader) dirFromEnv(env, rel string) string {
-	if env != "" {
+// dirFromEnv is the first of envs set (a leading ~ is the home folder,
+// as herdr expands it), else ~/rel; "" without either.
+func (r *Reader) dirFromEnv(rel string, envs ...string) string {
+	for _, env := range envs {
 		if v := r.getenv(env); v != "" {
-			return filepath.Clean(v)
+			return r.expandHome(v)
 		}
 	}
 	if r.home == "" {
 		return ""
 	}
 	return filepath.Join(r.home, rel)
+}
+
+// dataDir is app's folder of $XDG_DATA_HOME, ~/.local/share by default:
+// where OpenCode and Kilo keep their sessions on Linux and macOS alike.
+func (r *Reader) dataDir(app string) string {
+	if v := r.getenv("XDG_DATA_HOME"); v != "" && filepath.IsAbs(v) {
+		return filepath.Join(v, app)
+	}
+	if r.home == "" {
+		return ""
+	}
+	return filepath.Join(r.home, ".local", "share", app)
+}
+
+// expandHome cleans v and makes a leading ~ the home folder.
+func (r *Reader) expandHome(v string) string {
+	if v == "~" || strings.HasPrefix(v, "~/") {
+		if r.home == "" {
+			return ""
+		}
+		return filepath.Join(r.home, v[1:])
+	}
+	return filepath.Clean(v)
 }
 
 // locate returns the resolved session file of ref and the resolved
@@ -111,33 +134,50 @@ func confine(p, root string) (real, realRoot string, err error) {
 // and '.'; a name over 200 characters gets a hash), so the pane's
 // directory is tried first and projects/ listed when that misses.
 func claudeTranscript(r *Reader, root string, ref Ref) (string, error) {
-	id := ref.Value
-	if !isClaudeID(id) {
-		return "", fmt.Errorf("session id %q is not one Claude Code makes", id)
+	if !isSafeID(ref.Value) {
+		return "", fmt.Errorf("session id %q is not one Claude Code makes", ref.Value)
 	}
 	projects := filepath.Join(root, "projects")
-	name := id + ".jsonl"
-	if l, ok := r.found[id]; ok && l.path != "" {
+	name := ref.Value + ".jsonl"
+	var tries []string
+	for _, folder := range claudeFolders(ref.Dir) {
+		tries = append(tries, filepath.Join(projects, folder, name))
+	}
+	return r.findByID(ref, tries, projects, name)
+}
+
+// findByID finds the file of ref's session: the one found before if it
+// is still there, else the first of tries that exists, else the first
+// folder of below (at most maxProjects listed) holding one of rels. A
+// session not found is looked for again only after rescan: an agent
+// writes its file at the first message, and tries find it without a
+// listing whenever the pane's directory tells where.
+func (r *Reader) findByID(ref Ref, tries []string, below string, rels ...string) (string, error) {
+	key := ref.Agent + " " + ref.Value
+	if l, ok := r.found[key]; ok && l.path != "" {
 		if exists(l.path) {
 			return l.path, nil
 		}
-		delete(r.found, id)
+		delete(r.found, key)
 	}
-	for _, folder := range claudeFolders(ref.Dir) {
-		if p := filepath.Join(projects, folder, name); exists(p) {
-			r.remember(id, located{path: p})
+	for _, p := range tries {
+		if exists(p) {
+			r.remember(key, located{path: p})
 			return p, nil
 		}
 	}
+	if below == "" {
+		return "", errNoFile
+	}
 	now := r.now()
-	if l, ok := r.found[id]; ok && now.Sub(l.scanned) < claudeRescan {
+	if l, ok := r.found[key]; ok && now.Sub(l.scanned) < rescan {
 		if l.err != nil {
 			return "", l.err
 		}
 		return "", errNoFile
 	}
-	p, err := scanProjects(projects, name)
-	r.remember(id, located{path: p, scanned: now, err: err})
+	p, err := scanFolders(below, rels)
+	r.remember(key, located{path: p, scanned: now, err: err})
 	if err != nil {
 		return "", err
 	}
@@ -152,7 +192,7 @@ func claudeTranscript(r *Reader, root string, ref Ref) (string, error) {
 // either rule), else projects/ itself (parent): the only level it makes
 // a folder in for a new directory.
 func claudeAwaited(_ *Reader, root string, ref Ref) (string, bool) {
-	if ref.Kind != KindID || !isClaudeID(ref.Value) {
+	if ref.Kind != KindID || !isSafeID(ref.Value) {
 		return "", false
 	}
 	folders := claudeFolders(ref.Dir)
@@ -183,11 +223,11 @@ func confinedDir(p, root string) string {
 	return real
 }
 
-func (r *Reader) remember(id string, l located) {
+func (r *Reader) remember(key string, l located) {
 	if len(r.found) >= maxFiles {
 		clear(r.found)
 	}
-	r.found[id] = l
+	r.found[key] = l
 }
 
 // claudeFolders are the names Claude Code gives the projects/ folder of a
@@ -214,24 +254,27 @@ func claudeFolders(dir string) []string {
 	return out
 }
 
-// scanProjects lists at most maxProjects folders of projects and returns
-// the first one's file name, "" when none has it.
-func scanProjects(projects, name string) (string, error) {
-	d, err := safefile.OpenDir(projects)
+// scanFolders lists at most maxProjects folders of below and returns
+// the first path below/<folder>/<rel> that exists for one of rels, "" when
+// none does.
+func scanFolders(below string, rels []string) (string, error) {
+	d, err := safefile.OpenDir(below)
 	if err != nil {
-		return "", fmt.Errorf("projects folder of Claude Code: %w", err)
+		return "", fmt.Errorf("sessions folder: %w", err)
 	}
 	defer d.Close()
 	entries, err := d.ReadDir(maxProjects)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return "", fmt.Errorf("projects folder of Claude Code: %w", err)
+		return "", fmt.Errorf("sessions folder: %w", err)
 	}
 	for _, e := range entries {
 		if !e.IsDir() && e.Type()&os.ModeSymlink == 0 {
 			continue
 		}
-		if p := filepath.Join(projects, e.Name(), name); exists(p) {
-			return p, nil
+		for _, rel := range rels {
+			if p := filepath.Join(below, e.Name(), rel); exists(p) {
+				return p, nil
+			}
 		}
 	}
 	return "", nil

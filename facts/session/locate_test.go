@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestIsClaudeID(t *testing.T) {
+func TestIsSafeID(t *testing.T) {
 	for _, tc := range []struct {
 		id   string
 		want bool
@@ -24,8 +24,8 @@ func TestIsClaudeID(t *testing.T) {
 		{"é", false},
 		{"a.jsonl", false},
 	} {
-		if got := isClaudeID(tc.id); got != tc.want {
-			t.Errorf("isClaudeID(%q) = %v, want %v", tc.id, got, tc.want)
+		if got := isSafeID(tc.id); got != tc.want {
+			t.Errorf("isSafeID(%q) = %v, want %v", tc.id, got, tc.want)
 		}
 	}
 }

@@ -1,20 +1,21 @@
 // Package session reads the title an agent's session carries, for the
 // {session} template token: the name a person gave the session (Claude
-// Code's /rename, Codex's thread name, pi's /name, a user title in omp),
-// else the title the agent wrote itself (Claude Code's AI title or
-// summary, omp's automatic title). herdr says which session a pane's agent
-// runs (PaneInfo.agent_session): a session id, or the path of the session
+// Code's /rename, Codex's thread name, pi's /name, ...), else the title
+// the agent wrote itself. herdr says which session a pane's agent runs
+// (PaneInfo.agent_session): a session id, or the path of the session
 // file. docs/sessions.md describes each agent's format and its sources.
 //
 // A transcript can be hundreds of megabytes and grows while the agent
-// works, and the path herdr hands over is untrusted. So a file is read
-// only from its end, at most MaxRead bytes per call (twice that for a file
-// rewritten in place), and only when its size or modification time moved
-// since the last call (then only what was appended); only a regular file
-// the daemon's user owns is read, never a
-// FIFO or a device, and never through a symlink that leads out of the
-// agent's own folder. Whatever goes wrong leaves the title empty and is
-// logged once, at debug level.
+// works, and the path herdr hands over is untrusted. So a JSON-lines file
+// is read only from its end, at most MaxRead bytes per call (twice that
+// for a file rewritten in place), and only when its size or modification
+// time moved since the last call (then only what was appended); a file
+// that holds one session's title is read whole (at most maxWhole bytes)
+// or by its first line, and a SQLite database read-only by SQLite, both
+// only when they changed. Only a regular file the daemon's user owns is
+// read, never a FIFO or a device, and never through a symlink that leads
+// out of the agent's own folder. Whatever goes wrong leaves the title
+// empty and is logged once, at debug level, and told by Sessions.Why.
 package session
 
 import (
@@ -50,7 +51,7 @@ const (
 
 // Ref names an agent session as herdr reports it.
 type Ref struct {
-	Agent string // herdr's agent label: "claude", "codex", "pi", "omp"
+	Agent string // herdr's agent label: "claude", "codex", "qwen", ...
 	Kind  string // KindID or KindPath
 	Value string // the session id or the session file's path
 	// Dir is the pane's directory; it tells where Claude Code keeps the
@@ -64,7 +65,7 @@ func (r Ref) String() string { return r.Agent + " " + r.Kind + " " + r.Value }
 // files under their home directory.
 type Options struct {
 	Home   string              // the daemon user's home; "" = os.UserHomeDir()
-	Getenv func(string) string // nil = os.Getenv: CLAUDE_CONFIG_DIR, CODEX_HOME, PI_CODING_AGENT_DIR
+	Getenv func(string) string // nil = os.Getenv: CLAUDE_CONFIG_DIR, CODEX_HOME, ..., XDG_DATA_HOME
 	Log    *slog.Logger        // nil = slog.Default()
 	Now    func() time.Time    // nil = time.Now
 }
@@ -132,12 +133,36 @@ func (r *Reader) Title(ref Ref) string {
 // watches it to learn of a new title. The path is "" when there is no
 // file (yet) or it may not be read.
 func (r *Reader) Lookup(ref Ref) (title, path string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	title, path, err := r.title(ref)
-	r.note(ref, err)
+	title, path, _ = r.lookup(ref)
 	return title, path
 }
+
+// lookup is Lookup that also says why there is no title.
+func (r *Reader) lookup(ref Ref) (title, path string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	title, path, err = r.title(ref)
+	r.note(ref, err)
+	return title, path, err
+}
+
+// wakes are the files whose change may change the title read from the
+// session file p: p, and a SQLite database's -wal beside it, which every
+// commit writes.
+func wakes(ref Ref, p string) []string {
+	if p == "" {
+		return nil
+	}
+	if a, ok := agents[ref.Agent]; ok && a.query != nil && isDatabase(p) {
+		return []string{p, p + "-wal"}
+	}
+	return []string{p}
+}
+
+// isDatabase reports whether the session file p of an agent that keeps a
+// SQLite store is that database, not one of the JSON files it keeps
+// besides (Cursor's meta.json, OpenCode's store before 1.2.0).
+func isDatabase(p string) bool { return !strings.HasSuffix(p, ".json") }
 
 // Awaited returns the folder a watcher learns from that ref's session file
 // appeared, for when Lookup finds none: a session the agent has not
@@ -169,7 +194,11 @@ func (r *Reader) title(ref Ref) (title, path string, err error) {
 	if r.checked != nil {
 		r.checked()
 	}
-	f, err := r.refresh(a, p, root)
+	read := a.read
+	if read == nil {
+		read = tailRead
+	}
+	f, err := read(r, a, p, root, ref)
 	if err != nil {
 		return "", "", err
 	}

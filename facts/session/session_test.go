@@ -256,7 +256,7 @@ func BenchmarkTitle200MB(b *testing.B) {
 
 // TestClaudeTranscriptFoundAnywhere: a session started in another
 // directory than the pane's is found by listing projects/, and one not
-// written yet is looked for again only after claudeRescan.
+// written yet is looked for again only after rescan.
 func TestClaudeTranscriptFoundAnywhere(t *testing.T) {
 	w := newWorld(t)
 	now := time.Unix(1_800_000_000, 0)
@@ -269,11 +269,11 @@ func TestClaudeTranscriptFoundAnywhere(t *testing.T) {
 	}
 	w.put(filepath.Join(".claude", "projects", "-home-u-src-api", claudeSession+".jsonl"), fixture(t, "claude/renamed-twice.jsonl"))
 	if got := r.Title(ref); got != "" {
-		t.Errorf("found before claudeRescan: %q", got)
+		t.Errorf("found before rescan: %q", got)
 	}
-	now = now.Add(claudeRescan)
+	now = now.Add(rescan)
 	if got := r.Title(ref); got != "auth redirect" {
-		t.Errorf("after claudeRescan: %q", got)
+		t.Errorf("after rescan: %q", got)
 	}
 	for _, dir := range []string{"/home/u/src.api", "/home/u/src_api"} {
 		if f := claudeFolders(dir); len(f) == 0 || f[0] != "-home-u-src-api" {

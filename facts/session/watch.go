@@ -3,7 +3,9 @@ package session
 import (
 	"errors"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,8 +16,8 @@ import (
 )
 
 // maxSessionWatches bounds the folders watched for session files: each is
-// an inotify watch, a per-user resource. A pane past the bound gets its
-// title at each pass only.
+// an inotify watch, a per-user resource. A pane past the bound has its
+// session files looked at every pollEvery instead.
 const maxSessionWatches = 64
 
 // sessionCoalesce is how long a written session file settles before it
@@ -29,8 +31,10 @@ const sessionCoalesce = 100 * time.Millisecond
 // (agent_session) but sends no event when that changes, so a new session
 // (Claude Code's /clear, /resume, or a first message) is learnt from its
 // file appearing: the pass that wakes reads the new agent_session. The
-// file is read through facts/session, bounded and only when it changed.
-// Sessions is safe for concurrent use.
+// file is read by a Reader, bounded and only when it changed. A pane
+// whose folder cannot be watched has its files looked at every pollEvery
+// instead, and Why tells why a pane's session has no title. Sessions is
+// safe for concurrent use.
 type Sessions struct {
 	reader  *Reader
 	log     *slog.Logger
@@ -53,6 +57,13 @@ type Sessions struct {
 	timer    *time.Timer             // the coalescing delay under way; nil: none
 	closed   bool
 	done     chan struct{} // closed when the watching goroutine ends
+
+	// The panes whose folders are not watched have their files looked at
+	// every pollEvery (poll.go).
+	stats    map[string]os.FileInfo // polled file -> as last looked at; nil: absent
+	polling  bool                   // the polling goroutine runs
+	stopPoll chan struct{}          // closed to stop it
+	pollDone chan struct{}          // closed when it ends
 }
 
 // sessionPane is one pane's session as last read.
@@ -66,7 +77,9 @@ type sessionPane struct {
 	// parent: dir is where the folder of a file not yet written will be
 	// made, so any new entry in it may be that folder.
 	parent   bool
-	watching bool // dir is watched on the pane's behalf
+	watching bool     // dir is watched on the pane's behalf
+	wake     []string // the files whose change may change the title
+	why      string   // why there is no title; "" when there is one or no file yet
 }
 
 // NewSessions returns a Sessions reading with a Reader made from opt.
@@ -78,7 +91,8 @@ func NewSessions(opt Options, onWatch func(error)) *Sessions {
 		opt.Log = slog.Default()
 	}
 	return &Sessions{reader: New(opt), log: opt.Log, changed: make(chan struct{}, 1), newWatcher: fsnotify.NewWatcher, onWatch: onWatch,
-		panes: map[string]*sessionPane{}, dirs: map[string]int{}, dirty: map[string]bool{}, check: map[string]bool{}}
+		panes: map[string]*sessionPane{}, dirs: map[string]int{}, dirty: map[string]bool{}, check: map[string]bool{},
+		stats: map[string]os.FileInfo{}}
 }
 
 // watchTrouble tells onWatch; s.mu held.
@@ -109,17 +123,37 @@ func (s *Sessions) Titles(panes []herdr.Pane) map[string]string {
 			s.forget(p.ID)
 			continue
 		}
-		title, path := s.reader.Lookup(ref)
+		title, path, err := s.reader.lookup(ref)
 		if title != "" {
 			out[p.ID] = title
 		}
-		next := sessionPane{ref: ref, path: path, title: title, dir: filepath.Dir(path)}
+		next := sessionPane{ref: ref, path: path, title: title, dir: filepath.Dir(path), wake: wakes(ref, path), why: whyNot(err)}
 		if path == "" {
 			next.dir, next.parent = s.reader.Awaited(ref)
 		}
 		s.track(p.ID, next)
 	}
 	return out
+}
+
+// Why says why pane id's session has no title: its file cannot be
+// found, may not be read, or does not decode ("" when it has a title, no
+// agent session, or nothing went wrong). explain shows it.
+func (s *Sessions) Why(id string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.panes[id]; p != nil {
+		return p.why
+	}
+	return ""
+}
+
+// whyNot is err as Why tells it.
+func whyNot(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // Prune stops watching for panes that are gone.
@@ -147,7 +181,9 @@ func (s *Sessions) Close() error {
 	}
 	w, done := s.watcher, s.done
 	s.watcher = nil
+	polled := s.stopPolling()
 	s.mu.Unlock()
+	<-polled
 	if w == nil {
 		return nil
 	}
@@ -190,6 +226,9 @@ func (s *Sessions) track(id string, next sessionPane) {
 		s.arm()
 	}
 	s.panes[id] = &next
+	if !next.watching && len(next.wake) > 0 {
+		s.startPolling()
+	}
 }
 
 // forget drops pane id and its watch.
@@ -295,8 +334,7 @@ func (s *Sessions) written(name string, created bool) {
 	switch {
 	case s.closed:
 		return
-	case s.watched(name):
-		s.dirty[name] = true
+	case s.markWoken(name, true):
 	case created && s.awaits(name):
 		s.appeared = true
 	default:
@@ -312,14 +350,18 @@ func (s *Sessions) arm() {
 	}
 }
 
-// watched reports whether a pane's session file is name. s.mu held.
-func (s *Sessions) watched(name string) bool {
+// markWoken marks for reading again the session files of the panes
+// (watched ones, or with watched false polled ones) that file name wakes;
+// false when it wakes none. s.mu held.
+func (s *Sessions) markWoken(name string, watched bool) bool {
+	woke := false
 	for _, p := range s.panes {
-		if p.watching && p.path == name {
-			return true
+		if p.watching == watched && slices.Contains(p.wake, name) {
+			s.dirty[p.path] = true
+			woke = true
 		}
 	}
-	return false
+	return woke
 }
 
 // awaits reports whether name, just made in a watched folder, may hold a
@@ -357,8 +399,8 @@ func (s *Sessions) reread() {
 	}
 	s.mu.Unlock()
 	for id, was := range todo {
-		title, path := s.reader.Lookup(was.ref)
-		if s.update(id, was.ref, title, path) {
+		title, path, err := s.reader.lookup(was.ref)
+		if s.update(id, was.ref, title, path, whyNot(err)) {
 			changed = true
 		}
 	}
@@ -373,13 +415,16 @@ func (s *Sessions) reread() {
 // update records title for pane id if it still runs ref; true when a pass
 // would show something new: another title, or another file than the one
 // tracked (a pass then watches it).
-func (s *Sessions) update(id string, ref Ref, title, path string) bool {
+func (s *Sessions) update(id string, ref Ref, title, path, why string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.panes[id]
 	switch {
 	case p == nil || p.ref != ref:
 		return false
+	}
+	p.why = why
+	switch {
 	case p.path != path:
 		return true
 	case p.title != title:

@@ -1,0 +1,130 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Claude Code: {"type":"custom-title","customTitle":"..."} from /rename,
+// {"type":"ai-title","aiTitle":"..."} and {"type":"summary","summary":"..."}
+// written by the agent.
+func parseClaude(line []byte, f *found) error {
+	var e struct {
+		Type        string  `json:"type"`
+		CustomTitle *string `json:"customTitle"`
+		AITitle     *string `json:"aiTitle"`
+		Summary     *string `json:"summary"`
+	}
+	if err := json.Unmarshal(line, &e); err != nil {
+		return err
+	}
+	switch {
+	case e.Type == "custom-title" && e.CustomTitle != nil:
+		f.user = *e.CustomTitle
+	case e.Type == "ai-title" && e.AITitle != nil:
+		f.auto = *e.AITitle
+	case e.Type == "summary" && e.Summary != nil:
+		f.auto = *e.Summary
+	}
+	return nil
+}
+
+// Codex's $CODEX_HOME/session_index.jsonl:
+// {"id":"<thread id>","thread_name":"...","updated_at":"..."}, appended at
+// every rename; "" clears the name.
+func parseCodexIndex(line []byte, f *found) error {
+	var e struct {
+		ID         string  `json:"id"`
+		ThreadName *string `json:"thread_name"`
+	}
+	if err := json.Unmarshal(line, &e); err != nil {
+		return err
+	}
+	if e.ID == "" || e.ThreadName == nil {
+		return nil
+	}
+	if f.names == nil {
+		f.names = map[string]string{}
+	}
+	if _, ok := f.names[e.ID]; !ok && len(f.names) >= maxNames {
+		clear(f.names)
+	}
+	f.names[e.ID] = *e.ThreadName
+	return nil
+}
+
+// pi: {"type":"session_info","name":"..."} from /name.
+func parsePi(line []byte, f *found) error {
+	var e struct {
+		Type string  `json:"type"`
+		Name *string `json:"name"`
+	}
+	if err := json.Unmarshal(line, &e); err != nil {
+		return err
+	}
+	if e.Type == "session_info" && e.Name != nil {
+		f.user = *e.Name
+	}
+	return nil
+}
+
+// omp: {"type":"title_change","title":"...","source":"user"|"auto"} at
+// every title, and the current title in a {"type":"title","title":"..."}
+// slot before the session header.
+func parseOmp(line []byte, f *found) error {
+	var e struct {
+		Type   string  `json:"type"`
+		Title  *string `json:"title"`
+		Source string  `json:"source"`
+	}
+	if err := json.Unmarshal(line, &e); err != nil {
+		return err
+	}
+	switch {
+	case e.Title == nil:
+	case e.Type == "title_change" && e.Source == "user":
+		f.user = *e.Title
+	case e.Type == "title_change", e.Type == "title":
+		f.auto = *e.Title
+	}
+	return nil
+}
+
+// Qwen Code: {"type":"system","subtype":"custom_title","systemPayload":
+// {"customTitle":"...","titleSource":"manual"|"auto"}}, appended at /rename
+// and by its automatic titler (a manual title has no titleSource in older
+// releases).
+func parseQwen(line []byte, f *found) error {
+	var e struct {
+		Type    string `json:"type"`
+		Subtype string `json:"subtype"`
+		Payload struct {
+			CustomTitle *string `json:"customTitle"`
+			TitleSource string  `json:"titleSource"`
+		} `json:"systemPayload"`
+	}
+	if err := json.Unmarshal(line, &e); err != nil {
+		return err
+	}
+	switch {
+	case e.Type != "system" || e.Subtype != "custom_title" || e.Payload.CustomTitle == nil:
+	case e.Payload.TitleSource == "auto":
+		f.auto = *e.Payload.CustomTitle
+	default:
+		f.user = *e.Payload.CustomTitle
+	}
+	return nil
+}
+
+// apply decodes line into f when it holds one of a's marks.
+func (a agent) apply(line []byte, f *found) {
+	for _, m := range a.marks {
+		if bytes.Contains(line, m) {
+			if err := a.parse(line, f); err != nil {
+				f.bad = fmt.Errorf("a title entry does not decode: %w", err)
+			}
+			return
+		}
+	}
+}
