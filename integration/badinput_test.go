@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"encoding/json"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"os"
 	"path/filepath"
@@ -95,38 +94,40 @@ func assertOneLine(t *testing.T, stderr string, wantLine bool, want ...string) {
 	}
 }
 
-// TestCorruptStateFile: a corrupt state file is one warning, then work as
-// usual, for the daemon and for lock.
+// TestCorruptStateFile: a state file that does not parse is never written
+// over. The daemon renames nothing (a lock in it cannot be read), lock
+// refuses with the reason, status says what to do, a copy is kept beside
+// it; once a person removes the file, names come.
 func TestCorruptStateFile(t *testing.T) {
 	srv := startServer(t)
 	sb := newSandbox(t)
-	writeFile(t, sb.StatePath, "{not json")
+	damaged := `{"version":1,"tabs":{"w1:t1":{"locked":true,"locked_label":"1"}`
+	writeFile(t, sb.StatePath, damaged)
 	srv.NewWorkspace("work", sb.HomePath("rmk"))
-	d := startDaemonIn(t, sb, srv)
+	d := startDaemonIn(t, sb, srv, "--log-format", "json", "--log-level", "debug")
+	passes(t, d, 3)
+	if got := srv.Snapshot().Tabs[0].Label; got != "1" {
+		t.Fatalf("tab renamed to %q over a state file that may hold its lock", got)
+	}
+	if b, _ := os.ReadFile(sb.StatePath); string(b) != damaged {
+		t.Fatalf("the damaged state file was written over: %s", b)
+	}
+	if copies, _ := filepath.Glob(sb.StatePath + ".damaged-*"); len(copies) != 1 {
+		t.Errorf("copies of the damaged file: %v, want one", copies)
+	}
+	out, _, code := runCLI(t, sb, "status", "--socket", srv.SocketPath(), "--state", sb.StatePath)
+	if code != 1 || !strings.Contains(out, "FIX  state") || !strings.Contains(out, "rm ") {
+		t.Errorf("status: exit %d, want 1 with the state's FIX and what to remove:\n%s", code, out)
+	}
+	out, stderr, code := runCLI(t, sb, "lock", "w1:t1", "--socket", srv.SocketPath(), "--state", sb.StatePath)
+	if code != 1 || out != "" {
+		t.Fatalf("lock over a damaged state: exit %d, stdout %q", code, out)
+	}
+	assertOneLine(t, stderr, true, "cannot be read", sb.StatePath)
+	if err := os.Remove(sb.StatePath); err != nil {
+		t.Fatal(err)
+	}
 	waitLabels(t, srv, "rmk")
-	if n := len(testutil.Grep(d.Log(), "level=WARN")); n != 1 {
-		t.Errorf("%d corrupt-state warnings, want 1:\n%s", n, d.Log())
-	}
-	// The state is saved twice around a rename (pending, then done):
-	// wait for the file that records the finished rename.
-	if !poll(waitTimeout, func() bool {
-		b, err := os.ReadFile(sb.StatePath)
-		return err == nil && json.Valid(b) && readState(t, sb.StatePath).Tabs["w1:t1"].Label == "rmk"
-	}) {
-		b, _ := os.ReadFile(sb.StatePath)
-		t.Fatalf("state file never recorded the rename after corruption: %s", b)
-	}
-
-	sb2 := newSandbox(t)
-	writeFile(t, sb2.StatePath, "\x00\x01garbage")
-	out, stderr, code := runCLI(t, sb2, "lock", "w1:t1", "--socket", srv.SocketPath(), "--state", sb2.StatePath)
-	if code != 0 || strings.TrimSpace(out) != "locked w1:t1" {
-		t.Fatalf("lock over a corrupt state: exit %d, stdout %q", code, out)
-	}
-	assertOneLine(t, stderr, true, "warning", "corrupt")
-	if st := readState(t, sb2.StatePath); !st.Tabs["w1:t1"].Locked {
-		t.Errorf("lock not saved: %+v", st)
-	}
 }
 
 // TestMissingSocket: a daemon started before herdr waits for it with one

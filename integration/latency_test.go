@@ -160,7 +160,7 @@ func TestNudgeDrivenRenameIsOneRequestAfterTheProgramStarts(t *testing.T) {
 	}
 	ws, tab, pane := srv.NewWorkspace("w", dir)
 	srv.NewTab(ws, sb.HomePath("other"))
-	tty, _ := realShell(t, srv, pane, dir)
+	tty, shell := realShell(t, srv, pane, dir)
 	// The nudge alone: the local watch would bring the same renames.
 	d := startDaemonIn(t, sb, srv, "--poll", "0", "--no-local-watch", "--log-level", "debug")
 	waitLabel(t, srv, tab, "proj")
@@ -185,6 +185,11 @@ func TestNudgeDrivenRenameIsOneRequestAfterTheProgramStarts(t *testing.T) {
 		}
 		if _, err := tty.Write([]byte("\x03")); err != nil {
 			t.Fatal(err)
+		}
+		// The hook sends precmd from the prompt: the shell is in front
+		// again by then, however loaded the machine.
+		if !poll(waitTimeout, func() bool { pg, err := procinfo.Local().ForegroundPGID(shell); return err == nil && pg == shell }) {
+			t.Fatalf("start %d: the shell never took its terminal back", i)
 		}
 		d.Nudge(t, "precmd", pane)
 		waitLabel(t, srv, tab, "proj")
