@@ -74,8 +74,12 @@ type Daemon struct {
 	state   *state.State
 	planner *pass.Planner
 	renamer *renamer.Renamer
-	// feed is the event subscription (Run only).
-	feed *herdr.Feed
+	// feed is the event subscription (Run only); gen is the subscription
+	// whose items the loop takes now, as its NoteSubscribed said, and
+	// subscribed whether one was ever acked.
+	feed       *herdr.Feed
+	gen        uint64
+	subscribed bool
 	// view is the last snapshot and what was seen beyond it.
 	view view
 	// passes counts passes that read a snapshot: a snapshot read ahead

@@ -57,7 +57,7 @@ func (d *Daemon) runPass(ctx context.Context, in passInput) ([]pass.Report, pass
 		// needs no re-read before each tab's rename: a person's rename
 		// since shows on the stream before our echo, and the renamer
 		// puts it back.
-		young := d.now().Sub(at) < youngSnapshot && d.renamer.EchoWatched(d.feed != nil && d.feed.Started())
+		young := d.now().Sub(at) < youngSnapshot && d.renamer.EchoWatched(d.subscribed)
 		_, err = d.renamer.Send(ctx, plan.Renames, plan.Edits, young)
 		plan.Conclude()
 	}
@@ -74,14 +74,10 @@ func (d *Daemon) runPass(ctx context.Context, in passInput) ([]pass.Report, pass
 // memory describes, once per subscription (claim.Check). Without write
 // (explain) it only forgets, in memory, what no longer holds.
 func (d *Daemon) checkInstance(ctx context.Context, snap *herdr.Snapshot, write bool) {
-	var gen uint64
-	if d.feed != nil {
-		gen = d.feed.Gen()
-	}
-	if d.instance.checked && d.instance.gen == gen {
+	if d.instance.checked && d.instance.gen == d.gen {
 		return
 	}
-	d.instance.checked, d.instance.gen = true, gen
+	d.instance.checked, d.instance.gen = true, d.gen
 	res, err := claim.Check(ctx, d.client.SocketPath(), snap, d.state, write)
 	if err != nil && !state.IsDamaged(err) {
 		d.log.Warn("could not save state; keeping it in memory", "err", err)

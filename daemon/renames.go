@@ -16,12 +16,7 @@ import (
 // initRenamer makes the daemon's renamer.
 func (d *Daemon) initRenamer() {
 	d.renamer = renamer.New(renamer.Options{Herdr: d.api, Memory: d.state, Now: d.clock, Log: d.log, Follow: true,
-		Gen: func() uint64 {
-			if d.feed == nil {
-				return 0
-			}
-			return d.feed.Gen()
-		},
+		Gen:   func() uint64 { return d.gen },
 		Hooks: renamer.Hooks{Note: d.view.note, Renamed: d.renamed, Saved: d.saved}})
 }
 
@@ -62,6 +57,9 @@ wait:
 		select {
 		case it := <-items:
 			d.renamer.Take(it)
+			if it.Note == herdr.NoteSubscribed {
+				d.gen = it.Gen
+			}
 			if it.Note == herdr.NoteSubscribed || it.Note == herdr.NoteSubscribeFailed {
 				break wait
 			}

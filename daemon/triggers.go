@@ -37,6 +37,7 @@ func (l *loop) item(it herdr.FeedItem) {
 		d.trace(Trace{Kind: TraceReplayOver, Event: string(it.ReplayOver)},
 			"the subscription's history is delivered; its events are live", "replay_over", string(it.ReplayOver), "gen", it.Gen)
 	case herdr.NoteSubscribed:
+		d.gen, d.subscribed = it.Gen, true
 		d.trouble(rundir.TroubleSubscribe, nil)
 		d.trace(Trace{Kind: TraceSubscribed, FullPass: true}, "subscribed to events", "full_pass", "asked")
 		l.fullPass()

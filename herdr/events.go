@@ -129,3 +129,7 @@ func (ev Event) Revision() uint64 {
 	}
 	return ev.Pane.Revision
 }
+
+// ParseEvent reads one line of an event stream, either envelope dialect:
+// what a test that feeds a subscriber itself decodes herdr's lines with.
+func ParseEvent(line []byte) (Event, error) { return parseEvent("event line", "", line) }

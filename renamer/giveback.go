@@ -10,17 +10,19 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
-// ErrRenamedSince says a target's label changed after it was read:
-// someone renamed it, and their name stays.
+// ErrRenamedSince says a target's label changed after it was read, or a
+// person locked it since: their name stays.
 var ErrRenamedSince = errors.New("renamed since it was read")
 
 // GiveBack gives a target a label that is not ours (restore's number, a
 // person's own text) through the renamer: the target is looked at right
 // before the request, and a label that changed since from was read stays
-// (ErrRenamedSince, with the label it shows now). With Follow, the
-// rename is followed to its echo like any other.
+// (ErrRenamedSince, with the label it shows now), as does one a person
+// locked meanwhile. With Follow, the rename is followed to its echo like
+// any other.
 func (r *Renamer) GiveBack(ctx context.Context, t state.Target, from, to string) error {
-	x := &Rename{Kind: GiveBack, Target: t, Seen: from, Want: to, Why: "restore"}
+	x := &Rename{Kind: GiveBack, Target: t, Seen: from, Want: to, Why: "restore",
+		Over: func(label string, mem state.Entry, _ time.Time) bool { return label == from && !mem.Locked }}
 	r.Send(ctx, []*Rename{x}, nil, false)
 	switch {
 	case x.Out == Done:
@@ -29,6 +31,8 @@ func (r *Renamer) GiveBack(ctx context.Context, t state.Target, from, to string)
 		return errors.New(x.Err)
 	case x.Now != "" && x.Now != from:
 		return fmt.Errorf("%w: it shows %q now", ErrRenamedSince, x.Now)
+	case x.Now == from:
+		return fmt.Errorf("%w: a person locked it", ErrRenamedSince)
 	}
 	return fmt.Errorf("%s %s is gone", t.Kind, t.ID)
 }
@@ -46,17 +50,22 @@ const lockWait = 2 * time.Second
 // running daemon adopts its flight before its echo comes.
 func (r *Renamer) PutBackLock(ctx context.Context, tab, label string, locked time.Time) error {
 	t := state.TabTarget(tab)
-	deadline := time.Now().Add(lockWait)
-	for len(r.entry(t).Unanswered(locked.Add(-lockWait))) > 0 && time.Now().Before(deadline) {
-		select {
-		case <-ctx.Done():
+	// The renames of ours on their way when the lock was written, of any
+	// kind (a name of ours, a label given back): one of them landing
+	// after the lock is what the locked label goes back over.
+	var onTheirWay []string
+	for _, f := range r.entry(t).Unanswered(locked.Add(-lockWait)) {
+		onTheirWay = append(onTheirWay, f.Want)
+	}
+	deadline := r.now().Add(lockWait)
+	for len(r.entry(t).Unanswered(locked.Add(-lockWait))) > 0 && r.now().Before(deadline) {
+		if !r.sleep(ctx, 10*time.Millisecond) {
 			return ctx.Err()
-		case <-time.After(10 * time.Millisecond):
 		}
 	}
 	x := &Rename{Kind: GiveBack, Target: t, Want: label, Why: "a rename of ours landed as the tab was locked",
 		Over: func(now string, mem state.Entry, at time.Time) bool {
-			m := namer.Memory{Locked: true, LockedLabel: label, Labels: mem.OurLabels(at), Landing: mem.Landing(at)}
+			m := namer.Memory{Locked: true, LockedLabel: label, Labels: mem.OurLabels(at), Landing: append(mem.Landing(at), onTheirWay...)}
 			return namer.FateOf(namer.Case{Label: now, Memory: m}).Do == namer.PutBack
 		}}
 	r.Send(ctx, []*Rename{x}, nil, false)

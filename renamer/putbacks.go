@@ -39,7 +39,8 @@ func newPutBacks() *putBacks {
 // unless it shows a label that is neither ours nor that one: then someone
 // renamed it again since, and that stands. What is ours is asked of the
 // memory when the target is looked at, not now: a pass may rename the
-// target meanwhile, and its label is ours too.
+// target meanwhile, and its label is ours too, as is one any rename of
+// ours still followed set (a lock's put-back).
 func (r *Renamer) putBack(t state.Target, f *flight) {
 	if f.backTo == "" || f.backTo == f.putBack {
 		return
@@ -47,7 +48,7 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 	back, want := f.backTo, f.want
 	x := &Rename{Kind: GiveBack, Target: t, Want: back, Why: "a person renamed it as we did: their name goes back",
 		Over: func(label string, mem state.Entry, now time.Time) bool {
-			m := namer.Memory{Labels: append(mem.OurLabels(now), want)}
+			m := namer.Memory{Labels: append(append(mem.OurLabels(now), want), wants(mem.Flights)...)}
 			return label != back && namer.FateOf(namer.Case{Label: label, Memory: m, Workspace: t.Kind == state.Workspace}).Verdict == namer.Ours
 		}}
 	// Claimed now: an echo seen again meanwhile does not send it twice.
@@ -60,15 +61,24 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 		ctx, cancel := context.WithTimeout(context.Background(), putBackTimeout)
 		defer cancel()
 		if err := r.recordBefore([]*Rename{x}, nil); err != nil {
-			x.Err = "not put back: state not saved: " + err.Error()
-		} else {
-			x.Out, _ = r.one(ctx, x, false)
+			// The person's name goes back all the same: see Send.
+			r.log.Info("putting a person's label back though its record could not be saved", "err", err)
 		}
+		x.Out, _ = r.one(ctx, x, false)
 		select {
 		case b.done <- PutBack{x, f}:
 		case <-b.stop:
 		}
 	})
+}
+
+// wants are the labels flights asked for.
+func wants(fs []state.Flight) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Want
+	}
+	return out
 }
 
 // PutBacks is where finished put-backs arrive, for PutBackDone; none for a

@@ -38,16 +38,22 @@ type Options struct {
 	Now    func() time.Time // nil: time.Now
 	Log    *slog.Logger     // nil: discard
 	Hooks  Hooks
-	// Workers bounds concurrent renames (0: Workers).
+	// Workers bounds concurrent renames (0: Workers). Inline: none, the
+	// caller's goroutine sends them one by one (tests that schedule
+	// every request).
 	Workers int
+	Inline  bool
 	// Follow: the owner reads herdr's events and follows each rename to
 	// its echo (Echo, ReplayOver); gen is the subscription renames are
 	// made on now. Without it renames are recorded and sent only.
 	Follow bool
 	Gen    func() uint64
 	// Spawn runs a put-back off the owner's goroutine (nil: go f()).
-	// Tests that explore interleavings run it at once.
+	// Tests that explore interleavings run it when they choose.
 	Spawn func(f func())
+	// Sleep waits d, or until ctx ends (false then); nil: the wall
+	// clock. Tests that explore interleavings hand control back.
+	Sleep func(ctx context.Context, d time.Duration) bool
 }
 
 // Renamer sends renames and follows them. See the package doc for who
@@ -59,8 +65,10 @@ type Renamer struct {
 	log     *slog.Logger
 	hooks   Hooks
 	workers int
+	inline  bool
 	gen     func() uint64
 	spawn   func(func())
+	sleep   func(context.Context, time.Duration) bool
 	flights *flights // nil unless Options.Follow
 	backs   *putBacks
 }
@@ -68,7 +76,7 @@ type Renamer struct {
 // New makes a Renamer.
 func New(o Options) *Renamer {
 	r := &Renamer{herdr: o.Herdr, mem: o.Memory, now: o.Now, log: o.Log, hooks: o.Hooks,
-		workers: o.Workers, gen: o.Gen, spawn: o.Spawn}
+		workers: o.Workers, inline: o.Inline, gen: o.Gen, spawn: o.Spawn, sleep: o.Sleep}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -83,6 +91,16 @@ func New(o Options) *Renamer {
 	}
 	if r.spawn == nil {
 		r.spawn = func(f func()) { go f() }
+	}
+	if r.sleep == nil {
+		r.sleep = func(ctx context.Context, d time.Duration) bool {
+			select {
+			case <-ctx.Done():
+				return false
+			case <-time.After(d):
+				return true
+			}
+		}
 	}
 	if o.Follow {
 		r.flights = newFlights()
@@ -99,12 +117,16 @@ func New(o Options) *Renamer {
 // young: the caller's look is so recent, and the stream watches for the
 // echo, that it stands in for each tab's re-read.
 func (r *Renamer) Send(ctx context.Context, rs []*Rename, edits state.Edits, young bool) (ok bool, gone error) {
-	if err := r.recordBefore(rs, edits); err != nil {
+	if err := r.recordBefore(rs, edits); err != nil && !givingBack(rs) {
 		r.log.Warn("not renaming: could not save the labels about to be set", "err", err)
 		for _, x := range rs {
 			x.Err = "not renamed: state not saved: " + err.Error()
 		}
 		return false, nil
+	} else if err != nil {
+		// A label given back is a person's: without it their name is
+		// lost for sure, with it only a rename inside its window may be.
+		r.log.Info("giving labels back though their record could not be saved", "err", err)
 	}
 	if len(rs) == 0 {
 		return true, nil
@@ -112,13 +134,27 @@ func (r *Renamer) Send(ctx context.Context, rs []*Rename, edits state.Edits, you
 	b := &batch{r: r, young: young, rs: rs}
 	bctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
-	for range min(r.workers, len(rs)) {
-		wg.Go(func() { b.work(ctx, bctx, cancel) })
+	if r.inline {
+		b.work(ctx, bctx, cancel)
+	} else {
+		var wg sync.WaitGroup
+		for range min(r.workers, len(rs)) {
+			wg.Go(func() { b.work(ctx, bctx, cancel) })
+		}
+		wg.Wait()
 	}
-	wg.Wait()
 	r.recordAfter(rs)
 	return true, b.gone
+}
+
+// givingBack says whether every rename gives a label back.
+func givingBack(rs []*Rename) bool {
+	for _, x := range rs {
+		if x.Kind != GiveBack {
+			return false
+		}
+	}
+	return len(rs) > 0
 }
 
 // batch is one Send's renames, handed out to its workers.

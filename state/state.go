@@ -309,16 +309,17 @@ func (s *State) mergeDisk() error {
 
 // mergeMine puts the daemon's memory of each target back over a state
 // just read from disk: the daemon is the authority on the labels it set,
-// a person (lock, release) on the marks.
+// a person (lock, release) on the marks, which only the file holds: a
+// target the file no longer has (a person removed the file, restore
+// forgot it) keeps no lock or release.
 func (s *State) mergeMine(mine [len(Kinds)]map[string]Entry) {
 	for _, kind := range Kinds {
 		for id, e := range mine[kind] {
-			if d, ok := s.entries[kind][id]; ok {
-				e.Locked, e.Released, e.LockedLabel = d.Locked, d.Released, d.LockedLabel
-				// Another process's renames on their way (a takeover, a
-				// lock's put-back) stay known to whoever decides them.
-				e.Flights = unionFlights(e.Flights, d.Flights)
-			}
+			d := s.entries[kind][id]
+			e.Locked, e.Released, e.LockedLabel = d.Locked, d.Released, d.LockedLabel
+			// Another process's renames on their way (a takeover, a
+			// lock's put-back) stay known to whoever decides them.
+			e.Flights = unionFlights(e.Flights, d.Flights)
 			s.entries[kind][id] = e
 		}
 	}

@@ -347,3 +347,26 @@ func TestRevalidate(t *testing.T) {
 		t.Fatalf("kept %d forgot %d: %v", kept, forgot, st.IDs(Tab))
 	}
 }
+
+// A person's marks live in the file: when a person removes it (to start
+// over from a damaged one), a running daemon's memory keeps no lock or
+// release of it, only the labels it set.
+func TestMarksGoWithTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	daemon, _ := Load(path, "")
+	if err := daemon.Update(func(tx *Tx) { tx.Named(TabTarget("w1:t1"), "web"); tx.Release(TabTarget("w1:t2")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := daemon.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	if e := daemon.Tab("w1:t2"); e.Released {
+		t.Errorf("a release the file no longer holds: %+v", e)
+	}
+	if e := daemon.Tab("w1:t1"); e.Label != "web" {
+		t.Errorf("the label we set was forgotten: %+v", e)
+	}
+}

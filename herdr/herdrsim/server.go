@@ -47,6 +47,7 @@ type config struct {
 	dir         string
 	readTimeout time.Duration
 	noSchemas   bool
+	offline     bool
 	noReadPoll  bool
 	lateWrites  bool
 	validator   Validator
@@ -91,6 +92,10 @@ func WithSchemaDir(dir string) Option { return func(c *config) { c.schemaDir = d
 // WithoutSchemas tells herdrtest not to load schemas (the simulator itself
 // never does).
 func WithoutSchemas() Option { return func(c *config) { c.noSchemas = true } }
+
+// Offline makes a server that listens on no socket: requests reach it
+// only through Do, one at a time, in the order a test schedules them.
+func Offline() Option { return func(c *config) { c.offline = true } }
 
 // Validator checks one wire line against the played protocol's schema.
 // herdrtest supplies one built on herdr's JSON schemas; keeping it behind
@@ -260,7 +265,7 @@ func New(opts ...Option) (*Server, error) {
 	// real process that a local /proc look could mistake for it.
 	s.sess.nextPID = 1<<22 + 1000
 	dir := cfg.dir
-	if dir == "" {
+	if dir == "" && !cfg.offline {
 		// short: sun_path holds 108 bytes
 		if dir, err = os.MkdirTemp("", "herdrsim"); err != nil {
 			return nil, fmt.Errorf("make socket dir: %w", err)
@@ -268,6 +273,9 @@ func New(opts ...Option) (*Server, error) {
 		s.ownDir = dir
 	}
 	s.path = filepath.Join(dir, "herdr.sock")
+	if cfg.offline {
+		return s, nil
+	}
 	if err := s.listen(); err != nil {
 		if s.ownDir != "" {
 			os.RemoveAll(s.ownDir)
@@ -372,6 +380,9 @@ func (s *Server) Restart() error {
 	s.stopping = false // a new server process
 	s.freshTerminals()
 	s.mu.Unlock()
+	if s.cfg.offline {
+		return nil
+	}
 	return s.listen()
 }
 

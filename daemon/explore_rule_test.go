@@ -1,0 +1,251 @@
+package daemon
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// The rule the search checks: no label a person set is ever replaced by
+// ours unless they released it, and no locked label changes.
+//
+// A person's label is theirs to keep unless nothing can tell it from
+// ours: herdr's own (a bare number), the label a tab already showed, one
+// we asked for on that tab in the last state.PendingTTL (a late rename of
+// ours may still land), the last one we set on it as far as the memory
+// knows, or what we would name it now. A label is kept when the daemon
+// has heard all it can; a locked one at every step, once lock returned.
+
+// intent is what a person chose for a target.
+type intent struct {
+	label string
+	// locked: lock returned holding label, which must then show at every
+	// step; locking: lock wrote it and looks again.
+	locked, locking bool
+	// lostToALimit: on 0.9 a killed daemon's rename over it landed before
+	// the next daemon subscribed, which 0.9 shows no one (README).
+	lostToALimit bool
+}
+
+// intents are a server life's intents, and our renames sent in it.
+type intents struct {
+	life  int
+	m     map[state.Target]*intent
+	asked []asked
+}
+
+type asked struct {
+	t     state.Target
+	label string
+	at    time.Time
+}
+
+func newIntents() *intents { return &intents{m: map[state.Target]*intent{}} }
+
+// newLife starts a server life: tabs reuse ids, none has an intent yet.
+func (w *intents) newLife(life int) { w.life, w.m, w.asked = life, map[state.Target]*intent{}, nil }
+
+func (w *intents) forget(t state.Target) { delete(w.m, t) }
+
+func (w *intents) lock(t state.Target, label string) {
+	w.m[t] = &intent{label: label, locking: true}
+}
+
+func (w *intents) lockReturned(t state.Target) {
+	if in := w.m[t]; in != nil && in.locking {
+		in.locking, in.locked = false, true
+	}
+}
+
+func (w *intents) unlockAll() {
+	for t, in := range w.m {
+		if in.locked || in.locking {
+			delete(w.m, t)
+		}
+	}
+}
+
+// sent records a rename of ours about to reach herdr.
+func (x *explorer) sent(t state.Target, label string) {
+	x.who.asked = append(x.who.asked, asked{t: t, label: label, at: x.now})
+}
+
+// askedLately says whether we asked for label on t in the last
+// state.PendingTTL.
+func (x *explorer) askedLately(t state.Target, label string) bool {
+	return slices.ContainsFunc(x.who.asked, func(a asked) bool {
+		return a.t == t && a.label == label && x.now.Sub(a.at) < state.PendingTTL
+	})
+}
+
+// label is what a target shows now.
+func (x *explorer) label(t state.Target) string {
+	snap := x.srv.Snapshot()
+	if t.Kind == state.Workspace {
+		for _, w := range snap.Workspaces {
+			if w.ID == t.ID {
+				return w.Label
+			}
+		}
+		return ""
+	}
+	for _, tab := range snap.Tabs {
+		if tab.ID == t.ID {
+			return tab.Label
+		}
+	}
+	return ""
+}
+
+// ours are the labels nothing tells from ours on t now: what we would
+// name it, herdr's automatic one for a workspace.
+func (x *explorer) ours(t state.Target) []string {
+	snap := x.srv.Snapshot()
+	cwd := map[string]string{}
+	for _, p := range snap.Panes {
+		cwd[p.TabID] = path.Base(p.Cwd)
+	}
+	if t.Kind == state.Tab {
+		return []string{cwd[t.ID]}
+	}
+	out := []string{cwd[snap.Tabs[0].ID]} // herdr's automatic label
+	for _, w := range snap.Workspaces {
+		if w.ID == t.ID {
+			out = append(out, "ws-"+cwd[w.ActiveTabID])
+		}
+	}
+	return out
+}
+
+// personRename is a person renaming a target in herdr's UI.
+func (x *explorer) personRename(t state.Target, label string) {
+	before := x.label(t)
+	if t.Kind == state.Workspace {
+		x.srv.HumanRenameWorkspace(t.ID, label)
+	} else {
+		x.srv.HumanRename(t.ID, label)
+	}
+	if x.label(t) != label || label == before {
+		return
+	}
+	x.note("a person renames %s %s to %q", t.Kind, t.ID, label)
+	mem, _ := state.Load(x.path, "")
+	e := mem.Entry(t)
+	prev := x.who.m[t]
+	if namer.IsHerdrLabel(label) || x.askedLately(t, label) || label == e.Label || e.Released ||
+		slices.Contains(x.ours(t), label) {
+		x.who.forget(t)
+		return
+	}
+	in := &intent{label: label}
+	if prev != nil {
+		in.locked, in.locking = prev.locked, prev.locking
+	}
+	x.who.m[t] = in
+}
+
+// inside is what happens inside the window of who's rename of t: before
+// herdr applies it.
+func (x *explorer) inside(who *proc, t state.Target) {
+	if x.calm {
+		return
+	}
+	x.depth++
+	defer func() { x.depth-- }()
+	for range rapid.IntRange(0, 2).Draw(x.t, "inside the window") {
+		switch rapid.IntRange(0, 3).Draw(x.t, "what happens inside") {
+		case 0:
+			x.personRename(t, rapid.SampledFrom(labels).Draw(x.t, "label"))
+		case 1:
+			if t.Kind == state.Tab && x.depth < 3 && who != x.lock {
+				x.lockTab(slices.Index(x.tabs, t.ID))
+			}
+		case 2:
+			if x.depth < 3 && who != x.lock {
+				x.stepLock()
+			}
+		case 3:
+			x.killInside(who)
+			return
+		}
+		x.check(false)
+	}
+}
+
+// after is what happens after herdr applied who's rename of t, before
+// its answer comes back.
+func (x *explorer) after(who *proc, t state.Target) {
+	if x.calm {
+		return
+	}
+	x.depth++
+	defer func() { x.depth-- }()
+	for range rapid.IntRange(0, 1).Draw(x.t, "after the rename") {
+		switch rapid.IntRange(0, 2).Draw(x.t, "what happens after") {
+		case 0:
+			x.personRename(t, rapid.SampledFrom(labels).Draw(x.t, "label"))
+		case 1:
+			if x.depth < 3 && who != x.lock {
+				x.stepLock()
+			}
+		case 2:
+			x.killInside(who)
+			return
+		}
+		x.check(false)
+	}
+}
+
+// unheard marks the person's label on t that a killed daemon's rename is
+// about to replace, where no one will hear it: on 0.9 (no replay) a
+// rename that lands before the next daemon subscribes is shown to no one
+// (README says so).
+func (x *explorer) unheard(t state.Target) {
+	if in := x.who.m[t]; in != nil && x.proto >= 22 {
+		in.lostToALimit = true
+	}
+}
+
+// killInside kills a daemon with a rename of it on its way.
+func (x *explorer) killInside(who *proc) {
+	if who.name != "daemon" || who.dead {
+		return
+	}
+	x.kill(who)
+}
+
+// check checks the rule: locked labels at every step; a person's label
+// when the world is at rest (settled).
+func (x *explorer) check(settled bool) {
+	if len(x.bad) > 0 && x.lock == nil && x.depth == 0 {
+		x.fail("%s", x.bad[0])
+	}
+	for t, in := range x.who.m {
+		now := x.label(t)
+		// A label that has become what herdr calls the workspace, or
+		// what we would name the target, no one can tell from ours.
+		if now == in.label || in.lostToALimit || slices.Contains(x.ours(t), in.label) {
+			continue
+		}
+		if in.locked && !x.lateFor(t) {
+			x.bad = append(x.bad, fmt.Sprintf("%s %s was locked as %q and shows %q", t.Kind, t.ID, in.label, now))
+		}
+		if settled {
+			x.bad = append(x.bad, fmt.Sprintf("%s %s shows %q, not the person's %q", t.Kind, t.ID, now, in.label))
+		}
+	}
+	if len(x.bad) > 0 && x.lock == nil && x.depth == 0 {
+		x.fail("%s", x.bad[0])
+	}
+}
+
+// lateFor says whether a killed daemon's rename of t may still land.
+func (x *explorer) lateFor(t state.Target) bool {
+	return slices.ContainsFunc(x.late, func(r lateRename) bool { return r.t == t && r.life == x.life })
+}

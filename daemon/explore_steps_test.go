@@ -1,0 +1,310 @@
+package daemon
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// actions are the steps a schedule is made of; "" is the check after
+// every one.
+func (x *explorer) actions() map[string]func(*rapid.T) {
+	tab := func(t *rapid.T) int { return rapid.IntRange(0, 1).Draw(t, "tab") }
+	return map[string]func(*rapid.T){
+		"pass": func(*rapid.T) { x.pass() },
+		"cd": func(t *rapid.T) {
+			i, dir := tab(t), rapid.SampledFrom(dirs).Draw(t, "dir")
+			x.srv.SetCwd(x.panes[i], exploreHome+"/"+dir)
+			x.note("pane %s cd %s", x.panes[i], dir)
+		},
+		"person":            func(t *rapid.T) { x.personRename(x.target(t), rapid.SampledFrom(labels).Draw(t, "label")) },
+		"deliver":           func(t *rapid.T) { x.ifDaemon(func(p *proc) { x.deliver(p, rapid.IntRange(1, 3).Draw(t, "events")) }) },
+		"replay looks over": func(*rapid.T) { x.ifDaemon(x.endReplay) },
+		"put-back": func(*rapid.T) {
+			x.ifDaemon(func(p *proc) {
+				if len(p.spawned) > 0 {
+					x.runPutBack(p)
+				}
+			})
+		},
+		"lock":         func(t *rapid.T) { x.lockTab(tab(t)) },
+		"lock goes on": func(*rapid.T) { x.stepLock() },
+		"release":      func(t *rapid.T) { x.release(tab(t)) },
+		"restore":      func(*rapid.T) { x.restore() },
+		"kill":         func(*rapid.T) { x.ifDaemon(x.kill) },
+		"stop":         func(*rapid.T) { x.ifDaemon(x.stop) },
+		"start": func(*rapid.T) {
+			if x.d == nil {
+				x.startDaemon()
+			}
+		},
+		"herdr restarts": func(t *rapid.T) { x.restartHerdr(x.draw("with its session")) },
+		"time passes": func(t *rapid.T) {
+			d := rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, 31 * time.Second, 70 * time.Second}).Draw(t, "wait")
+			x.now = x.now.Add(d)
+			x.note("%v pass", d)
+		},
+		"the state file is damaged":       func(*rapid.T) { x.damage() },
+		"a person removes the state file": func(*rapid.T) { x.repair() },
+		"a killed daemon's rename lands":  func(*rapid.T) { x.land() },
+		"all is heard": func(*rapid.T) {
+			if x.d != nil {
+				x.drain(x.d)
+				x.check(x.lock == nil && len(x.late) == 0)
+			}
+		},
+		"": func(*rapid.T) { x.check(false) },
+	}
+}
+
+func (x *explorer) ifDaemon(f func(*proc)) {
+	if x.d != nil {
+		f(x.d)
+	}
+}
+
+// target is a tab or the workspace.
+func (x *explorer) target(t *rapid.T) state.Target {
+	switch rapid.IntRange(0, 2).Draw(t, "target") {
+	case 0:
+		return state.TabTarget(x.tabs[0])
+	case 1:
+		return state.TabTarget(x.tabs[1])
+	}
+	return state.WorkspaceTarget(x.ws)
+}
+
+// pass runs one of the daemon's passes.
+func (x *explorer) pass() {
+	x.ifDaemon(func(p *proc) {
+		x.note("pass")
+		_, _, _ = p.d.pass(context.Background(), passInput{})
+	})
+}
+
+// endReplay ends the daemon's replay: truly, once it heard all of it, or
+// as it looks when herdr stalls, before.
+func (x *explorer) endReplay(p *proc) {
+	if !p.sub.live {
+		p.sub.live = true
+		x.replayOver(p)
+	}
+}
+
+// stop stops the daemon as SIGTERM does: it hears what it can of its
+// renames' echoes first.
+func (x *explorer) stop(p *proc) {
+	x.drain(p)
+	p.dead = true
+	x.d = nil
+	x.note("daemon stopped")
+}
+
+// lockTab runs lock on a tab: it locks the label the tab shows, then
+// looks again once the renames of ours on their way are answered. The
+// look runs on a goroutine of its own that hands control back at every
+// wait ("lock goes on").
+func (x *explorer) lockTab(i int) {
+	if x.lock != nil {
+		return
+	}
+	t, p := state.TabTarget(x.tabs[i]), x.newProc("lock")
+	label, at := x.label(t), x.now
+	if err := p.mem.Edit(func(tx *state.Tx) { tx.Lock(t, label) }); err != nil {
+		x.note("lock %s refused: %v", t.ID, err)
+		return
+	}
+	x.note("lock %s as %q", t.ID, label)
+	x.who.lock(t, label)
+	p.tab, p.label = t.ID, label
+	p.wake, p.yielded = make(chan struct{}), make(chan struct{})
+	x.lock = p
+	go func() {
+		defer func() {
+			p.panicked = recover()
+			p.done = true
+			p.yielded <- struct{}{}
+		}()
+		<-p.wake
+		_ = p.rn.PutBackLock(context.Background(), t.ID, label, at)
+	}()
+	x.stepLock()
+}
+
+// stepLock lets the lock command go on until it waits again or returns.
+func (x *explorer) stepLock() {
+	p := x.lock
+	if p == nil {
+		return
+	}
+	p.wake <- struct{}{}
+	<-p.yielded
+	if p.panicked != nil {
+		x.lock = nil
+		panic(p.panicked)
+	}
+	if p.done {
+		x.lock = nil
+		x.who.lockReturned(state.TabTarget(p.tab))
+		x.note("lock %s returned", p.tab)
+	}
+}
+
+// finishLock lets a waiting lock command run to its end.
+func (x *explorer) finishLock() {
+	for x.lock != nil {
+		x.stepLock()
+	}
+}
+
+// sleep is a lock command's wait: it hands control back to the search,
+// whose time it moves.
+func (x *explorer) sleep(p *proc) func(context.Context, time.Duration) bool {
+	return func(_ context.Context, d time.Duration) bool {
+		x.now = x.now.Add(d)
+		p.yielded <- struct{}{}
+		<-p.wake
+		return true
+	}
+}
+
+// release hands a tab back to automatic naming.
+func (x *explorer) release(i int) {
+	t := state.TabTarget(x.tabs[i])
+	st, _ := state.Load(x.path, "")
+	if err := st.Edit(func(tx *state.Tx) { tx.Release(t) }); err != nil {
+		x.note("release %s refused: %v", t.ID, err)
+		return
+	}
+	x.who.forget(t)
+	x.note("release %s", t.ID)
+}
+
+// restore stops the daemon and gives every tab whose label is ours its
+// number back, following each to its echo before it ends.
+func (x *explorer) restore() {
+	if x.lock != nil {
+		return
+	}
+	x.ifDaemon(x.stop)
+	p := x.newProc("restore")
+	if p.mem.Damaged() != nil {
+		x.note("restore refused: the state file is damaged")
+		return
+	}
+	rd, err := New(Options{StatePath: x.path, Naming: namingConfig(), Now: x.clock})
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	rd.api, rd.state, rd.renamer = schedAPI{x, p}, p.mem.State, p.rn
+	rd.planner = pass.New(rd.opt.Naming, rd.api, nil, x.clock, rd.log)
+	reps, err := rd.Explain(context.Background(), "")
+	if err != nil {
+		return
+	}
+	x.subscribe(p)
+	snap := x.srv.Snapshot()
+	pos := namer.Positions(snap.Tabs)
+	var forget []state.Target
+	for _, r := range reps {
+		if r.Judged != namer.Ours {
+			continue
+		}
+		t := state.TabTarget(r.TabID)
+		x.note("restore gives %s its number", t.ID)
+		_ = p.rn.GiveBack(context.Background(), t, r.Label, itoa(pos[r.TabID]))
+		forget = append(forget, t)
+	}
+	x.drain(p)
+	_ = p.mem.Edit(func(tx *state.Tx) {
+		for _, t := range forget {
+			tx.Forget(t)
+		}
+	})
+}
+
+// restartHerdr stops herdr and starts it again, with its session (the
+// same tabs, new terminals, a new event ring) or without (ids from 1). It
+// happens when the daemon heard all: a restart inside a rename's window
+// loses its echo with the ring, which nothing can decide.
+func (x *explorer) restartHerdr(withSession bool) {
+	x.ifDaemon(x.drain)
+	x.finishLock()
+	x.late = nil
+	if withSession {
+		if err := x.srv.Restart(); err != nil {
+			x.t.Fatal(err)
+		}
+	} else {
+		x.startHerdr()
+	}
+	x.note("herdr restarted (session kept: %v)", withSession)
+	x.ifDaemon(x.subscribe)
+}
+
+// damage damages the state file.
+func (x *explorer) damage() {
+	if x.lock != nil {
+		return
+	}
+	if err := os.WriteFile(x.path, []byte(`{"version":1,"tabs":{`), 0o600); err != nil {
+		x.t.Fatal(err)
+	}
+	x.note("the state file is damaged")
+}
+
+// repair is a person removing a damaged state file: what it held is
+// forgotten, their locks with it, and the renames of ours it followed
+// that a person's name still waits to be put back from.
+func (x *explorer) repair() {
+	st, _ := state.Load(x.path, "")
+	if st.Damaged() == nil {
+		return
+	}
+	if err := os.Remove(x.path); err != nil {
+		x.t.Fatal(err)
+	}
+	x.who.unlockAll()
+	for t, in := range x.who.m {
+		if x.label(t) != in.label {
+			x.who.forget(t)
+		}
+	}
+	x.note("a person removed the damaged state file")
+}
+
+// land applies a killed daemon's rename that herdr had not read yet.
+func (x *explorer) land() {
+	if len(x.late) == 0 {
+		return
+	}
+	r := x.late[0]
+	x.late = x.late[1:]
+	// herdr reads a request it accepted within its read poll: one whose
+	// sender died seconds ago was never read.
+	if r.life != x.life || x.now.Sub(r.at) > time.Second {
+		return
+	}
+	x.note("a killed daemon's rename of %s to %q lands", r.t.ID, r.params["label"])
+	if x.d == nil {
+		x.unheard(r.t)
+	}
+	_, _ = x.srv.Do(r.method, r.params)
+}
+
+func itoa(n int) string {
+	if n <= 0 {
+		return "0"
+	}
+	s := ""
+	for ; n > 0; n /= 10 {
+		s = string(rune('0'+n%10)) + s
+	}
+	return s
+}

@@ -1,0 +1,327 @@
+package daemon
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// The search of interleavings. Each schedule is one world: a herdr
+// (herdrsim, offline, every request reaching it in process in the order
+// it is made), the memory on disk, the daemons that run one after the
+// other over it, and a person. Between the daemon's steps, and inside
+// the window of every rename of ours (before herdr applies it, and after
+// but before its answer), the schedule picks what happens: a person
+// renames a tab or workspace, locks, releases, restores; herdr's events
+// reach the daemon, or its replay ends (truly or seemingly); a put-back
+// runs; the daemon is killed (its rename landing later, or never),
+// stopped or started; herdr restarts with or without its session; the
+// state file is damaged or removed; time passes. After every step the one
+// rule is checked: no label a person set is ever replaced by ours unless
+// they released it, and no locked label changes (intent.go). rapid draws
+// the schedules from a seed and shrinks a failing one before printing it.
+
+// explorer is one schedule's world.
+type explorer struct {
+	t     *rapid.T
+	proto int
+	srv   *herdrsim.Server
+	life  int // herdr's server life; a restart without its session starts the next
+	now   time.Time
+	path  string // the state file
+	ws    string
+	tabs  []string
+	panes []string
+	gen   uint64
+	d     *proc // the daemon running now, nil when none
+	lock  *proc // a lock command waiting for renames on their way, nil when none
+	late  []lateRename
+	who   *intents
+	log   []string
+	bad   []string // violations found off the test goroutine
+	depth int      // nesting of actions inside renames' windows
+	calm  bool     // the schedule ended: nothing happens inside windows
+}
+
+// proc is a process of ours: a daemon's run or a command.
+type proc struct {
+	name    string
+	d       *Daemon
+	rn      *renamer.Renamer
+	mem     *killable
+	dead    bool
+	sub     cursor
+	spawned []func()
+	// A lock command's goroutine hands control back to the search at
+	// every wait (wake), and says on done when it returned; a panic of
+	// it (rapid's end of data) goes on on the search's goroutine.
+	wake, yielded chan struct{}
+	done          bool
+	panicked      any
+	label         string // the label a lock locked
+	tab           string
+}
+
+// killable is a process's memory, which a killed process no longer
+// writes.
+type killable struct {
+	*state.State
+	dead *bool
+}
+
+func (k *killable) Update(fn func(*state.Tx)) error {
+	if *k.dead {
+		return fmt.Errorf("the process was killed")
+	}
+	return k.State.Update(fn)
+}
+
+// cursor is where a subscription stands in herdr's ring.
+type cursor struct {
+	gen      uint64
+	seen     uint64 // the last event delivered
+	replayTo uint64 // events up to this one are the replay
+	live     bool
+}
+
+var exploreHome = "/home/u"
+
+// dirs are the folders panes move between: their names are the names we
+// give. labels are what a person types; alpha is also a name of ours.
+var (
+	dirs   = []string{"alpha", "beta", "gamma"}
+	labels = []string{"mine", "notes", "alpha", "2"}
+)
+
+func newExplorer(t *rapid.T, dir string) *explorer {
+	x := &explorer{t: t, proto: rapid.SampledFrom([]int{20, 22}).Draw(t, "protocol"),
+		now: time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC), path: filepath.Join(dir, "state.json"), who: newIntents()}
+	x.startHerdr()
+	return x
+}
+
+// startHerdr starts herdr anew without a session: ids from 1, two tabs.
+func (x *explorer) startHerdr() {
+	srv, err := offlineHerdr(x.proto)
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	x.srv, x.life = srv, x.life+1
+	var t1, p1 string
+	x.ws, t1, p1 = srv.NewWorkspace("", exploreHome+"/alpha")
+	t2, p2 := srv.NewTab(x.ws, exploreHome+"/beta")
+	x.tabs, x.panes = []string{t1, t2}, []string{p1, p2}
+	x.who.newLife(x.life)
+}
+
+func (x *explorer) note(format string, args ...any) {
+	x.log = append(x.log, strings.Repeat("  ", x.depth)+fmt.Sprintf(format, args...))
+}
+
+func (x *explorer) draw(what string) bool { return rapid.Bool().Draw(x.t, what) }
+
+func (x *explorer) clock() time.Time { return x.now }
+
+// namingConfig is how the schedules' daemons name: tabs after their
+// pane's folder, workspaces too, with a prefix. Made once: its namers
+// compile their globs.
+var namingConfig = sync.OnceValue(func() pass.Config {
+	nm, err1 := namer.New(namer.Config{Format: "{dir}", MaxLen: 24, Home: exploreHome})
+	wn, err2 := namer.New(namer.Config{Format: "ws-{dir}", MaxLen: 24, Home: exploreHome})
+	procs, err3 := procinfo.New(procinfo.Options{}, nil)
+	if err1 != nil || err2 != nil || err3 != nil {
+		panic(fmt.Sprint(err1, err2, err3))
+	}
+	return pass.Config{Namer: nm, WorkspaceNamer: wn, Procs: procs, Apply: true}
+})
+
+// newProc makes a process over the memory on disk whose requests the
+// search schedules.
+func (x *explorer) newProc(name string) *proc {
+	p := &proc{name: name}
+	p.mem = &killable{dead: &p.dead}
+	st, _ := state.Load(x.path, "")
+	p.mem.State = st
+	p.rn = renamer.New(renamer.Options{Herdr: schedAPI{x, p}, Memory: p.mem, Now: x.clock, Follow: true,
+		Gen: func() uint64 { return p.sub.gen }, Inline: true, Log: slog.New(slog.DiscardHandler),
+		Spawn: func(f func()) { p.spawned = append(p.spawned, f) }, Sleep: x.sleep(p)})
+	return p
+}
+
+// startDaemon starts a daemon over the memory on disk: it adopts the
+// renames a killed one left, and subscribes.
+func (x *explorer) startDaemon() {
+	p := x.newProc("daemon")
+	d, err := New(Options{StatePath: x.path, Naming: namingConfig(), Now: x.clock, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	d.api = schedAPI{x, p}
+	d.state = p.mem.State
+	d.planner = pass.New(d.opt.Naming, d.api, nil, x.clock, d.log)
+	p.d, d.renamer = d, p.rn
+	x.subscribe(p)
+	p.rn.Adopt()
+	x.d = p
+	x.note("daemon started (gen %d)", p.sub.gen)
+}
+
+// subscribe gives p a new subscription: on 0.7/0.8 it replays the ring.
+func (x *explorer) subscribe(p *proc) {
+	x.gen++
+	p.sub = cursor{gen: x.gen, live: x.proto >= 22}
+	ring := x.srv.Ring()
+	if len(ring) > 0 {
+		p.sub.replayTo = ring[len(ring)-1].Seq
+		if x.proto >= 22 {
+			p.sub.seen = p.sub.replayTo
+		}
+	}
+	if p.d != nil {
+		p.d.gen, p.d.subscribed = x.gen, true
+		p.d.instance.checked = false
+	}
+	if p.sub.live {
+		x.replayOver(p)
+	}
+}
+
+// deliver hands p the next n rename events of its subscription.
+func (x *explorer) deliver(p *proc, n int) int {
+	got := 0
+	for _, e := range x.srv.Ring() {
+		if got == n {
+			break
+		}
+		if e.Seq <= p.sub.seen {
+			continue
+		}
+		p.sub.seen = e.Seq
+		if e.Event.Kind == herdr.TabRenamed || e.Event.Kind == herdr.WorkspaceRenamed {
+			x.note("%s hears %s %s%s -> %q", p.name, e.Event.Kind, e.Event.TabID, e.Event.WorkspaceID, e.Event.Label)
+			p.rn.Take(herdr.FeedItem{Note: herdr.NoteEvent, Event: e.Event, Gen: p.sub.gen})
+			got++
+		}
+	}
+	return got
+}
+
+// replayOver tells p its entries' replays ended.
+func (x *explorer) replayOver(p *proc) {
+	for _, k := range renamer.RenamedKinds {
+		p.rn.Take(herdr.FeedItem{Note: herdr.NoteReplayOver, Gen: p.sub.gen, ReplayOver: k})
+	}
+	x.note("%s: replay over", p.name)
+}
+
+// runPutBack runs the oldest put-back p started, and concludes it.
+func (x *explorer) runPutBack(p *proc) {
+	f := p.spawned[0]
+	p.spawned = p.spawned[1:]
+	x.note("%s runs a put-back", p.name)
+	f()
+	select {
+	case b := <-p.rn.PutBacks():
+		if !p.dead {
+			p.rn.PutBackDone(b)
+		}
+	default:
+	}
+}
+
+// drain brings p to rest: every event delivered, its replay over, every
+// put-back run, until nothing more comes.
+func (x *explorer) drain(p *proc) {
+	for i := 0; i < 50 && p != nil && !p.dead; i++ {
+		n := x.deliver(p, -1)
+		if !p.sub.live {
+			p.sub.live = true
+			x.replayOver(p)
+			n++
+		}
+		if len(p.spawned) > 0 {
+			x.runPutBack(p)
+			n++
+		}
+		if n == 0 {
+			return
+		}
+	}
+}
+
+// kill kills p: it writes nothing more, its put-backs do not run.
+func (x *explorer) kill(p *proc) {
+	p.dead, p.spawned = true, nil
+	if x.d == p {
+		x.d = nil
+	}
+	x.note("%s killed", p.name)
+}
+
+// TestInterleavings runs the search: thousands of schedules in CI, each
+// a few dozen steps.
+func TestInterleavings(t *testing.T) {
+	if f := flag.Lookup("rapid.checks"); f != nil && f.Value.String() == f.DefValue {
+		n := "1500"
+		if testing.Short() {
+			n = "300"
+		}
+		_ = f.Value.Set(n)
+	}
+	// The memory is written at every rename, each write synced: in
+	// memory (tmpfs) where there is one, thousands of schedules take
+	// seconds, not minutes.
+	dir := t.TempDir()
+	if shm, err := os.MkdirTemp("/dev/shm", "explore"); err == nil {
+		dir = shm
+		t.Cleanup(func() { os.RemoveAll(shm) })
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		sub, err := os.MkdirTemp(dir, "s")
+		if err != nil {
+			rt.Fatal(err)
+		}
+		defer os.RemoveAll(sub)
+		x := newExplorer(rt, sub)
+		rt.Repeat(x.actions())
+		x.settle()
+		x.check(true)
+	})
+}
+
+// settle ends a schedule calmly: no lock left waiting, a daemon that has
+// heard everything, its next pass made and heard.
+func (x *explorer) settle() {
+	x.calm = true
+	x.finishLock()
+	if x.d == nil {
+		x.startDaemon()
+	}
+	x.drain(x.d)
+	x.pass()
+	x.drain(x.d)
+}
+
+func (x *explorer) fail(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	x.t.Fatalf("%s\nwhat happened:\n  %s", msg, strings.Join(x.log, "\n  "))
+}
+
+var _ = context.Background
