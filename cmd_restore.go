@@ -161,7 +161,7 @@ func (c *RestoreCmd) listGone(env *runEnv, d *daemon.Daemon, pos map[string]int)
 func forgetTabs(d *daemon.Daemon, ids []string) error {
 	if err := d.State().Edit(func(tx *state.Tx) {
 		for _, id := range ids {
-			tx.Forget(state.TabTarget(id))
+			tx.Undo(state.TabTarget(id))
 		}
 	}); err != nil {
 		return fmt.Errorf("restore: forget %d tab(s): %w", len(ids), err)

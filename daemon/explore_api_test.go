@@ -104,12 +104,27 @@ func (a schedAPI) rename(t state.Target, method string, params map[string]string
 		return err
 	}
 	x.note("%s's rename of %s to %q applied", a.who.name, t.ID, params["label"])
+	a.who.applied = append(a.who.applied, applied{t: t, seq: x.lastSeq()})
 	x.after(a.who, t)
 	if a.who.dead {
-		x.unheard(t)
 		return errGone // applied, its answer lost
 	}
 	return nil
+}
+
+// applied is a rename of a process that herdr applied, and its event.
+type applied struct {
+	t   state.Target
+	seq uint64
+}
+
+// lastSeq is the newest event's place in herdr's ring.
+func (x *explorer) lastSeq() uint64 {
+	ring := x.srv.Ring()
+	if len(ring) == 0 {
+		return 0
+	}
+	return ring[len(ring)-1].Seq
 }
 
 // lateRename is a killed process's rename that herdr applies later.

@@ -137,17 +137,15 @@ func (x *explorer) personRename(t state.Target, label string) {
 	x.note("a person renames %s %s to %q", t.Kind, t.ID, label)
 	mem, _ := state.Load(x.path, "")
 	e := mem.Entry(t)
-	prev := x.who.m[t]
 	if namer.IsHerdrLabel(label) || x.askedLately(t, label) || label == e.Label || e.Released ||
 		slices.Contains(x.ours(t), label) {
 		x.who.forget(t)
 		return
 	}
-	in := &intent{label: label}
-	if prev != nil {
-		in.locked, in.locking = prev.locked, prev.locking
-	}
-	x.who.m[t] = in
+	// A locked tab a person renames is theirs like any other: its label
+	// is kept once all is heard, not at every step (a rename of ours on
+	// its way may land on it, and is put back).
+	x.who.m[t] = &intent{label: label}
 }
 
 // inside is what happens inside the window of who's rename of t: before
@@ -225,6 +223,13 @@ func (x *explorer) killInside(who *proc) {
 func (x *explorer) check(settled bool) {
 	if len(x.bad) > 0 && x.lock == nil && x.depth == 0 {
 		x.fail("%s", x.bad[0])
+	}
+	if settled {
+		// A damaged memory holds the renames of ours a person's name
+		// waits to be put back from: nothing is decided until a person
+		// fixes or removes it.
+		st, _ := state.Load(x.path, "")
+		settled = st.Damaged() == nil
 	}
 	for t, in := range x.who.m {
 		now := x.label(t)

@@ -69,6 +69,9 @@ type proc struct {
 	dead    bool
 	sub     cursor
 	spawned []func()
+	// applied are its renames herdr applied: one whose echo it had not
+	// heard when killed is heard by no one on 0.9.
+	applied []applied
 	// A lock command's goroutine hands control back to the search at
 	// every wait (wake), and says on done when it returned; a panic of
 	// it (rapid's end of data) goes on on the search's goroutine.
@@ -114,6 +117,7 @@ func newExplorer(t *rapid.T, dir string) *explorer {
 	x := &explorer{t: t, proto: rapid.SampledFrom([]int{20, 22}).Draw(t, "protocol"),
 		now: time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC), path: filepath.Join(dir, "state.json"), who: newIntents()}
 	x.startHerdr()
+	x.note("herdr speaks protocol %d", x.proto)
 	return x
 }
 
@@ -269,6 +273,17 @@ func (x *explorer) drain(p *proc) {
 // kill kills p: it writes nothing more, its put-backs do not run.
 func (x *explorer) kill(p *proc) {
 	p.dead, p.spawned = true, nil
+	for _, a := range p.applied {
+		if a.seq > p.sub.seen {
+			x.unheard(a.t)
+		}
+	}
+	// What it decided to put back and had not yet is lost with it too.
+	for t, in := range x.who.m {
+		if x.label(t) != in.label {
+			x.unheard(t)
+		}
+	}
 	if x.d == p {
 		x.d = nil
 	}

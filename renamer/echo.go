@@ -211,8 +211,8 @@ func (r *Renamer) Awaiting(gen uint64, up bool) bool {
 func (r *Renamer) unsave(gone []settled) {
 	var edits state.Edits
 	for _, s := range gone {
-		if slices.ContainsFunc(r.mem.Entry(s.t).Flights, func(f state.Flight) bool { return f.Want == s.f.want }) {
-			edits.Add(func(tx *state.Tx) { tx.Settle(s.t, s.f.want) })
+		if slices.ContainsFunc(r.mem.Entry(s.t).Flights, func(f state.Flight) bool { return f.Want == s.f.want && f.Sent.Equal(s.f.at) }) {
+			edits.Add(func(tx *state.Tx) { tx.Settle(s.t, s.f.want, s.f.at) })
 		}
 	}
 	if len(edits) == 0 {

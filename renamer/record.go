@@ -49,11 +49,13 @@ func (r *Renamer) recordAfter(rs []*Rename) {
 		if x.Out == Done || x.Out == LockedBack {
 			edits.Add(answered(x))
 		}
-		switch x.Out {
-		case Done:
+		if x.Out == Done {
 			r.note(x.Target, x.Want)
-			fallthrough
-		case InFlight:
+		}
+		switch x.Out {
+		case Done, InFlight, LockedBack:
+			// Applied, or maybe: a person's rename inside it goes back,
+			// even under a lock's label put back over it.
 			r.follow(x.Target, &flight{want: x.Want, seen: x.Seen, gen: r.gen(), at: x.sent})
 		}
 		edits.Add(r.outcome(x)...)
@@ -89,13 +91,13 @@ func (r *Renamer) outcome(x *Rename) []func(*state.Tx) {
 			r.log.Info("gave a label back", t.Kind.String(), t.ID, "label", want, "why", x.Why)
 			return nil
 		}
-		return []func(*state.Tx){func(tx *state.Tx) { tx.Settle(t, want) }}
+		return []func(*state.Tx){func(tx *state.Tx) { tx.Settle(t, want, x.sent) }}
 	case x.Kind == PersonPrefix:
 		if x.Out == Done {
 			r.log.Info("renamed", t.Kind.String(), t.ID, "old", x.Seen, "new", want, "why", x.Why)
 			return nil
 		}
-		return []func(*state.Tx){func(tx *state.Tx) { tx.Settle(t, want) }}
+		return []func(*state.Tx){func(tx *state.Tx) { tx.Settle(t, want, x.sent) }}
 	}
 	switch x.Out {
 	case Done:
@@ -104,12 +106,12 @@ func (r *Renamer) outcome(x *Rename) []func(*state.Tx) {
 		r.log.Info("renamed", t.Kind.String(), t.ID, "old", x.Seen, "new", want, "why", x.Why)
 		return []func(*state.Tx){func(tx *state.Tx) { tx.Named(t, want) }}
 	case Landed:
-		return []func(*state.Tx){func(tx *state.Tx) { tx.Named(t, want); tx.Settle(t, want) }}
+		return []func(*state.Tx){func(tx *state.Tx) { tx.Named(t, want); tx.Settle(t, want, x.sent) }}
 	case LockedBack:
-		// Put back for a lock: the pending label stays, for the echo of
-		// the rename, and the lock decides its fate.
-		return []func(*state.Tx){func(tx *state.Tx) { tx.Settle(t, want) }}
+		// Put back for a lock: the pending label stays, and the rename
+		// is followed to its echo like one done.
+		return nil
 	}
 	// Not sent, or herdr answered no: the label is not ours.
-	return []func(*state.Tx){func(tx *state.Tx) { tx.Unpend(t, want) }}
+	return []func(*state.Tx){func(tx *state.Tx) { tx.Unpend(t, want, x.sent) }}
 }

@@ -319,11 +319,11 @@ func TestVerbs(t *testing.T) {
 	if e := st.Tab(tab.ID); e.Released || e.Label != "web" || len(e.Unanswered(t0)) != 0 || len(e.Flights) != 1 {
 		t.Fatalf("after the rename landed: %+v", e)
 	}
-	st.InMemory(func(tx *Tx) { tx.Settle(tab, "web"); tx.Lock(tab, "mine"); tx.Disown(tab) })
+	st.InMemory(func(tx *Tx) { tx.Settle(tab, "web", t0); tx.Lock(tab, "mine"); tx.Disown(tab) })
 	if e := st.Tab(tab.ID); !e.Locked || e.LockedLabel != "mine" || e.Label != "" || len(e.Flights) != 0 {
 		t.Fatalf("after lock and a person's label: %+v", e)
 	}
-	st.InMemory(func(tx *Tx) { tx.Unpend(tab, "web"); tx.Forget(tab) })
+	st.InMemory(func(tx *Tx) { tx.Unpend(tab, "web", t0); tx.Forget(tab) })
 	if st.Has(tab) {
 		t.Fatalf("forgotten, still there: %+v", st.Tab(tab.ID))
 	}

@@ -14,6 +14,9 @@ type Tx struct {
 
 func (tx *Tx) get(t Target) Entry { return tx.s.entries[t.Kind][t.ID] }
 
+// Entry is what the memory holds of t inside the change, as it stands.
+func (tx *Tx) Entry(t Target) Entry { return tx.get(t) }
+
 func (tx *Tx) put(t Target, e Entry) { tx.s.entries[t.Kind][t.ID] = e }
 
 // edit changes t's entry when there is one.
@@ -79,20 +82,20 @@ func (tx *Tx) Disown(t Target) {
 }
 
 // Unpend forgets a rename that was not sent or that herdr refused: its
-// label is not ours, its flight ends.
-func (tx *Tx) Unpend(t Target, label string) {
+// label is not ours, its flight (asked for at sent) ends.
+func (tx *Tx) Unpend(t Target, label string, sent time.Time) {
 	tx.edit(t, func(e *Entry) {
 		e.Pending = slices.DeleteFunc(slices.Clone(e.Pending), func(p Pending) bool { return p.Label == label })
 		if len(e.Pending) == 0 {
 			e.Pending = nil
 		}
-		e.Flights = dropFlight(e.Flights, label)
+		e.Flights = dropFlight(e.Flights, label, sent)
 	})
 }
 
-// Settle ends the oldest flight that asked for want: its fate is known.
-func (tx *Tx) Settle(t Target, want string) {
-	tx.edit(t, func(e *Entry) { e.Flights = dropFlight(e.Flights, want) })
+// Settle ends the flight that asked for want at sent: its fate is known.
+func (tx *Tx) Settle(t Target, want string, sent time.Time) {
+	tx.edit(t, func(e *Entry) { e.Flights = dropFlight(e.Flights, want, sent) })
 }
 
 // Answer marks the flight that asked for want at sent as answered by
@@ -121,6 +124,14 @@ func (tx *Tx) Release(t Target) {
 
 // Forget drops everything remembered of the target.
 func (tx *Tx) Forget(t Target) { delete(tx.s.entries[t.Kind], t.ID) }
+
+// Undo forgets what we remember of a target unless a person locked it:
+// restore's end, which must not take a lock taken meanwhile with it.
+func (tx *Tx) Undo(t Target) {
+	if !tx.get(t).Locked {
+		tx.Forget(t)
+	}
+}
 
 // SetServer records the herdr server the memory describes.
 func (tx *Tx) SetServer(id Server) { tx.s.server = id.clone() }
@@ -171,9 +182,9 @@ func addFlight(fs []Flight, f Flight) []Flight {
 	return fs
 }
 
-// dropFlight forgets the oldest flight that asked for want.
-func dropFlight(fs []Flight, want string) []Flight {
-	i := slices.IndexFunc(fs, func(f Flight) bool { return f.Want == want })
+// dropFlight forgets the flight that asked for want at sent.
+func dropFlight(fs []Flight, want string, sent time.Time) []Flight {
+	i := slices.IndexFunc(fs, func(f Flight) bool { return f.Want == want && f.Sent.Equal(sent) })
 	if i < 0 {
 		return fs
 	}
