@@ -73,7 +73,7 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 			// A new 0.7/0.8 subscription replays the whole ring, our
 			// rename's history with it: follow it there from the start.
 			// A flight adopted from another process follows the first.
-			*f = flight{want: f.want, seen: f.seen, gen: gen, at: f.at, putBack: f.putBack, later: f.later}
+			*f = flight{want: f.want, seen: f.seen, gen: gen, at: f.at, given: f.given, putBack: f.putBack, later: f.later}
 		}
 		r.observe(t, f, ev.Label)
 		if ev.Label == f.want && live {
@@ -124,9 +124,10 @@ func (r *Renamer) observe(t state.Target, f *flight, label string) {
 }
 
 // oursOf are the target's labels of ours: the ones the memory remembers
-// setting, and our renames of it still on their way.
+// setting, and our names for it still on their way (a label given back
+// is a person's).
 func (r *Renamer) oursOf(t state.Target) []string {
-	return append(r.mem.Entry(t).OurLabels(r.now()), r.flights.wants(t)...)
+	return append(r.mem.Entry(t).OurLabels(r.now()), r.flights.names(t)...)
 }
 
 // ReplayOver marks an entry live and decides the flights whose echo came
@@ -182,9 +183,12 @@ func (r *Renamer) adopt(t state.Target) {
 
 func (r *Renamer) take(t state.Target) {
 	now, ttl := r.now(), r.flightTTL()
-	for _, f := range r.mem.Entry(t).Flights {
+	e := r.mem.Entry(t)
+	for _, f := range e.Flights {
 		if now.Sub(f.Sent) <= ttl && !r.flights.has(t, f.Want, f.Seen, f.Sent) {
-			r.follow(t, &flight{want: f.Want, seen: f.Seen, at: f.Sent})
+			// Only a name of ours is pending while it may land.
+			given := !slices.ContainsFunc(e.Pending, func(p state.Pending) bool { return p.Label == f.Want })
+			r.follow(t, &flight{want: f.Want, seen: f.Seen, at: f.Sent, given: given})
 		}
 	}
 }

@@ -24,10 +24,13 @@ const inflightTTL = 100 * herdr.Tick
 
 // flight is one rename of ours waiting for its echo.
 type flight struct {
-	want string    // the label we set
-	seen string    // the label our last look saw before sending it
-	gen  uint64    // the subscription whose events tell its fate; 0: none yet
-	at   time.Time // when its record was written
+	want string // the label we set
+	seen string // the label our last look saw before sending it
+	// given: it gave a label back (a put-back, a lock's label), not a
+	// name of ours.
+	given bool
+	gen   uint64    // the subscription whose events tell its fate; 0: none yet
+	at    time.Time // when its record was written
 	// foreign is the label of the last rename reported since ours was
 	// registered when it was someone else's, else "".
 	foreign string
@@ -103,11 +106,24 @@ func (fl *flights) set(t state.Target, fs []*flight) {
 	fl.by[t] = fs
 }
 
-// wants are the labels t's flights set.
-func (fl *flights) wants(t state.Target) []string {
+// all are the labels t's flights set, names of ours and labels given
+// back.
+func (fl *flights) all(t state.Target) []string {
 	var out []string
 	for _, f := range fl.by[t] {
 		out = append(out, f.want)
+	}
+	return out
+}
+
+// names are the names of ours t's flights set: a label given back is a
+// person's.
+func (fl *flights) names(t state.Target) []string {
+	var out []string
+	for _, f := range fl.by[t] {
+		if !f.given {
+			out = append(out, f.want)
+		}
 	}
 	return out
 }

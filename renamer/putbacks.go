@@ -45,10 +45,16 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 	if f.backTo == "" || f.backTo == f.putBack {
 		return
 	}
-	back, want := f.backTo, f.want
+	back, want, ours := f.backTo, f.want, !f.given
+	// What ours is now (a flight retired meanwhile set it), and when
+	// the target is looked at (a pass renamed it meanwhile).
+	then := append(r.oursOf(t), r.flights.all(t)...)
 	x := &Rename{Kind: GiveBack, Target: t, Want: back, Why: "a person renamed it as we did: their name goes back",
 		Over: func(label string, mem state.Entry, now time.Time) bool {
-			m := namer.Memory{Labels: append(append(mem.OurLabels(now), want), wants(mem.Flights)...)}
+			if ours && mem.Locked && mem.LockedLabel == want {
+				return false // a person locked our name once it showed: they keep it
+			}
+			m := namer.Memory{Labels: append(append(append(mem.OurLabels(now), want), wants(mem.Flights)...), then...)}
 			return label != back && namer.FateOf(namer.Case{Label: label, Memory: m, Workspace: t.Kind == state.Workspace}).Verdict == namer.Ours
 		}}
 	// Claimed now: an echo seen again meanwhile does not send it twice.
