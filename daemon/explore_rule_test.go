@@ -231,8 +231,15 @@ func (x *explorer) check(settled bool) {
 		st, _ := state.Load(x.path, "")
 		settled = st.Damaged() == nil
 	}
+	mem, _ := state.Load(x.path, "")
 	for t, in := range x.who.m {
 		now := x.label(t)
+		if e := mem.Entry(t); e.Locked && now == e.LockedLabel && !in.locked {
+			// A person renamed a tab they had locked while a rename of
+			// ours was on its way: the lock's label, put back over ours,
+			// is the one rule nothing overrides.
+			continue
+		}
 		// A label that has become what herdr calls the workspace, or
 		// what we would name the target, no one can tell from ours.
 		if now == in.label || in.lostToALimit || slices.Contains(x.ours(t), in.label) {

@@ -51,7 +51,10 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 	then := append(r.oursOf(t), r.flights.all(t)...)
 	x := &Rename{Kind: GiveBack, Target: t, Want: back, Why: "a person renamed it as we did: their name goes back",
 		Over: func(label string, mem state.Entry, now time.Time) bool {
-			if ours && mem.Locked && mem.LockedLabel == want {
+			switch {
+			case mem.Locked && label == mem.LockedLabel:
+				return false // a locked label never changes
+			case ours && mem.Locked && mem.LockedLabel == want:
 				return false // a person locked our name once it showed: they keep it
 			}
 			m := namer.Memory{Labels: append(append(append(mem.OurLabels(now), want), wants(mem.Flights)...), then...)}
