@@ -1,6 +1,7 @@
 package renamer
 
 import (
+	"slices"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -67,8 +68,10 @@ func newFlights() *flights {
 	return &flights{by: map[state.Target][]*flight{}, live: map[liveKey]bool{}}
 }
 
-// add follows one more rename of t, once. The older flights learn that the
-// label its look saw was judged ours to replace.
+// add follows one more rename of t, once, in the order they were sent.
+// Each flight learns the labels the looks before the renames sent after
+// it saw: each was judged ours to replace then. A flight adopted from the
+// memory may be older than those followed already.
 func (fl *flights) add(t state.Target, f *flight) {
 	if fl.has(t, f.want, f.seen, f.at) {
 		return
@@ -77,13 +80,21 @@ func (fl *flights) add(t state.Target, f *flight) {
 	if len(fs) == state.MaxFlights {
 		fs = fs[1:]
 	}
-	for _, old := range fs {
-		old.later = append(old.later, f.seen)
-		if old.foreign == f.seen {
-			old.foreign = ""
+	for _, o := range fs {
+		if o.at.After(f.at) {
+			f.later = append(f.later, o.seen)
+			continue
+		}
+		o.later = append(o.later, f.seen)
+		if o.foreign == f.seen {
+			o.foreign = ""
 		}
 	}
-	fl.by[t] = append(fs, f)
+	i := len(fs)
+	for i > 0 && fs[i-1].at.After(f.at) {
+		i--
+	}
+	fl.by[t] = slices.Insert(fs, i, f)
 }
 
 // has reports whether t has the flight that asked for want after a look
