@@ -73,7 +73,7 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 			// A new 0.7/0.8 subscription replays the whole ring, our
 			// rename's history with it: follow it there from the start.
 			// A flight adopted from another process follows the first.
-			*f = flight{want: f.want, seen: f.seen, gen: gen, at: f.at, given: f.given, putBack: f.putBack, later: f.later}
+			*f = flight{want: f.want, seen: f.seen, gen: gen, at: f.at, watched: f.watched, given: f.given, putBack: f.putBack, later: f.later}
 		}
 		r.observe(t, f, ev.Label)
 		if ev.Label == f.want && live {
@@ -182,13 +182,15 @@ func (r *Renamer) adopt(t state.Target) {
 }
 
 func (r *Renamer) take(t state.Target) {
-	now, ttl := r.now(), r.flightTTL()
+	now := r.now()
 	e := r.mem.Entry(t)
 	for _, f := range e.Flights {
-		if now.Sub(f.Sent) <= ttl && !r.flights.has(t, f.Want, f.Seen, f.Sent) {
-			// Only a name of ours is pending while it may land.
+		if !r.flights.has(t, f.Want, f.Seen, f.Sent) {
+			// Watched from now, however old: a 0.7/0.8 replay shows its
+			// echo for as long as herdr's ring holds it. Only a name of
+			// ours is pending while it may land.
 			given := !slices.ContainsFunc(e.Pending, func(p state.Pending) bool { return p.Label == f.Want })
-			r.follow(t, &flight{want: f.Want, seen: f.Seen, at: f.Sent, given: given})
+			r.follow(t, &flight{want: f.Want, seen: f.Seen, at: f.Sent, watched: now, given: given})
 		}
 	}
 }
@@ -203,7 +205,7 @@ func (r *Renamer) Awaiting(gen uint64, up bool) bool {
 	now := r.now()
 	for t, fs := range r.flights.by {
 		for _, f := range fs {
-			if f.gen == gen && now.Sub(f.at) <= inflightTTL && (!f.echoed || !r.Live(f.gen, t.Kind)) {
+			if f.gen == gen && now.Sub(f.watched) <= inflightTTL && (!f.echoed || !r.Live(f.gen, t.Kind)) {
 				return true
 			}
 		}

@@ -32,6 +32,9 @@ type flight struct {
 	given bool
 	gen   uint64    // the subscription whose events tell its fate; 0: none yet
 	at    time.Time // when its record was written
+	// watched is when its watch began: when it was sent, or when a
+	// process that started later adopted it from the memory.
+	watched time.Time
 	// foreign is the label of the last rename reported since ours was
 	// registered when it was someone else's, else "".
 	foreign string
@@ -145,7 +148,7 @@ func (fl *flights) expire(now time.Time, ttl time.Duration) []settled {
 	for t, fs := range fl.by {
 		keep := fs[:0]
 		for _, f := range fs {
-			if now.Sub(f.at) <= ttl {
+			if now.Sub(f.watched) <= ttl {
 				keep = append(keep, f)
 			} else {
 				gone = append(gone, settled{t, f})

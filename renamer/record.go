@@ -56,11 +56,11 @@ func (r *Renamer) recordAfter(rs []*Rename) {
 		case Done, InFlight, LockedBack:
 			// Applied, or maybe: a person's rename inside it goes back,
 			// even under a lock's label put back over it.
-			r.follow(x.Target, &flight{want: x.Want, seen: x.Seen, gen: r.gen(), at: x.sent, given: x.Kind != OurName})
+			r.follow(x.Target, &flight{want: x.Want, seen: x.Seen, gen: r.gen(), at: x.sent, watched: x.sent, given: x.Kind != OurName})
 		}
 		edits.Add(r.outcome(x)...)
 		if b := x.back; b != nil {
-			r.follow(x.Target, &flight{want: b.Want, seen: b.Seen, gen: r.gen(), at: b.Sent, given: true})
+			r.follow(x.Target, &flight{want: b.Want, seen: b.Seen, gen: r.gen(), at: b.Sent, watched: b.Sent, given: true})
 			if x.backOut == Done {
 				edits.Add(func(tx *state.Tx) { tx.Answer(x.Target, b.Want, b.Sent) })
 			}
