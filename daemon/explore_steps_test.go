@@ -46,9 +46,7 @@ func (x *explorer) actions() map[string]func(*rapid.T) {
 		},
 		"herdr restarts": func(t *rapid.T) { x.restartHerdr(x.draw("with its session")) },
 		"time passes": func(t *rapid.T) {
-			d := rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, 31 * time.Second, 70 * time.Second}).Draw(t, "wait")
-			x.now = x.now.Add(d)
-			x.note("%v pass", d)
+			x.wait(rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, 31 * time.Second, 70 * time.Second}).Draw(t, "wait"))
 		},
 		"the state file is damaged":       func(*rapid.T) { x.damage() },
 		"a person removes the state file": func(*rapid.T) { x.repair() },
@@ -79,6 +77,23 @@ func (x *explorer) target(t *rapid.T) state.Target {
 		return state.TabTarget(x.tabs[1])
 	}
 	return state.WorkspaceTarget(x.ws)
+}
+
+// wait lets time pass. What takes herdr and the daemon milliseconds is
+// done by the time seconds passed: events reach the daemon, a replay
+// ends, put-backs and a lock's wait end, a killed daemon's rename lands
+// or never will.
+func (x *explorer) wait(d time.Duration) {
+	if d >= 10*time.Second {
+		was := x.calm
+		x.calm = true
+		x.finishLock()
+		x.ifDaemon(x.drain)
+		x.calm = was
+		x.late = nil
+	}
+	x.now = x.now.Add(d)
+	x.note("%v pass", d)
 }
 
 // pass runs one of the daemon's passes.
