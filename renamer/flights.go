@@ -120,16 +120,6 @@ func (fl *flights) set(t state.Target, fs []*flight) {
 	fl.by[t] = fs
 }
 
-// all are the labels t's flights set, names of ours and labels given
-// back.
-func (fl *flights) all(t state.Target) []string {
-	var out []string
-	for _, f := range fl.by[t] {
-		out = append(out, f.want)
-	}
-	return out
-}
-
 // names are the names of ours t's flights set: a label given back is a
 // person's.
 func (fl *flights) names(t state.Target) []string {

@@ -38,17 +38,17 @@ func newPutBacks() *putBacks {
 // putBack gives the target back the label someone set inside our rename,
 // unless it shows a label that is neither ours nor that one: then someone
 // renamed it again since, and that stands. What is ours is asked of the
-// memory when the target is looked at, not now: a pass may rename the
-// target meanwhile, and its label is ours too, as is one any rename of
-// ours still followed set (a lock's put-back).
+// memory when the target is looked at as well as now: a pass may rename
+// the target meanwhile, and its label is ours too.
 func (r *Renamer) putBack(t state.Target, f *flight) {
 	if f.backTo == "" || f.backTo == f.putBack {
 		return
 	}
 	back, want, ours := f.backTo, f.want, !f.given
-	// What ours is now (a flight retired meanwhile set it), and when
-	// the target is looked at (a pass renamed it meanwhile).
-	then := append(r.oursOf(t), r.flights.all(t)...)
+	// What is ours now (a flight retired meanwhile set it), and when the
+	// target is looked at (a pass renamed it meanwhile). A label given
+	// back is a person's, never ours to replace.
+	then := r.oursOf(t)
 	x := &Rename{Kind: GiveBack, Target: t, Want: back, Why: "a person renamed it as we did: their name goes back",
 		Over: func(label string, mem state.Entry, now time.Time) bool {
 			switch {
@@ -57,7 +57,7 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 			case ours && mem.Locked && mem.LockedLabel == want:
 				return false // a person locked our name once it showed: they keep it
 			}
-			m := namer.Memory{Labels: append(append(append(mem.OurLabels(now), want), wants(mem.Flights)...), then...)}
+			m := namer.Memory{Labels: append(append(mem.OurLabels(now), want), then...)}
 			return label != back && namer.FateOf(namer.Case{Label: label, Memory: m, Workspace: t.Kind == state.Workspace}).Verdict == namer.Ours
 		}}
 	// Claimed now: an echo seen again meanwhile does not send it twice.
@@ -79,15 +79,6 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 		case <-b.stop:
 		}
 	})
-}
-
-// wants are the labels flights asked for.
-func wants(fs []state.Flight) []string {
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = f.Want
-	}
-	return out
 }
 
 // PutBacks is where finished put-backs arrive, for PutBackDone; none for a
