@@ -105,7 +105,7 @@ func TestLocalForegroundPGID(t *testing.T) {
 	}
 	testutil.WaitFor(t, "the shell to take the terminal", func() bool { return fg() == spid })
 
-	if _, err := ptmx.WriteString("sleep 7\n"); err != nil {
+	if _, err := ptmx.WriteString("sleep 300\n"); err != nil {
 		t.Fatal(err)
 	}
 	var pgid int
@@ -136,7 +136,7 @@ func TestProgramWithLocalWrapper(t *testing.T) {
 	in := Local()
 	spid := shell.Process.Pid
 	// "; true" keeps sh from exec'ing sleep, so sh stays the leader.
-	if _, err := ptmx.WriteString("sh -c 'sleep 8; true'\n"); err != nil {
+	if _, err := ptmx.WriteString("sh -c 'sleep 300; true'\n"); err != nil {
 		t.Fatal(err)
 	}
 	var pi herdr.ProcessInfo

@@ -196,3 +196,24 @@ func TestParseTPGID(t *testing.T) {
 		}
 	}
 }
+
+func TestParseStat(t *testing.T) {
+	tests := []struct {
+		file string
+		want Stat
+	}{
+		{"zsh.txt", Stat{Comm: "zsh", State: 'S', PPID: 4200, TTY: 34816, TPGID: 4300, StartTime: 53859}},
+		{"no_tty.txt", Stat{Comm: "sleep", State: 'S', PPID: 9524, TPGID: -1, StartTime: 53859}},
+		// The line stops before starttime: 0, not an error.
+		{"comm_newline.txt", Stat{Comm: "x)\n) 7 8 (y", State: 'R', PPID: 4200, TTY: 34816, TPGID: 4301}},
+	}
+	for _, tt := range tests {
+		data, err := os.ReadFile(filepath.Join("testdata", "stat", tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := ParseStat(data); err != nil || got != tt.want {
+			t.Errorf("%s: ParseStat = %+v, %v; want %+v", tt.file, got, err, tt.want)
+		}
+	}
+}

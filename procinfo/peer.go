@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/shirou/gopsutil/v4/process"
@@ -14,13 +15,7 @@ import (
 // another instance even when the kernel gives it the same pid. It fails
 // where the kernel does not name a socket's peer.
 func ServerInstance(ctx context.Context, path string) (string, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", path)
-	if err != nil {
-		return "", fmt.Errorf("server instance at %s: %w", path, err)
-	}
-	defer conn.Close()
-	pid, err := peerPID(conn.(*net.UnixConn))
+	pid, err := socketPeerPID(ctx, path)
 	if err != nil {
 		return "", fmt.Errorf("server instance at %s: %w", path, err)
 	}
@@ -44,6 +39,78 @@ func InstanceStarted(instance string) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(ms)
+}
+
+// Peer is the process at the other end of a unix socket: herdr's server,
+// or a forwarder in front of one.
+type Peer struct {
+	// PID is the process as this machine's kernel names it: a process of
+	// another pid namespace is named by its pid in this one.
+	PID  int
+	Exe  string // its executable's path, "" when unreadable
+	Comm string // its command name, "" when unreadable
+	// Herdr says its executable or command name is herdr's. A forwarder
+	// (socat, ssh, a relay) serving the socket for a herdr elsewhere is
+	// not, and the pids that herdr names are then not this machine's.
+	Herdr bool
+}
+
+// SocketPeer names the process serving the unix socket at path. It fails
+// where the kernel does not name a socket's peer, and when the peer is in
+// a pid namespace this process cannot see (the kernel names it pid 0).
+func SocketPeer(ctx context.Context, path string) (Peer, error) {
+	pid, err := socketPeerPID(ctx, path)
+	if err != nil {
+		return Peer{}, fmt.Errorf("peer of socket %s: %w", path, err)
+	}
+	if pid <= 0 {
+		return Peer{}, fmt.Errorf("peer of socket %s: in a pid namespace this process cannot see", path)
+	}
+	return PeerOf(int(pid)), nil
+}
+
+// PeerOf names process pid as a socket's peer.
+func PeerOf(pid int) Peer {
+	ctx := context.Background()
+	p := &process.Process{Pid: int32(pid)}
+	peer := Peer{PID: pid}
+	peer.Exe, _ = p.ExeWithContext(ctx)
+	peer.Comm, _ = p.NameWithContext(ctx)
+	peer.Herdr = isHerdr(peer.Exe, peer.Comm)
+	return peer
+}
+
+// name is how a reason names the peer.
+func (p Peer) name() string {
+	switch {
+	case p.Exe != "":
+		return p.Exe
+	case p.Comm != "":
+		return p.Comm
+	}
+	return "unreadable"
+}
+
+// isHerdr says whether an executable path or a command name is herdr's:
+// as installed, as NixOS wraps it, or replaced on disk by an upgrade
+// while it runs.
+func isHerdr(exe, comm string) bool {
+	exe = strings.TrimSuffix(exe, " (deleted)")
+	e, _ := cleanName(exe)
+	c, _ := cleanName(comm)
+	return exe != "" && e == "herdr" || c == "herdr"
+}
+
+// socketPeerPID dials the unix socket at path and asks the kernel who
+// serves it.
+func socketPeerPID(ctx context.Context, path string) (int32, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	return peerPID(conn.(*net.UnixConn))
 }
 
 // peerPID is the pid of the process at the other end of conn.

@@ -44,4 +44,11 @@ func TestServerInstanceNamesTheProcessBehindTheSocket(t *testing.T) {
 	if _, err := ServerInstance(context.Background(), filepath.Join(t.TempDir(), "none")); err == nil {
 		t.Error("no error for a socket nobody serves")
 	}
+	peer, err := SocketPeer(context.Background(), path)
+	if exe, _ := os.Executable(); err != nil || peer.PID != os.Getpid() || peer.Exe != exe || peer.Herdr {
+		t.Errorf("SocketPeer = %+v, %v; want this process (%s), not herdr", peer, err, exe)
+	}
+	if _, err := SocketPeer(context.Background(), filepath.Join(t.TempDir(), "none")); err == nil {
+		t.Error("a peer for a socket nobody serves")
+	}
 }

@@ -46,9 +46,10 @@ type Program struct {
 	Argv []string
 	PID  int // the process the name came from
 	PGID int // the foreground group it came from; the daemon caches it to notice changes
-	// Shell says the pane's own shell leads the foreground group: it is
-	// at its prompt (or running a builtin), in the directory herdr calls
-	// the pane's cwd. A shell leading a group of its own is another one
+	// Shell says the pane's own shell leads the foreground group and is
+	// a shell still (not one that ran `exec prog`): it is at its prompt
+	// (or running a builtin), in the directory herdr calls the pane's
+	// cwd. A shell leading a group of its own is another one
 	// (nested, or the shell's fork before it execs a program): Name is ""
 	// for both, Shell true only for the first.
 	Shell bool
@@ -167,16 +168,55 @@ func (r *Resolver) Program(pi herdr.ProcessInfo) Program {
 	case pi.ForegroundPGID == 0:
 		p.Why = "no foreground process group"
 		return p
-	case pi.ForegroundPGID == pi.ShellPID:
-		p.PID, p.Shell = pi.ShellPID, true
-		p.Why = "the shell (pid " + strconv.Itoa(pi.ShellPID) + ") is in front"
-		return p
+	case pi.ForegroundPGID == pi.ShellPID && r.shellLeads(pi):
+		return shellInFront(p, pi.ShellPID)
 	}
 	argv, why, fromComm := r.frontArgv(pi, &p)
 	if len(argv) == 0 {
 		return p
 	}
-	res := r.lookThrough(pi, p.PID, argv, why)
+	return r.finish(p, r.lookThrough(pi, p.PID, argv, why), fromComm)
+}
+
+// shellLeads says whether the shell that leads the foreground group is
+// still a shell: one that ran `exec prog` is prog now, under the same
+// pid. Without herdr's word on the process, it is taken for the shell.
+func (r *Resolver) shellLeads(pi herdr.ProcessInfo) bool {
+	for _, proc := range pi.ForegroundProcesses {
+		if proc.PID == pi.ShellPID {
+			argv := proc.Argv
+			if len(argv) == 0 {
+				argv = strings.Fields(proc.Cmdline)
+			}
+			return r.stillShell(argv, proc.Name)
+		}
+	}
+	return true
+}
+
+// stillShell says whether a process that was a shell is one still, by its
+// command line (its first word, or the program it names through
+// launchers: xonsh runs as python) or else its command name; one that
+// tells neither is.
+func (r *Resolver) stillShell(argv []string, comm string) bool {
+	if len(argv) > 0 {
+		return r.IsShell(argv[0]) || r.IsShell(r.resolveArgv(argv, nil).name)
+	}
+	return comm == "" || r.IsShell(comm)
+}
+
+// shellInFront is p for the pane's own shell at its prompt.
+func shellInFront(p Program, shellPID int) Program {
+	p.PID, p.Shell = shellPID, true
+	p.Why = "the shell (pid " + strconv.Itoa(shellPID) + ") is in front"
+	return p
+}
+
+// finish names res, the command line looked through, as a Program: a
+// shell is no program, rewrites and aliases apply, and a remote shell's
+// destination is split out. fromComm: the name came from a command name,
+// not a command line.
+func (r *Resolver) finish(p Program, res resolved, fromComm bool) Program {
 	p.PID, p.Argv = res.pid, res.argv
 	if fromComm {
 		p.Argv = nil
@@ -186,7 +226,7 @@ func (r *Resolver) Program(pi herdr.ProcessInfo) Program {
 		p.Why = strings.Join(append(res.why, name+" is a shell"), "; ")
 		return p
 	}
-	name, why = r.rename(name, res.why)
+	name, why := r.rename(name, res.why)
 	p.Name = name
 	p.Why = strings.Join(why, "; ")
 	if name == "" {

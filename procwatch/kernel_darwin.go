@@ -1,30 +1,28 @@
 package procwatch
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/shirou/gopsutil/v4/process"
 	"golang.org/x/sys/unix"
 )
 
 const supported = true
 
-// darwin watches shells' forks (a program starts with one) and their
-// programs' exits and execs with kqueue's EVFILT_PROC. macOS tells no one
-// of terminal input, so a cd, which forks nothing, is found by looking.
+// darwin watches shells' forks (a program starts with one) and the exits
+// and execs of the processes in front with kqueue's EVFILT_PROC. macOS
+// tells no one of terminal input, so a cd, which forks nothing, is found
+// by looking.
 type darwin struct {
 	kq int
-	// procs maps a watched pid (a shell, or the leader in front of one)
+	// procs maps a watched pid (a shell, or a process in front of one)
 	// to its shell.
 	procs map[uint64]*shell
 }
 
-// darwinShell is what darwin holds for one shell.
-type darwinShell struct{ leader int } // 0: none watched
+// darwinShell is what darwin holds for one shell: the processes in front
+// whose exits it watches.
+type darwinShell struct{ exits []int }
 
 func newKernel() (kernel, error) {
 	kq, err := unix.Kqueue()
@@ -54,37 +52,13 @@ func (k *darwin) state(sh *shell) *darwinShell {
 	return st
 }
 
-// read looks at the shell: its terminal's foreground group (e_tpgid), the
-// group leader's name and the shell's directory.
-func (k *darwin) read(sh *shell) (fingerprint, error) {
-	kp, err := unix.SysctlKinfoProc("kern.proc.pid", sh.pid)
-	if err != nil {
-		return fingerprint{}, err
-	}
-	if kp.Proc.P_pid != int32(sh.pid) {
-		return fingerprint{}, errors.New("no such process")
-	}
-	fp := fingerprint{pgid: int(kp.Eproc.Tpgid)}
-	if fp.pgid > 0 && fp.pgid != sh.pid {
-		if lp, err := unix.SysctlKinfoProc("kern.proc.pid", fp.pgid); err == nil && lp.Proc.P_pid == int32(fp.pgid) {
-			comm := lp.Proc.P_comm[:]
-			if i := bytes.IndexByte(comm, 0); i >= 0 {
-				comm = comm[:i]
-			}
-			fp.leader = string(comm)
-		}
-	}
-	fp.cwd, _ = (&process.Process{Pid: int32(sh.pid)}).CwdWithContext(context.Background())
-	return fp, nil
-}
-
-func (k *darwin) watchShell(sh *shell) bool {
-	if k.change(uint64(sh.pid), unix.EVFILT_PROC, unix.EV_ADD|unix.EV_CLEAR, unix.NOTE_FORK|unix.NOTE_EXEC|unix.NOTE_EXIT) != nil {
-		return false
+func (k *darwin) watchShell(sh *shell) error {
+	if err := k.change(uint64(sh.pid), unix.EVFILT_PROC, unix.EV_ADD|unix.EV_CLEAR, unix.NOTE_FORK|unix.NOTE_EXEC|unix.NOTE_EXIT); err != nil {
+		return &lack{what: "no kqueue watch of the shell", err: err}
 	}
 	k.procs[uint64(sh.pid)] = sh
 	sh.ttyEvents = false
-	return true
+	return nil
 }
 
 func (k *darwin) unwatchShell(sh *shell) {
@@ -94,28 +68,29 @@ func (k *darwin) unwatchShell(sh *shell) {
 	}
 }
 
-func (k *darwin) watchExit(sh *shell, pid int) bool {
-	if k.change(uint64(pid), unix.EVFILT_PROC, unix.EV_ADD|unix.EV_CLEAR, unix.NOTE_EXIT|unix.NOTE_EXEC) != nil {
-		return false
-	}
-	k.procs[uint64(pid)] = sh
-	k.state(sh).leader = pid
-	return true
-}
-
-func (k *darwin) unwatchExit(sh *shell) {
+func (k *darwin) watchExits(sh *shell, pids []int) error {
+	k.unwatchExits(sh)
 	st := k.state(sh)
-	if st.leader == 0 {
-		return
+	for _, pid := range pids {
+		if err := k.change(uint64(pid), unix.EVFILT_PROC, unix.EV_ADD|unix.EV_CLEAR, unix.NOTE_EXIT|unix.NOTE_EXEC); err != nil {
+			return fmt.Errorf("procwatch: kqueue watch of pid %d: %w", pid, err)
+		}
+		k.procs[uint64(pid)] = sh
+		st.exits = append(st.exits, pid)
 	}
-	if k.procs[uint64(st.leader)] == sh {
-		delete(k.procs, uint64(st.leader))
-		_ = k.change(uint64(st.leader), unix.EVFILT_PROC, unix.EV_DELETE, 0)
-	}
-	st.leader = 0
+	return nil
 }
 
-func (k *darwin) forget(*shell) {}
+func (k *darwin) unwatchExits(sh *shell) {
+	st := k.state(sh)
+	for _, pid := range st.exits {
+		if k.procs[uint64(pid)] == sh {
+			delete(k.procs, uint64(pid))
+			_ = k.change(uint64(pid), unix.EVFILT_PROC, unix.EV_DELETE, 0)
+		}
+	}
+	st.exits = st.exits[:0]
+}
 
 func (k *darwin) wait(timeout time.Duration) []event {
 	var evs [32]unix.Kevent_t
@@ -133,12 +108,11 @@ func (k *darwin) wait(timeout time.Duration) []event {
 		if sh == nil {
 			continue
 		}
-		if ev.Fflags&unix.NOTE_EXIT != 0 {
-			// The kernel drops an exited process's events itself.
+		if ev.Fflags&unix.NOTE_EXIT != 0 && ev.Ident != uint64(sh.pid) {
+			// The kernel drops an exited process's events itself; the
+			// looks that follow arm those of what comes next.
 			delete(k.procs, ev.Ident)
-			if st := k.state(sh); uint64(st.leader) == ev.Ident {
-				st.leader, sh.exitEvents = 0, false
-			}
+			sh.exitEvents, sh.exits = false, nil
 		}
 		out = append(out, event{sh: sh})
 	}

@@ -1,12 +1,9 @@
 package procwatch
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -16,31 +13,55 @@ import (
 const supported = true
 
 // linux watches shells' terminals with inotify (IN_ACCESS: a read from
-// the terminal, which a shell makes for every key typed) and programs'
-// exits with pidfds, all in one epoll set, woken by an eventfd.
+// the terminal, which a shell makes for every key typed) and the exits of
+// the processes in front with pidfds, all in one epoll set, woken by an
+// eventfd.
 type linux struct {
-	ep, ino, ev int
+	sys     linuxSys
+	ep, ev  int
+	ino     int   // -1: no inotify instance
+	inoErr  error // why not
+	noPidfd error // set once the kernel has said it has no pidfd_open
 	// ttys maps an inotify watch to the shells whose terminal it is;
 	// exits maps a pidfd to the shell whose program it is.
 	ttys  map[int32][]*shell
 	exits map[int32]*shell
-	// noPidfd: the kernel has no pidfd_open (before 5.3).
-	noPidfd bool
+}
+
+// linuxSys are the kernel's calls that a machine may refuse for want of a
+// resource; tests stand in for them.
+type linuxSys struct {
+	inotifyInit func() (int, error)
+	addWatch    func(ino int, path string, mask uint32) (int, error)
+	pidfdOpen   func(pid int) (int, error)
+}
+
+var realSys = linuxSys{
+	inotifyInit: func() (int, error) { return unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC) },
+	addWatch:    unix.InotifyAddWatch,
+	pidfdOpen:   func(pid int) (int, error) { return unix.PidfdOpen(pid, 0) },
 }
 
 // linuxShell is what linux holds for one shell.
 type linuxShell struct {
-	stat  int   // /proc/<pid>/stat, kept open: a look is one pread
-	wd    int32 // its terminal's inotify watch; -1: none
-	pidfd int   // its program's pidfd; -1: none
+	wd     int32 // its terminal's inotify watch; -1: none
+	pidfds []int // the pidfds of the processes in front
 }
 
 func newKernel() (kernel, error) {
+	k, err := newLinux(realSys)
+	if err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+func newLinux(sys linuxSys) (*linux, error) {
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("procwatch: epoll: %w", err)
 	}
-	k := &linux{ep: ep, ino: -1, ev: -1, ttys: map[int32][]*shell{}, exits: map[int32]*shell{}}
+	k := &linux{sys: sys, ep: ep, ino: -1, ev: -1, ttys: map[int32][]*shell{}, exits: map[int32]*shell{}}
 	if k.ev, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
 		k.close()
 		return nil, fmt.Errorf("procwatch: eventfd: %w", err)
@@ -49,16 +70,30 @@ func newKernel() (kernel, error) {
 		k.close()
 		return nil, err
 	}
-	// Without inotify (its instances used up) the shells are looked at
-	// often instead.
-	if ino, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC); err == nil {
-		k.ino = ino
-		if err := k.add(ino); err != nil {
-			k.close()
-			return nil, err
-		}
-	}
+	// Without inotify (a user's instances all taken) the shells are
+	// looked at often instead, and watchShell asks again.
+	k.inotify()
 	return k, nil
+}
+
+// inotify makes the inotify instance if there is none; false when the
+// kernel refuses.
+func (k *linux) inotify() bool {
+	if k.ino >= 0 {
+		return true
+	}
+	ino, err := k.sys.inotifyInit()
+	if err != nil {
+		k.inoErr = err
+		return false
+	}
+	if err := k.add(ino); err != nil {
+		unix.Close(ino)
+		k.inoErr = err
+		return false
+	}
+	k.ino, k.inoErr = ino, nil
+	return true
 }
 
 func (k *linux) add(fd int) error {
@@ -73,97 +108,80 @@ func (k *linux) state(sh *shell) *linuxShell {
 	if st, ok := sh.os.(*linuxShell); ok {
 		return st
 	}
-	st := &linuxShell{stat: -1, wd: -1, pidfd: -1}
+	st := &linuxShell{wd: -1}
 	sh.os = st
 	return st
 }
 
-// read looks at the shell: tpgid from its stat, the group leader's comm,
-// and its cwd.
-func (k *linux) read(sh *shell) (fingerprint, error) {
-	st := k.state(sh)
-	if st.stat < 0 {
-		fd, err := unix.Open("/proc/"+strconv.Itoa(sh.pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return fingerprint{}, err
-		}
-		st.stat = fd
-	}
-	var buf [1024]byte
-	stat, err := preadStat(st.stat, buf[:])
-	if err != nil {
-		return fingerprint{}, err
-	}
-	fp := fingerprint{pgid: stat.TPGID}
-	if fp.pgid > 0 && fp.pgid != sh.pid {
-		// A leader that cannot be read is gone: "" is a change too.
-		fp.leader = leaderComm(fp.pgid, buf[:])
-	}
-	// A cwd we may not read (another user's shell) stays "", unchanged.
-	fp.cwd, _ = os.Readlink("/proc/" + strconv.Itoa(sh.pid) + "/cwd")
-	return fp, nil
-}
-
-// leaderComm is the command name of process pid, "" when it cannot be
-// read.
-func leaderComm(pid int, buf []byte) string {
-	fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return ""
-	}
-	defer unix.Close(fd)
-	st, err := preadStat(fd, buf)
-	if err != nil {
-		return ""
-	}
-	return st.Comm
-}
-
-// preadStat reads a /proc/<pid>/stat file kept open. A process that
-// ended answers ESRCH.
-func preadStat(fd int, buf []byte) (procinfo.Stat, error) {
-	n, err := unix.Pread(fd, buf, 0)
-	for err == unix.EINTR {
-		n, err = unix.Pread(fd, buf, 0)
-	}
-	if err != nil {
-		return procinfo.Stat{}, err
-	}
-	if n == 0 {
-		return procinfo.Stat{}, errors.New("empty stat")
-	}
-	return procinfo.ParseStat(buf[:n])
-}
+// errNoTerminal: the shell has no controlling terminal among its first
+// three files, so no input of it can be watched.
+var errNoTerminal = errors.New("the shell has no terminal among fds 0-2")
 
 // watchShell watches the shell's terminal: the one of fds 0-2 that is its
 // controlling terminal, through /proc, so the watch is on the very inode
 // the shell reads, whatever mount namespace it lives in.
-func (k *linux) watchShell(sh *shell) bool {
+func (k *linux) watchShell(sh *shell) error {
 	st := k.state(sh)
-	if k.ino < 0 || st.stat < 0 {
-		return false
+	if !k.inotify() {
+		return inotifyLack(k.inoErr, false)
 	}
-	var buf [1024]byte
-	stat, err := preadStat(st.stat, buf[:])
-	if err != nil || stat.TTY == 0 {
-		return false
+	tty, err := ttyOf(sh.pid)
+	if err != nil {
+		return err
 	}
 	for fd := range 3 {
 		path := "/proc/" + strconv.Itoa(sh.pid) + "/fd/" + strconv.Itoa(fd)
 		var s unix.Stat_t
-		if unix.Stat(path, &s) != nil || s.Mode&unix.S_IFMT != unix.S_IFCHR || int(s.Rdev) != stat.TTY {
+		if unix.Stat(path, &s) != nil || s.Mode&unix.S_IFMT != unix.S_IFCHR || int(s.Rdev) != tty {
 			continue
 		}
-		wd, err := unix.InotifyAddWatch(k.ino, path, unix.IN_ACCESS)
+		wd, err := k.sys.addWatch(k.ino, path, unix.IN_ACCESS)
 		if err != nil {
-			return false
+			return inotifyLack(err, true)
 		}
 		st.wd = int32(wd)
 		k.ttys[st.wd] = append(k.ttys[st.wd], sh)
 		sh.ttyEvents = true
-		return true
+		return nil
 	}
-	return false
+	return errNoTerminal
+}
+
+// inotifyLack names what inotify refused and the limit that gives it
+// back: a user's instances (128 by default) and watches are shared by
+// every editor and file watcher the user runs.
+func inotifyLack(err error, watch bool) error {
+	switch {
+	case !watch && errors.Is(err, unix.EMFILE):
+		return &lack{what: "no inotify instance", fix: "raise fs.inotify.max_user_instances", err: err}
+	case !watch:
+		return &lack{what: "no inotify instance", err: err}
+	case errors.Is(err, unix.ENOSPC):
+		return &lack{what: "no inotify watch left", fix: "raise fs.inotify.max_user_watches", err: err}
+	}
+	return &lack{what: "no inotify watch on the terminal", err: err}
+}
+
+// ttyOf is the controlling terminal's device number of pid.
+func ttyOf(pid int) (int, error) {
+	fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, fmt.Errorf("terminal of pid %d: %w", pid, err)
+	}
+	defer unix.Close(fd)
+	var buf [1024]byte
+	n, err := unix.Read(fd, buf[:])
+	if err != nil {
+		return 0, fmt.Errorf("terminal of pid %d: %w", pid, err)
+	}
+	st, err := procinfo.ParseStat(buf[:n])
+	if err != nil {
+		return 0, fmt.Errorf("terminal of pid %d: %w", pid, err)
+	}
+	if st.TTY == 0 {
+		return 0, errNoTerminal
+	}
+	return st.TTY, nil
 }
 
 func (k *linux) unwatchShell(sh *shell) {
@@ -184,128 +202,5 @@ func (k *linux) unwatchShell(sh *shell) {
 		k.ttys[st.wd] = rest
 	}
 	st.wd = -1
-}
-
-func (k *linux) watchExit(sh *shell, pid int) bool {
-	if k.noPidfd {
-		return false
-	}
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		if errors.Is(err, unix.ENOSYS) {
-			k.noPidfd = true
-		}
-		return false
-	}
-	if k.add(fd) != nil {
-		unix.Close(fd)
-		return false
-	}
-	k.state(sh).pidfd = fd
-	k.exits[int32(fd)] = sh
-	return true
-}
-
-func (k *linux) unwatchExit(sh *shell) {
-	st := k.state(sh)
-	if st.pidfd < 0 {
-		return
-	}
-	delete(k.exits, int32(st.pidfd))
-	_ = unix.EpollCtl(k.ep, unix.EPOLL_CTL_DEL, st.pidfd, nil)
-	unix.Close(st.pidfd)
-	st.pidfd = -1
-}
-
-func (k *linux) forget(sh *shell) {
-	st := k.state(sh)
-	if st.stat >= 0 {
-		unix.Close(st.stat)
-		st.stat = -1
-	}
-}
-
-func (k *linux) wait(timeout time.Duration) []event {
-	var evs [32]unix.EpollEvent
-	ms := int((timeout + time.Millisecond - 1) / time.Millisecond)
-	n, err := unix.EpollWait(k.ep, evs[:], ms)
-	if err != nil {
-		return nil // EINTR: the caller loops
-	}
-	var out []event
-	for _, ev := range evs[:n] {
-		switch fd := ev.Fd; {
-		case int(fd) == k.ev:
-			var b [8]byte
-			_, _ = unix.Read(k.ev, b[:])
-		case int(fd) == k.ino:
-			out = append(out, k.inotified()...)
-		default:
-			// A program's exit: its pidfd stays readable, so it goes.
-			if sh := k.exits[fd]; sh != nil {
-				k.unwatchExit(sh)
-				sh.exitEvents = false
-				out = append(out, event{sh: sh})
-			}
-		}
-	}
-	return out
-}
-
-// inotified reads the inotify events waiting and returns an input event
-// for each shell whose terminal was read from. A full queue may have
-// dropped some: every shell has one then.
-func (k *linux) inotified() []event {
-	var out []event
-	var buf [4096]byte
-	for {
-		n, err := unix.Read(k.ino, buf[:])
-		if err != nil || n < unix.SizeofInotifyEvent {
-			return out
-		}
-		for off := 0; off+unix.SizeofInotifyEvent <= n; {
-			wd := int32(binary.NativeEndian.Uint32(buf[off:]))
-			mask := binary.NativeEndian.Uint32(buf[off+4:])
-			off += unix.SizeofInotifyEvent + int(binary.NativeEndian.Uint32(buf[off+12:]))
-			switch {
-			case mask&unix.IN_Q_OVERFLOW != 0:
-				for _, shs := range k.ttys {
-					out = inputs(out, shs)
-				}
-			case mask&unix.IN_IGNORED != 0:
-				// The terminal is gone (its pane closed): the shell's
-				// next look finds it gone too.
-				for _, sh := range k.ttys[wd] {
-					k.state(sh).wd = -1
-					out = append(out, event{sh: sh})
-				}
-				delete(k.ttys, wd)
-			default:
-				out = inputs(out, k.ttys[wd])
-			}
-		}
-	}
-}
-
-// inputs adds an input event for each of shells.
-func inputs(evs []event, shells []*shell) []event {
-	for _, sh := range shells {
-		evs = append(evs, event{sh: sh, input: true})
-	}
-	return evs
-}
-
-func (k *linux) wake() {
-	var b [8]byte
-	binary.NativeEndian.PutUint64(b[:], 1)
-	_, _ = unix.Write(k.ev, b[:])
-}
-
-func (k *linux) close() error {
-	for _, fd := range []int{k.ino, k.ev, k.ep} {
-		if fd >= 0 {
-			unix.Close(fd)
-		}
-	}
-	return nil
+	sh.ttyEvents = false
 }

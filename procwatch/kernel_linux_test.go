@@ -1,75 +1,108 @@
 package procwatch
 
 import (
-	"io"
+	"sync"
 	"testing"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"golang.org/x/sys/unix"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
 
-// eventless is Linux's kernel without inotify and pidfds, as on a machine
-// whose inotify instances are used up and whose kernel predates pidfds.
+// kernelWith is Linux's kernel with sys standing in for its calls.
+func kernelWith(sys linuxSys) func() (kernel, error) {
+	return func() (kernel, error) {
+		k, err := newLinux(sys)
+		if err != nil {
+			return nil, err
+		}
+		return k, nil
+	}
+}
+
+// eventless is the kernel of a machine whose user has no inotify instance
+// left (editors took all 128) and whose kernel predates pidfds: no event
+// comes for any shell.
 func eventless() (kernel, error) {
-	k, err := newKernel()
-	if err != nil {
-		return nil, err
-	}
-	lk := k.(*linux)
-	if lk.ino >= 0 {
-		_ = unix.EpollCtl(lk.ep, unix.EPOLL_CTL_DEL, lk.ino, nil)
-		unix.Close(lk.ino)
-		lk.ino = -1
-	}
-	lk.noPidfd = true
-	return lk, nil
+	sys := realSys
+	sys.inotifyInit = func() (int, error) { return -1, unix.EMFILE }
+	sys.pidfdOpen = func(int) (int, error) { return -1, unix.ENOSYS }
+	return kernelWith(sys)()
 }
 
-// Without terminal events (inotify used up) and pidfds, the same changes
-// are reported by looks alone.
-func TestChangesAreReportedWithoutEvents(t *testing.T) {
-	w := startExitAndCd(t, eventless, func(string, uint64, *Watcher) {})
-	if e := w.Stats().Events; e != 0 {
-		t.Fatalf("%d events from a kernel that has none", e)
-	}
+// limits stand in for a user's inotify instances and watches: so many
+// left, then EMFILE and ENOSPC, until raised.
+type limits struct {
+	mu                 sync.Mutex
+	instances, watches int
 }
 
-// BenchmarkLook is the cost of one look at a shell, at its prompt and with
-// a program in front: what the slow look costs each watched shell every
-// second, and each event a run of seven.
+func (l *limits) raise(instances, watches int) {
+	l.mu.Lock()
+	l.instances, l.watches = instances, watches
+	l.mu.Unlock()
+}
+
+// take takes one of n, or says there is none left.
+func (l *limits) take(n *int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if *n == 0 {
+		return false
+	}
+	*n--
+	return true
+}
+
+func (l *limits) sys() linuxSys {
+	sys := realSys
+	sys.inotifyInit = func() (int, error) {
+		if !l.take(&l.instances) {
+			return -1, unix.EMFILE
+		}
+		return realSys.inotifyInit()
+	}
+	sys.addWatch = func(ino int, path string, mask uint32) (int, error) {
+		if !l.take(&l.watches) {
+			return -1, unix.ENOSPC
+		}
+		return realSys.addWatch(ino, path, mask)
+	}
+	return sys
+}
+
+// BenchmarkLook is the cost of one look at a shell, quick (the stat
+// preads) and deep (command lines and directories too), at its prompt
+// and with a program in front: a deep look is what the slow look costs
+// each watched shell every second, and each event a run of seven; a
+// quick one what a shell without events costs 1/blindEvery times a
+// second.
 //
 //	go test -run '^$' -bench Look ./procwatch/
 func BenchmarkLook(b *testing.B) {
-	for _, c := range []struct{ name, keys string }{{"prompt", ""}, {"program", "sleep 60\n"}} {
-		b.Run(c.name, func(b *testing.B) {
-			cmd, tty := testutil.PlainShell(b, "")
-			if c.keys != "" {
-				if _, err := io.WriteString(tty, c.keys); err != nil {
-					b.Fatal(err)
-				}
+	for _, c := range []struct{ name, keys, comm string }{{"prompt", "", "bash"}, {"program", "sleep 300\n", "sleep"}} {
+		tm := startTerm(b, "bash", "")
+		if c.keys != "" {
+			tm.run(c.keys, leading(c.comm))
+		}
+		r, err := procinfo.NewFrontReader(tm.pid())
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, deep := range []bool{false, true} {
+			name := c.name + "/quick"
+			if deep {
+				name = c.name + "/deep"
 			}
-			k, err := newKernel()
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer k.close()
-			sh := &shell{key: "p", pid: cmd.Process.Pid}
-			defer k.forget(sh)
-			for {
-				fp, err := k.read(sh)
-				if err != nil {
-					b.Fatal(err)
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := r.Look(deep); err != nil {
+						b.Fatal(err)
+					}
 				}
-				if c.keys == "" || fp.leader == "sleep" {
-					break
-				}
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := k.read(sh); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+			})
+		}
+		r.Close()
 	}
 }

@@ -3,35 +3,32 @@
 package procwatch
 
 import (
-	"io"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
 
 // waitTimeout bounds every wait for a report: generous, since these
 // machines are shared; the tests never time how long one takes.
 const waitTimeout = 20 * time.Second
 
-// reported waits until key is reported as changed.
-func reported(t *testing.T, w *Watcher, key, after string) {
-	t.Helper()
-	waitReport(t, w, after, func(r Report) bool { return r.Key == key && r.Changed })
-}
-
-// waitReport waits for a report that ok accepts.
-func waitReport(t *testing.T, w *Watcher, after string, ok func(Report) bool) {
+// waitReport waits for a report that ok accepts and returns it.
+func waitReport(t *testing.T, w *Watcher, after string, ok func(Report) bool) Report {
 	t.Helper()
 	deadline := time.After(waitTimeout)
 	for {
 		select {
 		case <-w.Changed():
-			if slices.ContainsFunc(w.Take(), ok) {
-				return
+			reps := w.Take()
+			if i := slices.IndexFunc(reps, ok); i >= 0 {
+				return reps[i]
 			}
 		case <-deadline:
 			t.Fatalf("%s: no such report within %v (stats %+v)", after, waitTimeout, w.Stats())
@@ -39,20 +36,36 @@ func waitReport(t *testing.T, w *Watcher, after string, ok func(Report) bool) {
 	}
 }
 
-// settled waits until the watcher has looked at its shells and nothing
-// is left to report, then drops what was reported meanwhile (a shell
-// still printing its first prompt).
-func settled(t *testing.T, w *Watcher) {
+// reportedFront waits until key is reported changed with a look that
+// front accepts: the report that tells of the change names it.
+func reportedFront(t *testing.T, w *Watcher, key, after string, front func(procinfo.Front) bool) Report {
 	t.Helper()
-	for start := w.Stats().Looks; w.Stats().Looks < start+2; {
-		time.Sleep(10 * time.Millisecond)
-	}
+	return waitReport(t, w, after, func(r Report) bool { return r.Key == key && r.Changed && front(r.Front) })
+}
+
+// settled waits until the watcher has taken up the last Set, looked at
+// the shells of keys and armed their events, then drops what was
+// reported meanwhile.
+func settled(t *testing.T, w *Watcher, keys ...string) {
+	t.Helper()
+	testutil.WaitFor(t, "the watcher's first look at each shell", func() bool {
+		for _, k := range keys {
+			if _, ok := w.Front(k); !ok {
+				return false
+			}
+		}
+		return true
+	})
+	// A wake-up after the one that took up the Set: that one is done.
+	wakes := w.Stats().Wakes
+	w.k.wake()
+	testutil.WaitFor(t, "the watcher's next wake-up", func() bool { return w.Stats().Wakes > wakes })
 	w.Take()
 }
 
 func newWatcher(t *testing.T, k func() (kernel, error)) *Watcher {
 	t.Helper()
-	w, err := newWith(k)
+	w, err := newWith(k, retryEvery)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,108 +74,125 @@ func newWatcher(t *testing.T, k func() (kernel, error)) *Watcher {
 }
 
 // A shell with no hooks: a program starting, the program exiting (Ctrl-C)
-// and a cd are each reported, and each came with a kernel event, not the
-// slow look.
+// and a cd are each reported with what the look read, and the kernel
+// told of each (terminal input, an exit): the watch does not run on the
+// slow look alone.
 func TestProgramStartExitAndCdAreReported(t *testing.T) {
-	startExitAndCd(t, newKernel, func(what string, events uint64, w *Watcher) {
-		if w.Stats().Events == events {
-			t.Errorf("%s: reported with no kernel event (stats %+v)", what, w.Stats())
-		}
-	})
+	for _, k := range shellKinds {
+		t.Run(k.name, func(t *testing.T) {
+			startExitAndCd(t, k.name, newKernel, func(what string, events uint64, _ time.Duration, w *Watcher) {
+				testutil.WaitFor(t, what+": a kernel event", func() bool { return w.Stats().Events > events },
+					func() string { return fmt.Sprintf("stats %+v", w.Stats()) })
+			})
+		})
+	}
 }
 
-// startExitAndCd types a program, Ctrl-C and a cd into a plain shell that
-// a watcher on k follows, waits for the report of each, and hands check
-// the step, the watcher's event count before it, and the watcher.
-func startExitAndCd(t *testing.T, k func() (kernel, error), check func(what string, events uint64, w *Watcher)) *Watcher {
+// startExitAndCd types a program, Ctrl-C and a cd into a shell of kind
+// that a watcher on k follows, waits for the report of each, checks what
+// it read, and hands check the step, the watcher's event count before
+// it, how long the report took once the test saw the change, and the
+// watcher.
+func startExitAndCd(t *testing.T, kind string, k func() (kernel, error), check func(what string, events uint64, took time.Duration, w *Watcher)) *Watcher {
 	t.Helper()
-	cmd, tty := testutil.PlainShell(t, "")
+	tm := startTerm(t, kind, "")
+	dest := t.TempDir()
 	w := newWatcher(t, k)
-	w.Set([]Shell{{Key: "w1:p1", PID: cmd.Process.Pid}})
-	settled(t, w)
-	for _, step := range []struct{ what, keys string }{
-		{"a program started", "sleep 30\n"},
-		{"the program exited", "\x03"},
-		{"a cd", "cd /\n"},
+	w.Set([]Shell{{Key: "w1:p1", PID: tm.pid()}})
+	settled(t, w, "w1:p1")
+	for _, step := range []struct {
+		what  string
+		do    func()
+		front func(procinfo.Front) bool
+	}{
+		{"a program started", func() { tm.run("sleep 300\n", leading("sleep")) }, leading("sleep")},
+		{"the program exited", func() { tm.line("\x03", tm.atPrompt) }, tm.atPrompt},
+		{"a cd", func() { tm.line("cd "+dest+"\n", func(f procinfo.Front) bool { return f.ShellCwd == dest }) },
+			func(f procinfo.Front) bool { return tm.atPrompt(f) && f.ShellCwd == dest && f.Cwd() == dest }},
 	} {
 		events := w.Stats().Events
-		if _, err := io.WriteString(tty, step.keys); err != nil {
-			t.Fatal(err)
+		step.do()
+		seen := time.Now()
+		rep := reportedFront(t, w, "w1:p1", step.what, step.front)
+		took := time.Since(seen)
+		if got, ok := w.Front("w1:p1"); !ok || !step.front(got) {
+			t.Errorf("%s: reported %+v, but Front is %+v, %v", step.what, rep.Front, got, ok)
 		}
-		reported(t, w, "w1:p1", step.what)
-		check(step.what, events, w)
+		if step.what != "a cd" || runtime.GOOS == "linux" {
+			// macOS tells of no terminal input: a cd is found by looking.
+			check(step.what, events, took, w)
+		}
 	}
 	return w
 }
 
-// A shell that exits is reported once; a shell no longer in the set is
-// not reported at all.
+// A shell that exits is reported once, as gone; a shell no longer in the
+// set is not reported at all.
 func TestShellExitAndRemoval(t *testing.T) {
-	a, ttyA := testutil.PlainShell(t, "")
-	b, ttyB := testutil.PlainShell(t, "")
+	a, b, c := startTerm(t, "bash", ""), startTerm(t, "bash", ""), startTerm(t, "bash", "")
 	w := newWatcher(t, newKernel)
-	w.Set([]Shell{{Key: "a", PID: a.Process.Pid}, {Key: "b", PID: b.Process.Pid}})
-	settled(t, w)
-	w.Set([]Shell{{Key: "a", PID: a.Process.Pid}})
-	settled(t, w)
-	if _, err := io.WriteString(ttyB, "sleep 30\n"); err != nil {
-		t.Fatal(err)
+	w.Set([]Shell{{Key: "a", PID: a.pid()}, {Key: "b", PID: b.pid()}})
+	settled(t, w, "a", "b")
+	w.Set([]Shell{{Key: "a", PID: a.pid()}})
+	settled(t, w, "a")
+	if _, ok := w.Front("b"); ok {
+		t.Error("Front of a shell no longer watched")
 	}
-	if _, err := io.WriteString(ttyA, "exit\n"); err != nil {
-		t.Fatal(err)
+	b.run("sleep 300\n", leading("sleep"))
+	a.keys("exit\n")
+	waitReport(t, w, "the shell exited", func(r Report) bool { return r.Key == "a" && r.Changed && r.Gone })
+	if _, ok := w.Front("a"); ok {
+		t.Error("Front of a shell gone")
 	}
-	reported(t, w, "a", "the shell exited")
-	settled(t, w)
-	if got := w.Take(); len(got) != 0 {
-		t.Fatalf("reports after the exit: %+v (b left the set before it started a program)", got)
+	// Once the watcher has taken up another set, it has long looked at
+	// every shell it had.
+	w.Set([]Shell{{Key: "c", PID: c.pid()}})
+	testutil.WaitFor(t, "the watcher's first look at c", func() bool { _, ok := w.Front("c"); return ok })
+	for _, r := range w.Take() {
+		if r.Key != "a" || !r.Gone {
+			t.Fatalf("report after the exit: %+v (b left the set before it started a program)", r)
+		}
 	}
 }
 
 // A directory that is a symlink's target is the shell's directory as the
 // kernel resolves it: a cd through a link to the same folder is no change.
 func TestCdToTheSameFolderIsNoChange(t *testing.T) {
-	cmd, tty := testutil.PlainShell(t, "")
+	tm := startTerm(t, "bash", "")
 	link := filepath.Join(t.TempDir(), "here")
-	if err := os.Symlink(cmd.Dir, link); err != nil {
+	if err := os.Symlink(tm.cmd.Dir, link); err != nil {
 		t.Fatal(err)
 	}
 	w := newWatcher(t, newKernel)
-	w.Set([]Shell{{Key: "w1:p1", PID: cmd.Process.Pid}})
-	settled(t, w)
+	w.Set([]Shell{{Key: "w1:p1", PID: tm.pid()}})
+	settled(t, w, "w1:p1")
 	events := w.Stats().Events
-	if _, err := io.WriteString(tty, "cd "+link+"\n"); err != nil {
-		t.Fatal(err)
-	}
-	for w.Stats().Events == events {
-		time.Sleep(10 * time.Millisecond)
-	}
+	tm.line("cd "+link+"\n", tm.atPrompt)
+	testutil.WaitFor(t, "the Enter's event", func() bool { return w.Stats().Events > events })
 	// The run of looks the Enter started is over once a slow look came.
-	for looks := w.Stats().Looks; w.Stats().Looks < looks+uint64(len(followUps)); {
-		time.Sleep(20 * time.Millisecond)
-	}
+	looks := w.Stats().Looks
+	testutil.WaitFor(t, "the run of looks to end", func() bool { return w.Stats().Looks >= looks+uint64(len(followUps)) })
 	if got := w.Take(); len(got) != 0 {
 		t.Fatalf("a cd into the folder the shell is in was reported: %+v", got)
 	}
 }
 
 // An agent in front reads a prompt typed or sent to it, and its status
-// changes next though nothing the watch fingerprints does: a shell asked
-// for input reports its terminal's input; another shell does not.
+// changes next though nothing the watch reads does: a shell asked for
+// input reports its terminal's input; another shell does not.
 func TestInputIsReportedWhereAsked(t *testing.T) {
-	asked, ttyAsked := testutil.PlainShell(t, "")
-	other, ttyOther := testutil.PlainShell(t, "")
+	if runtime.GOOS != "linux" {
+		t.Skip("terminal input is watched on Linux only")
+	}
+	asked, other := startTerm(t, "bash", ""), startTerm(t, "bash", "")
 	w := newWatcher(t, newKernel)
-	w.Set([]Shell{{Key: "asked", PID: asked.Process.Pid, Input: true}, {Key: "other", PID: other.Process.Pid}})
-	settled(t, w)
+	w.Set([]Shell{{Key: "asked", PID: asked.pid(), Input: true}, {Key: "other", PID: other.pid()}})
+	settled(t, w, "asked", "other")
 	if !w.InputWatched("asked") || w.InputWatched("other") {
 		t.Fatalf("input watched: asked %v, other %v; want true, false", w.InputWatched("asked"), w.InputWatched("other"))
 	}
-	if _, err := io.WriteString(ttyOther, "x"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.WriteString(ttyAsked, "x"); err != nil {
-		t.Fatal(err)
-	}
+	other.keys("x")
+	asked.keys("x")
 	var got []Report
 	waitReport(t, w, "a key typed", func(r Report) bool { got = append(got, r); return r.Key == "asked" && r.Input })
 	for _, r := range append(got, w.Take()...) {
@@ -172,5 +202,8 @@ func TestInputIsReportedWhereAsked(t *testing.T) {
 		if r.Changed {
 			t.Fatalf("a key typed at the prompt reported a change: %+v", r)
 		}
+	}
+	if err := w.Blind(); err != nil {
+		t.Errorf("Blind = %v with the kernel's events", err)
 	}
 }

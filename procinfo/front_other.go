@@ -1,0 +1,14 @@
+//go:build !linux && !darwin
+
+package procinfo
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Elsewhere no shell's terminal can be read: herdr's pane.process_info is
+// the only source.
+func newFrontSource() (frontSource, error) {
+	return nil, fmt.Errorf("reading a shell's terminal: %w", errors.ErrUnsupported)
+}
