@@ -134,6 +134,9 @@ type lateRename struct {
 	params map[string]string
 	t      state.Target
 	at     time.Time
+	// orphan: a person removed the memory that said it was ours; when it
+	// lands, nothing can tell it from a person's.
+	orphan bool
 }
 
 // offlineHerdr starts an offline herdrsim of protocol proto.

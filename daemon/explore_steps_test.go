@@ -293,6 +293,9 @@ func (x *explorer) repair() {
 		x.t.Fatal(err)
 	}
 	x.who.unlockAll()
+	for i := range x.late {
+		x.late[i].orphan = true
+	}
 	for t, in := range x.who.m {
 		if x.label(t) != in.label {
 			x.who.forget(t)
@@ -316,6 +319,9 @@ func (x *explorer) land() {
 	x.note("a killed daemon's rename of %s to %q lands", r.t.ID, r.params["label"])
 	if x.d == nil {
 		x.unheard(r.t)
+	}
+	if r.orphan {
+		x.who.forget(r.t)
 	}
 	_, _ = x.srv.Do(r.method, r.params)
 }
