@@ -233,6 +233,9 @@ func (x *explorer) restore() {
 			continue
 		}
 		t := state.TabTarget(r.TabID)
+		// A label restore judges ours (remembered, or a render of the
+		// template) is one nothing tells from ours, a person's included.
+		x.who.forget(t)
 		x.note("restore gives %s its number", t.ID)
 		_ = p.rn.GiveBack(context.Background(), t, r.Label, itoa(pos[r.TabID]))
 		forget = append(forget, t)
