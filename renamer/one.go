@@ -93,6 +93,7 @@ func (r *Renamer) reread(ctx context.Context, x *Rename, young bool) (send bool,
 	case x.Over != nil && !x.Over(label, r.entry(x.Target), r.now()) || x.Over == nil && label != x.Seen:
 		// Renamed since the look: the next pass judges the new label.
 		x.Now, x.Shows = label, label
+		r.log.Debug("not giving a label back: the target shows another", x.Target.Kind.String(), x.Target.ID, "label", x.Want, "shows", label)
 		return false, NotSent, nil
 	}
 	return true, NotSent, nil

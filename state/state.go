@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -46,6 +48,10 @@ type State struct {
 	mu      sync.Mutex
 	server  Server
 	entries [len(Kinds)]map[string]Entry
+	// synced is what the file held of each target when we last read or
+	// wrote it: an entry that differs from it is a change of ours the
+	// file does not have yet.
+	synced  [len(Kinds)]map[string]Entry
 	stamp   safefile.Stamp // what we last read or wrote
 	damaged *DamagedError
 }
@@ -128,6 +134,7 @@ const maxFileSize = 16 << 20
 // error is a *DamagedError or an *OtherServerError.
 func (s *State) reload() error {
 	s.clear()
+	defer s.sync()
 	s.damaged = nil
 	b, fi, err := s.readFile()
 	switch {
@@ -291,7 +298,7 @@ func (s *State) Refresh() error {
 // or removed since is all there is.
 func (s *State) mergeDisk() error {
 	wasDamaged := s.damaged != nil
-	mine, server := s.entries, s.server
+	mine, synced, server := s.entries, s.synced, s.server
 	err := s.reload()
 	switch {
 	case s.damaged != nil && s.damaged.Newer == 0:
@@ -300,27 +307,40 @@ func (s *State) mergeDisk() error {
 	case wasDamaged:
 		return err
 	}
-	s.mergeMine(mine)
+	s.mergeMine(mine, synced, s.stamp == safefile.Stamp{})
 	if server.Peer != "" || len(server.Terminals) > 0 {
 		s.server = server
 	}
 	return err
 }
 
-// mergeMine puts the daemon's memory of each target back over a state
-// just read from disk: the daemon is the authority on the labels it set,
-// a person (lock, release) on the marks, which only the file holds: a
-// target the file no longer has (a person removed the file, restore
-// forgot it) keeps no lock or release.
-func (s *State) mergeMine(mine [len(Kinds)]map[string]Entry) {
+// mergeMine puts back over a state just read from disk the changes of
+// ours the file does not have yet: of each target we changed since we
+// last read or wrote the file, our memory with the file's marks (lock,
+// release: a person's, which only the file holds) and the renames on
+// their way of both. What someone else saved of the rest stands. When the
+// file is gone (a person removed it) all we remember stays, without
+// marks: the labels we set are still ours to change.
+func (s *State) mergeMine(mine, synced [len(Kinds)]map[string]Entry, gone bool) {
 	for _, kind := range Kinds {
 		for id, e := range mine[kind] {
+			was, ok := synced[kind][id]
+			if !gone && ok && reflect.DeepEqual(e, was) {
+				continue
+			}
 			d := s.entries[kind][id]
 			e.Locked, e.Released, e.LockedLabel = d.Locked, d.Released, d.LockedLabel
 			// Another process's renames on their way (a takeover, a
 			// lock's put-back) stay known to whoever decides them.
 			e.Flights = unionFlights(e.Flights, d.Flights)
 			s.entries[kind][id] = e
+		}
+		for id, was := range synced[kind] {
+			// Forgotten here and not saved: forgotten, unless someone
+			// else changed it since.
+			if _, ok := mine[kind][id]; !ok && reflect.DeepEqual(s.entries[kind][id], was) {
+				delete(s.entries[kind], id)
+			}
 		}
 	}
 }
@@ -384,7 +404,15 @@ func (s *State) write() error {
 	if fi, err := os.Stat(s.path); err == nil {
 		s.stamp = safefile.StampOf(fi)
 	}
+	s.sync()
 	return nil
+}
+
+// sync records the memory as what the file holds; s.mu held.
+func (s *State) sync() {
+	for _, k := range Kinds {
+		s.synced[k] = maps.Clone(s.entries[k])
+	}
 }
 
 // removeTempLitter deletes renameio temp files ("." + base + digits) left

@@ -370,3 +370,35 @@ func TestMarksGoWithTheFile(t *testing.T) {
 		t.Errorf("the label we set was forgotten: %+v", e)
 	}
 }
+
+// A second writer (lock's put-back, restore) read the file before the
+// daemon's last save: its save must not take back what the daemon saved
+// of targets it never changed, nor its own unsaved changes be lost.
+func TestAStaleWriterKeepsOthersSaves(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	ws, tab := Target{Kind: Workspace, ID: "w1"}, TabTarget("w1:t2")
+	at := time.Now()
+	daemon, _ := Load(path, "")
+	if err := daemon.Update(func(tx *Tx) { tx.Pend(ws, Flight{Want: "ws-alpha", Seen: "alpha", Sent: at}) }); err != nil {
+		t.Fatal(err)
+	}
+	lock, _ := Load(path, "")
+	if err := daemon.Update(func(tx *Tx) { tx.Pend(ws, Flight{Want: "ws-beta", Seen: "ws-alpha", Sent: at}) }); err != nil {
+		t.Fatal(err)
+	}
+	// A change that was not saved (a write that failed) is the lock's own.
+	lock.InMemory(func(tx *Tx) { tx.Pend(TabTarget("w1:t3"), Flight{Want: "gamma", Sent: at}) })
+	if err := lock.Update(func(tx *Tx) { tx.Follow(tab, Flight{Want: "mine", Sent: at}) }); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := Load(path, "")
+	if l := got.Entry(ws).Landing(at); !slices.Contains(l, "ws-beta") {
+		t.Errorf("the daemon's pending ws-beta was taken back by a stale writer: pending %v", l)
+	}
+	if l := got.Entry(TabTarget("w1:t3")).Landing(at); !slices.Contains(l, "gamma") {
+		t.Errorf("the stale writer's own unsaved change was lost: pending %v", l)
+	}
+	if len(got.Entry(tab).Flights) != 1 {
+		t.Errorf("the stale writer's flight: %+v", got.Entry(tab))
+	}
+}
