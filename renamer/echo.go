@@ -73,7 +73,8 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 			// A new 0.7/0.8 subscription replays the whole ring, our
 			// rename's history with it: follow it there from the start.
 			// A flight adopted from another process follows the first.
-			*f = flight{want: f.want, seen: f.seen, gen: gen, at: f.at, watched: f.watched, given: f.given, putBack: f.putBack, later: f.later}
+			*f = flight{want: f.want, seen: f.seen, after: f.after, gen: gen, at: f.at, watched: f.watched, given: f.given,
+				putBack: f.putBack, later: f.later, before: replays && f.after != ""}
 		}
 		r.observe(t, f, ev.Label)
 		if ev.Label == f.want && live {
@@ -112,6 +113,11 @@ func renameTarget(ev herdr.Event) (state.Target, bool) {
 // rename, another of ours on its way) or herdr's own tab number is no
 // one's to put back.
 func (r *Renamer) observe(t state.Target, f *flight, label string) {
+	if f.before {
+		// History from before the rename was sent: no echo of it.
+		f.before = label != f.after
+		return
+	}
 	if label == f.want {
 		f.echoed, f.backTo = true, f.foreign
 		return
@@ -190,7 +196,7 @@ func (r *Renamer) take(t state.Target) {
 			// echo for as long as herdr's ring holds it. Only a name of
 			// ours is pending while it may land.
 			given := !slices.ContainsFunc(e.Pending, func(p state.Pending) bool { return p.Label == f.Want })
-			r.follow(t, &flight{want: f.Want, seen: f.Seen, at: f.Sent, watched: now, given: given})
+			r.follow(t, &flight{want: f.Want, seen: f.Seen, after: f.After, at: f.Sent, watched: now, given: given})
 		}
 	}
 }

@@ -27,6 +27,11 @@ const inflightTTL = 100 * herdr.Tick
 type flight struct {
 	want string // the label we set
 	seen string // the label our last look saw before sending it
+	// after is a label whose echo was heard before it was sent; before:
+	// a replay of herdr's history has not reached that echo yet, so
+	// nothing seen is this rename's echo.
+	after  string
+	before bool
 	// given: it gave a label back (a put-back, a lock's label), not a
 	// name of ours.
 	given bool

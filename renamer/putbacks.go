@@ -49,7 +49,7 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 	// target is looked at (a pass renamed it meanwhile). A label given
 	// back is a person's, never ours to replace.
 	then := r.oursOf(t)
-	x := &Rename{Kind: GiveBack, Target: t, Want: back, Why: "a person renamed it as we did: their name goes back",
+	x := &Rename{Kind: GiveBack, Target: t, Want: back, Seen: want, After: want, Why: "a person renamed it as we did: their name goes back",
 		Over: func(label string, mem state.Entry, now time.Time) bool {
 			switch {
 			case mem.Locked && label == mem.LockedLabel:

@@ -16,7 +16,7 @@ func (r *Renamer) recordBefore(rs []*Rename, edits state.Edits) error {
 		edits.Apply(tx)
 		for _, x := range rs {
 			x.sent = now
-			f := state.Flight{Want: x.Want, Seen: x.Seen, Sent: now}
+			f := state.Flight{Want: x.Want, Seen: x.Seen, Sent: now, After: x.After}
 			switch x.Kind {
 			case OurName:
 				tx.Pend(x.Target, f)
@@ -56,7 +56,7 @@ func (r *Renamer) recordAfter(rs []*Rename) {
 		case Done, InFlight, LockedBack:
 			// Applied, or maybe: a person's rename inside it goes back,
 			// even under a lock's label put back over it.
-			r.follow(x.Target, &flight{want: x.Want, seen: x.Seen, gen: r.gen(), at: x.sent, watched: x.sent, given: x.Kind != OurName})
+			r.follow(x.Target, &flight{want: x.Want, seen: x.Seen, after: x.After, gen: r.gen(), at: x.sent, watched: x.sent, given: x.Kind != OurName})
 		}
 		edits.Add(r.outcome(x)...)
 		if b := x.back; b != nil {

@@ -69,6 +69,8 @@ type Rename struct {
 	Seen   string // the label the last look saw
 	Want   string
 	Text   string // PersonPrefix: the person's text in Want
+	// After is a label whose echo decided this rename (see state.Flight).
+	After string
 	// Judge, for OurName, is the fate of a label the re-read finds, with
 	// the memory as it is then (a lock since the pass began included).
 	Judge func(label string, mem state.Entry, now time.Time) namer.Fate

@@ -282,3 +282,28 @@ func TestPutBackLockWaitsForRenamesOnTheirWay(t *testing.T) {
 		t.Fatalf("tab shows %q after lock returned (renames %q), want the locked label put back", got, labels)
 	}
 }
+
+// A killed daemon's put-back is adopted by the next one, whose 0.7/0.8
+// subscription replays herdr's history from the start: the person's own
+// rename to the label it gives back, before our rename that replaced it,
+// is no echo of the put-back (which went out only after our rename's
+// echo), so the label before it is nobody's to put back.
+func TestAnAdoptedPutBackIsNotEchoedByWhatCameBefore(t *testing.T) {
+	ws := state.WorkspaceTarget("w1")
+	g := newRig(t, 20)
+	g.h.set(ws, "alpha")
+	g.h.set(ws, "mine") // a person
+	g.h.set(ws, "ws-alpha")
+	g.mem.InMemory(func(tx *state.Tx) {
+		tx.Pend(ws, state.Flight{Want: "ws-alpha", Seen: "alpha", Sent: g.now})
+		tx.Answer(ws, "ws-alpha", g.now)
+		tx.Follow(ws, state.Flight{Want: "mine", Seen: "ws-alpha", After: "ws-alpha", Sent: g.now.Add(time.Millisecond)})
+	})
+	g.r.Adopt()
+	g.feed()
+	g.replayOver(ws)
+	g.runSpawned()
+	if got := g.h.label(ws); got != "mine" {
+		t.Fatalf("workspace shows %q, want the person's %q", got, "mine")
+	}
+}

@@ -108,4 +108,3 @@ func (s *State) Damaged() error {
 	}
 	return s.damaged
 }
-

@@ -102,6 +102,10 @@ type Flight struct {
 	Seen     string    `json:"seen"`
 	Sent     time.Time `json:"sent"`
 	Answered bool      `json:"answered,omitempty"`
+	// After is a label whose echo was heard before this rename was
+	// decided (a put-back follows the echo of ours it undoes): in a
+	// replay of herdr's history its own echo comes after that one.
+	After string `json:"after,omitempty"`
 }
 
 // Landing are the pending labels that may still land at now.
