@@ -80,9 +80,12 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 		if ev.Label == f.want && live {
 			decide = append(decide, f)
 			if !replays {
-				retired = append(retired, f)
-				continue
+				f.heard = true
 			}
+		}
+		if f.heard && r.now().Sub(f.at) > echoGrace {
+			retired = append(retired, f)
+			continue
 		}
 		keep = append(keep, f)
 	}

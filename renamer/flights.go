@@ -23,6 +23,13 @@ import (
 // renames queued ahead of it.
 const inflightTTL = 100 * herdr.Tick
 
+// echoGrace is how long a rename of ours stays watched on a live stream
+// after its echo came. A person who renamed the target to our very label
+// inside our rename's window, and then to another, sends two echoes of
+// it: the last is ours, and the label before it goes back. No person
+// renames twice inside it by hand after our name shows.
+const echoGrace = time.Second
+
 // flight is one rename of ours waiting for its echo.
 type flight struct {
 	want string // the label we set
@@ -49,6 +56,9 @@ type flight struct {
 	// last echo is the true one.
 	echoed bool
 	backTo string
+	// heard: its echo came on a live stream; it is watched for
+	// echoGrace more.
+	heard bool
 	// putBack is the label last put back for it, so an echo seen again
 	// does not put it back twice.
 	putBack string
@@ -143,7 +153,7 @@ func (fl *flights) expire(now time.Time, ttl time.Duration) []settled {
 	for t, fs := range fl.by {
 		keep := fs[:0]
 		for _, f := range fs {
-			if now.Sub(f.watched) <= ttl {
+			if now.Sub(f.watched) <= ttl && (!f.heard || now.Sub(f.at) <= echoGrace) {
 				keep = append(keep, f)
 			} else {
 				gone = append(gone, settled{t, f})

@@ -307,3 +307,27 @@ func TestAnAdoptedPutBackIsNotEchoedByWhatCameBefore(t *testing.T) {
 		t.Fatalf("workspace shows %q, want the person's %q", got, "mine")
 	}
 }
+
+// On a live stream, a person who renamed the tab to our very label
+// inside our rename's window and then to another sends two echoes of our
+// label: the last is ours, and the person's last label goes back.
+func TestAPersonsRenameToOurLabelIsNotOurEcho(t *testing.T) {
+	g := newRig(t, 22)
+	g.named(tab, "a")
+	g.h.before = func(t state.Target, label string) {
+		g.h.before = nil
+		g.h.set(t, "b")
+		g.h.set(t, "mine")
+	}
+	g.name(tab, "a", "b", false)
+	g.feed()
+	g.runSpawned()
+	if got := g.h.label(tab); got != "mine" {
+		t.Fatalf("tab shows %q, want the person's %q", got, "mine")
+	}
+	g.now = g.now.Add(2 * echoGrace)
+	g.r.Expire()
+	if n := len(g.r.flights.by[tab]); n != 1 {
+		t.Fatalf("%d flights watched after the grace, want only the put-back's", n)
+	}
+}
