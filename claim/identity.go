@@ -122,6 +122,10 @@ type Result struct {
 	Kept, Forgot int
 	// Changed: the memory changed (a restart, or a server newly seen).
 	Changed bool
+	// Revalidated: the memory was of a server that is gone, or may be;
+	// only what still shows it was kept, and no rename sent to that
+	// server is followed any more.
+	Revalidated bool
 }
 
 // Check compares the server at socket, whose session is snap, with the
@@ -143,6 +147,7 @@ func Check(ctx context.Context, socket string, snap *herdr.Snapshot, mem *state.
 	res.Changed = true
 	apply := func(tx *state.Tx) {
 		if res.Verdict != Same && remembered {
+			res.Revalidated = true
 			res.Kept, res.Forgot = tx.Revalidate(shows(snap))
 		}
 		tx.SetServer(state.Server{Peer: now.Peer, Terminals: now.Terminals})

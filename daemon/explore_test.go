@@ -181,10 +181,10 @@ func (x *explorer) startDaemon() {
 	d.state = p.mem.State
 	d.planner = pass.New(d.opt.Naming, d.api, nil, x.clock, d.log)
 	p.d, d.renamer = d, p.rn
-	x.subscribe(p)
 	p.rn.Adopt()
 	x.d = p
-	x.note("daemon started (gen %d)", p.sub.gen)
+	x.note("daemon started")
+	x.subscribe(p)
 }
 
 // subscribe gives p a new subscription: on 0.7/0.8 it replays the ring.
@@ -204,6 +204,11 @@ func (x *explorer) subscribe(p *proc) {
 	}
 	if p.sub.live {
 		x.replayOver(p)
+	}
+	if p.d != nil {
+		// The daemon's full pass runs before it takes the events.
+		x.note("full pass")
+		_, _, _ = p.d.pass(context.Background(), passInput{})
 	}
 }
 

@@ -82,6 +82,9 @@ func (d *Daemon) checkInstance(ctx context.Context, snap *herdr.Snapshot, write 
 	if err != nil && !state.IsDamaged(err) {
 		d.log.Warn("could not save state; keeping it in memory", "err", err)
 	}
+	if res.Revalidated && write {
+		d.renamer.ServerGone()
+	}
 	switch {
 	case res.Verdict == claim.Restarted:
 		d.log.Info("herdr's server restarted: kept the memory of what still shows it, forgot the rest",

@@ -164,6 +164,15 @@ func (r *Renamer) Expire() {
 	r.unsave(r.flights.expire(r.now(), r.flightTTL()))
 }
 
+// ServerGone stops following every rename: the server they were sent to
+// is gone (herdr restarted), so none lands any more, and a new server's
+// tabs that reuse their ids must not take its events for their echoes.
+func (r *Renamer) ServerGone() {
+	if r.flights != nil {
+		r.flights = newFlights()
+	}
+}
+
 // Adopt follows the flights the memory holds that are young enough to be
 // decided: a stopped or killed daemon's renames, another process's.
 func (r *Renamer) Adopt() {

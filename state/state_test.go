@@ -338,13 +338,24 @@ func TestRevalidate(t *testing.T) {
 		tx.Named(TabTarget("w1:t2"), "api")
 		tx.Lock(TabTarget("w1:t3"), "notes")
 		tx.Named(WorkspaceTarget("w1"), "shop")
+		tx.Pend(TabTarget("w1:t1"), Flight{Want: "web2", Seen: "web", Sent: time.Now()})
+		tx.Pend(TabTarget("w1:t4"), Flight{Want: "db", Seen: "4", Sent: time.Now()})
 	})
 	var kept, forgot int
 	st.InMemory(func(tx *Tx) {
-		kept, forgot = tx.Revalidate(map[Target]string{TabTarget("w1:t1"): "web", TabTarget("w1:t2"): "2", TabTarget("w1:t3"): "notes", WorkspaceTarget("w1"): "x"})
+		kept, forgot = tx.Revalidate(map[Target]string{TabTarget("w1:t1"): "web", TabTarget("w1:t2"): "2",
+			TabTarget("w1:t3"): "notes", TabTarget("w1:t4"): "db", WorkspaceTarget("w1"): "x"})
 	})
-	if kept != 2 || forgot != 2 || !st.Has(TabTarget("w1:t1")) || !st.Has(TabTarget("w1:t3")) || st.Has(TabTarget("w1:t2")) {
+	if kept != 3 || forgot != 2 || !st.Has(TabTarget("w1:t1")) || !st.Has(TabTarget("w1:t3")) || st.Has(TabTarget("w1:t2")) {
 		t.Fatalf("kept %d forgot %d: %v", kept, forgot, st.IDs(Tab))
+	}
+	// The server that is gone will land none of our renames; one that
+	// landed before it went is ours.
+	if e := st.Tab("w1:t1"); len(e.Flights) > 0 || len(e.Pending) > 0 {
+		t.Errorf("renames to the server that is gone still followed: %+v", e)
+	}
+	if e := st.Tab("w1:t4"); e.Label != "db" || len(e.Flights) > 0 {
+		t.Errorf("a pending label of ours that shows: %+v", e)
 	}
 }
 

@@ -145,13 +145,21 @@ func (tx *Tx) Prune(kind Kind, present map[string]bool, now time.Time) bool {
 // Revalidate keeps what is remembered of each target that shows one of
 // its remembered labels (a session herdr restored) and forgets the rest:
 // the memory of a server that restarted without its session would
-// otherwise apply to other tabs that reuse its ids. It returns how many
-// targets it kept and forgot.
+// otherwise apply to other tabs that reuse its ids. A rename of ours
+// sent to the server that is gone never lands now: a kept target's
+// flights end, and a label of ours that was pending and shows is ours.
+// It returns how many targets it kept and forgot.
 func (tx *Tx) Revalidate(shows map[Target]string) (kept, forgot int) {
 	for _, kind := range Kinds {
 		for id, e := range tx.s.entries[kind] {
 			l, ok := shows[Target{kind, id}]
-			if ok && l != "" && (l == e.Label || l == e.LockedLabel || l == e.PrefixedAs || l == e.PersonText) {
+			landed := slices.ContainsFunc(e.Pending, func(p Pending) bool { return p.Label == l })
+			if ok && l != "" && (landed || l == e.Label || l == e.LockedLabel || l == e.PrefixedAs || l == e.PersonText) {
+				if landed {
+					e.Label = l
+				}
+				e.Pending, e.Flights = nil, nil
+				tx.s.entries[kind][id] = e
 				kept++
 				continue
 			}
