@@ -148,6 +148,17 @@ func (x *explorer) personRename(t state.Target, label string) {
 	x.who.m[t] = &intent{label: label}
 }
 
+// autoLabelMoved forgets what a person chose for a workspace when herdr's
+// automatic label for it, which follows the directory, is that label
+// now: no client can tell the two apart.
+func (x *explorer) autoLabelMoved() {
+	for t, in := range x.who.m {
+		if t.Kind == state.Workspace && !in.locked && !in.locking && slices.Contains(x.ours(t), in.label) {
+			x.who.forget(t)
+		}
+	}
+}
+
 // inside is what happens inside the window of who's rename of t: before
 // herdr applies it.
 func (x *explorer) inside(who *proc, t state.Target) {

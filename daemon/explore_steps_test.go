@@ -22,6 +22,7 @@ func (x *explorer) actions() map[string]func(*rapid.T) {
 			i, dir := tab(t), rapid.SampledFrom(dirs).Draw(t, "dir")
 			x.srv.SetCwd(x.panes[i], exploreHome+"/"+dir)
 			x.note("pane %s cd %s", x.panes[i], dir)
+			x.autoLabelMoved()
 		},
 		"person":            func(t *rapid.T) { x.personRename(x.target(t), rapid.SampledFrom(labels).Draw(t, "label")) },
 		"deliver":           func(t *rapid.T) { x.ifDaemon(func(p *proc) { x.deliver(p, rapid.IntRange(1, 3).Draw(t, "events")) }) },

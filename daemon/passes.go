@@ -35,7 +35,10 @@ func (d *Daemon) pass(ctx context.Context, in passInput) ([]pass.Report, pass.St
 
 func (d *Daemon) runPass(ctx context.Context, in passInput) ([]pass.Report, pass.Stats, error) {
 	d.renamer.Expire()
-	if err := d.state.Refresh(); err != nil && !state.IsDamaged(err) {
+	switch err := d.state.Refresh(); {
+	case err == nil && d.state.Damaged() == nil:
+		d.renamer.RetryPutBacks()
+	case err != nil && !state.IsDamaged(err):
 		d.log.Warn("state file", "err", err)
 	}
 	snap, at := in.snap, in.snapAt

@@ -60,8 +60,10 @@ type flight struct {
 	// echoGrace more.
 	heard bool
 	// putBack is the label last put back for it, so an echo seen again
-	// does not put it back twice.
-	putBack string
+	// does not put it back twice; deferred: its put-back waits for the
+	// memory to read again.
+	putBack  string
+	deferred bool
 	// later are the labels the looks before our later renames of the
 	// target saw: each was judged ours to replace then, so none is a
 	// person's to put back when an echo of a later rename to the same

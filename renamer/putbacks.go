@@ -69,11 +69,18 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 		defer b.wg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), putBackTimeout)
 		defer cancel()
-		if err := r.recordBefore([]*Rename{x}, nil); err != nil {
+		switch err := r.recordBefore([]*Rename{x}, nil); {
+		case state.IsDamaged(err):
+			// A lock the file may hold is unknown: it waits until the
+			// file reads again (RetryPutBacks).
+			x.Out, x.Err = Deferred, err.Error()
+		case err != nil:
 			// The person's name goes back all the same: see Send.
 			r.log.Info("putting a person's label back though its record could not be saved", "err", err)
+			fallthrough
+		default:
+			x.Out, _ = r.one(ctx, x, false)
 		}
-		x.Out, _ = r.one(ctx, x, false)
 		select {
 		case b.done <- PutBack{x, f}:
 		case <-b.stop:
@@ -98,6 +105,23 @@ func (r *Renamer) PutBackDone(b PutBack) {
 	r.recordAfter([]*Rename{b.x})
 	if b.x.Out != Done && b.f.putBack == b.x.Want {
 		b.f.putBack = ""
+	}
+	b.f.deferred = b.x.Out == Deferred
+}
+
+// RetryPutBacks starts again the put-backs that waited for a damaged
+// memory to read again: the owner calls it when it does.
+func (r *Renamer) RetryPutBacks() {
+	if r.flights == nil {
+		return
+	}
+	for t, fs := range r.flights.by {
+		for _, f := range fs {
+			if f.deferred {
+				f.deferred = false
+				r.putBack(t, f)
+			}
+		}
 	}
 }
 

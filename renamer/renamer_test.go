@@ -2,6 +2,8 @@ package renamer
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -329,5 +331,46 @@ func TestAPersonsRenameToOurLabelIsNotOurEcho(t *testing.T) {
 	g.r.Expire()
 	if n := len(g.r.flights.by[tab]); n != 1 {
 		t.Fatalf("%d flights watched after the grace, want only the put-back's", n)
+	}
+}
+
+// A put-back due while the memory is damaged waits: a lock the file may
+// hold is unknown, and a locked label never changes. Once the file reads
+// again (here: removed, the lock with it), the person's name goes back.
+func TestAPutBackWaitsForADamagedMemory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	g := newRig(t, 22)
+	g.mem, _ = state.Load(path, "")
+	g.r = New(Options{Herdr: g.h, Memory: g.mem, Now: func() time.Time { return g.now }, Follow: true,
+		Gen: func() uint64 { return g.gen }, Spawn: func(f func()) { g.spawned = append(g.spawned, f) }})
+	g.h.set(tab, "a")
+	if err := g.mem.Update(func(tx *state.Tx) { tx.Named(tab, "a") }); err != nil {
+		t.Fatal(err)
+	}
+	g.read = len(g.h.events)
+	g.h.before = func(t state.Target, label string) { g.h.before = nil; g.h.set(t, "mine") }
+	g.name(tab, "a", "b", false)
+	g.feed()
+	lock, _ := state.Load(path, "")
+	if err := lock.Edit(func(tx *state.Tx) { tx.Lock(tab, "b") }); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g.runSpawned()
+	if got := g.h.label(tab); got != "b" {
+		t.Fatalf("with the memory damaged the tab shows %q, want the locked %q", got, "b")
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.mem.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	g.r.RetryPutBacks()
+	g.runSpawned()
+	if got := g.h.label(tab); got != "mine" {
+		t.Fatalf("once the memory reads, the tab shows %q, want the person's %q", got, "mine")
 	}
 }
