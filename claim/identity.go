@@ -11,6 +11,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -148,7 +149,7 @@ func Check(ctx context.Context, socket string, snap *herdr.Snapshot, mem *state.
 	apply := func(tx *state.Tx) {
 		if res.Verdict != Same && remembered {
 			res.Revalidated = true
-			res.Kept, res.Forgot = tx.Revalidate(shows(snap))
+			res.Kept, res.Forgot = tx.Revalidate(renamer.Shows(snap))
 		}
 		tx.SetServer(state.Server{Peer: now.Peer, Terminals: now.Terminals})
 	}
@@ -157,19 +158,4 @@ func Check(ctx context.Context, socket string, snap *herdr.Snapshot, mem *state.
 		return res, nil
 	}
 	return res, mem.Update(apply)
-}
-
-// shows is the label every tab and workspace of snap shows.
-func shows(snap *herdr.Snapshot) map[state.Target]string {
-	out := make(map[state.Target]string, len(snap.Tabs)+len(snap.Workspaces)+len(snap.Panes))
-	for _, t := range snap.Tabs {
-		out[state.TabTarget(t.ID)] = t.Label
-	}
-	for _, w := range snap.Workspaces {
-		out[state.WorkspaceTarget(w.ID)] = w.Label
-	}
-	for _, p := range snap.Panes {
-		out[state.PaneTarget(p.ID)] = p.Label
-	}
-	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -50,6 +51,9 @@ func (d *Daemon) runPass(ctx context.Context, in passInput) ([]pass.Report, pass
 		}
 	}
 	d.checkInstance(ctx, snap, !in.ReadOnly)
+	if d.subscribed {
+		d.renamer.Saw(renamer.Shows(snap))
+	}
 	in.Snap, in.SnapAt, in.First = snap, at, d.view.none()
 	d.passes.Add(1)
 	d.view.set(snap)

@@ -164,6 +164,45 @@ func (r *Renamer) Expire() {
 	r.unsave(r.flights.expire(r.now(), r.flightTTL()))
 }
 
+// Saw takes in what a snapshot read on the current subscription shows,
+// for the renames adopted from the memory that no event told of yet. On
+// 0.9 a subscription shows nothing from before it began: a person's
+// rename inside a killed daemon's, made before we subscribed, is known
+// only from the session, and goes back if that rename lands later.
+func (r *Renamer) Saw(shows map[state.Target]string) {
+	if r.flights == nil || r.herdr.Protocol() < 22 {
+		return
+	}
+	gen := r.gen()
+	for t, fs := range r.flights.by {
+		label, ok := shows[t]
+		if !ok {
+			continue
+		}
+		for _, f := range fs {
+			if f.gen == 0 {
+				f.gen = gen
+				r.observe(t, f, label)
+			}
+		}
+	}
+}
+
+// Shows is the label every tab and workspace of snap shows.
+func Shows(snap *herdr.Snapshot) map[state.Target]string {
+	out := make(map[state.Target]string, len(snap.Tabs)+len(snap.Workspaces)+len(snap.Panes))
+	for _, t := range snap.Tabs {
+		out[state.TabTarget(t.ID)] = t.Label
+	}
+	for _, w := range snap.Workspaces {
+		out[state.WorkspaceTarget(w.ID)] = w.Label
+	}
+	for _, p := range snap.Panes {
+		out[state.PaneTarget(p.ID)] = p.Label
+	}
+	return out
+}
+
 // ServerGone stops following every rename: the server they were sent to
 // is gone (herdr restarted), so none lands any more, and a new server's
 // tabs that reuse their ids must not take its events for their echoes.

@@ -374,3 +374,21 @@ func TestAPutBackWaitsForADamagedMemory(t *testing.T) {
 		t.Fatalf("once the memory reads, the tab shows %q, want the person's %q", got, "mine")
 	}
 }
+
+// On 0.9 a killed daemon's rename lands after the next daemon subscribed,
+// over a person's rename made before: no event told of theirs, the
+// session did, and it goes back.
+func TestAnAdoptedRenameKnowsWhatTheSessionShowed(t *testing.T) {
+	g := newRig(t, 22)
+	g.mem.InMemory(func(tx *state.Tx) { tx.Pend(tab, state.Flight{Want: "b", Seen: "2", Sent: g.now}) })
+	g.h.set(tab, "mine") // before we subscribed: never fed
+	g.read = len(g.h.events)
+	g.r.Adopt()
+	g.r.Saw(map[state.Target]string{tab: "mine"})
+	g.h.set(tab, "b") // the killed daemon's rename lands
+	g.feed()
+	g.runSpawned()
+	if got := g.h.label(tab); got != "mine" {
+		t.Fatalf("tab shows %q, want the person's %q", got, "mine")
+	}
+}
