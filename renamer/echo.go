@@ -74,7 +74,7 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 			// rename's history with it: follow it there from the start.
 			// A flight adopted from another process follows the first.
 			*f = flight{want: f.want, seen: f.seen, after: f.after, gen: gen, at: f.at, watched: f.watched, given: f.given,
-				putBack: f.putBack, later: f.later, before: replays && f.after != ""}
+				putBack: f.putBack, later: f.later, before: replays && f.after != "", decided: f.decided, adopted: f.adopted}
 		}
 		r.observe(t, f, ev.Label)
 		if ev.Label == f.want && live {
@@ -247,7 +247,8 @@ func (r *Renamer) take(t state.Target) {
 			// echo for as long as herdr's ring holds it. Only a name of
 			// ours is pending while it may land.
 			given := !slices.ContainsFunc(e.Pending, func(p state.Pending) bool { return p.Label == f.Want })
-			r.follow(t, &flight{want: f.Want, seen: f.Seen, after: f.After, at: f.Sent, watched: now, given: given})
+			r.follow(t, &flight{want: f.Want, seen: f.Seen, after: f.After, at: f.Sent, watched: now, given: given,
+				decided: f.Decided, adopted: f.Decided})
 		}
 	}
 }

@@ -2,6 +2,7 @@ package renamer
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,7 +42,15 @@ func newPutBacks() *putBacks {
 // memory when the target is looked at as well as now: a pass may rename
 // the target meanwhile, and its label is ours too.
 func (r *Renamer) putBack(t state.Target, f *flight) {
-	if f.backTo == "" || f.backTo == f.putBack {
+	switch {
+	case f.adopted:
+		return
+	case f.backTo == "" || f.backTo == f.putBack:
+		if edits := r.decided(t, f); edits != nil {
+			if err := r.save(edits.Apply); err != nil {
+				r.log.Warn("could not save state; keeping it in memory", "err", err)
+			}
+		}
 		return
 	}
 	back, want, ours := f.backTo, f.want, !f.given
@@ -79,13 +88,32 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 			r.log.Info("putting a person's label back though its record could not be saved", "err", err)
 			fallthrough
 		default:
-			x.Out, _ = r.one(ctx, x, false)
+			var err error
+			if x.Out, err = r.one(ctx, x, false); err != nil && x.Err == "" {
+				x.Err = err.Error()
+			}
 		}
 		select {
 		case b.done <- PutBack{x, f}:
 		case <-b.stop:
 		}
 	})
+}
+
+// decided is the edit that records f as decided, when the memory holds
+// it and a successor could take a later rename to its label for its echo
+// (0.7/0.8 replays); nil otherwise.
+func (r *Renamer) decided(t state.Target, f *flight) state.Edits {
+	if f.decided || r.herdr.Protocol() >= 22 {
+		return nil
+	}
+	f.decided = true
+	if !slices.ContainsFunc(r.mem.Entry(t).Flights, func(g state.Flight) bool { return g.Want == f.want && g.Sent.Equal(f.at) }) {
+		return nil
+	}
+	var edits state.Edits
+	edits.Add(func(tx *state.Tx) { tx.Decide(t, f.want, f.at) })
+	return edits
 }
 
 // PutBacks is where finished put-backs arrive, for PutBackDone; none for a
@@ -102,7 +130,12 @@ func (r *Renamer) PutBacks() <-chan PutBack {
 // may be tried again at a later echo.
 func (r *Renamer) PutBackDone(b PutBack) {
 	r.backs.open--
-	r.recordAfter([]*Rename{b.x})
+	var decided state.Edits
+	if x := b.x; x.Out == Done || x.Out == Refused || x.Out == NotSent && x.Err == "" {
+		// Its fate is known: put back, or no longer to be.
+		decided = r.decided(b.x.Target, b.f)
+	}
+	r.recordAfter([]*Rename{b.x}, decided)
 	if b.x.Out != Done && b.f.putBack == b.x.Want {
 		b.f.putBack = ""
 	}

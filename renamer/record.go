@@ -37,11 +37,10 @@ func (r *Renamer) recordBefore(rs []*Rename, edits state.Edits) error {
 	})
 }
 
-// recordAfter saves what each rename did, in one write, follows the ones
+// recordAfter saves what each rename did, with edits, in one write, follows the ones
 // herdr applied or may still apply, and logs them: a label herdr set is
 // ours; one herdr refused, or that was never sent, is not.
-func (r *Renamer) recordAfter(rs []*Rename) {
-	var edits state.Edits
+func (r *Renamer) recordAfter(rs []*Rename, edits state.Edits) {
 	for _, x := range rs {
 		if x.Shows != "" {
 			r.note(x.Target, x.Shows)

@@ -392,3 +392,34 @@ func TestAnAdoptedRenameKnowsWhatTheSessionShowed(t *testing.T) {
 		t.Fatalf("tab shows %q, want the person's %q", got, "mine")
 	}
 }
+
+// On 0.7/0.8 a daemon that heard a rename's echo live records that it
+// decided it. A successor replaying herdr's history must not take a
+// person's later rename to the same label for that rename's echo, and put
+// back what they had set before it.
+func TestADecidedRenameIsNotDecidedAgain(t *testing.T) {
+	g := newRig(t, 20)
+	g.named(tab, "1")
+	g.read = 0
+	g.replayOver(tab)
+	g.name(tab, "1", "alpha", false)
+	g.feed()
+	g.h.set(tab, "notes")
+	g.h.set(tab, "alpha") // a person, later
+	next := New(Options{Herdr: g.h, Memory: g.mem, Now: func() time.Time { return g.now }, Follow: true,
+		Gen: func() uint64 { return 2 }, Spawn: func(f func()) { g.spawned = append(g.spawned, f) }})
+	next.Adopt()
+	for _, ev := range g.h.events {
+		next.Echo(ev, 2)
+	}
+	next.ReplayOver(2, herdr.TabRenamed)
+	for len(g.spawned) > 0 {
+		f := g.spawned[0]
+		g.spawned = g.spawned[1:]
+		f()
+		next.PutBackDone(<-next.PutBacks())
+	}
+	if got := g.h.label(tab); got != "alpha" {
+		t.Fatalf("tab shows %q, want the person's %q", got, "alpha")
+	}
+}

@@ -143,7 +143,7 @@ func (r *Renamer) Send(ctx context.Context, rs []*Rename, edits state.Edits, you
 		}
 		wg.Wait()
 	}
-	r.recordAfter(rs)
+	r.recordAfter(rs, nil)
 	return true, b.gone
 }
 

@@ -106,6 +106,11 @@ type Flight struct {
 	// decided (a put-back follows the echo of ours it undoes): in a
 	// replay of herdr's history its own echo comes after that one.
 	After string `json:"after,omitempty"`
+	// Decided: a daemon heard its echo live and put back what a person
+	// set inside it, or found nothing to. On a 0.7/0.8 replay its echo
+	// looks the same as a person's later rename to its label: whoever
+	// adopts it only learns from it.
+	Decided bool `json:"decided,omitempty"`
 }
 
 // Landing are the pending labels that may still land at now.

@@ -111,6 +111,19 @@ func (tx *Tx) Answer(t Target, want string, sent time.Time) {
 	})
 }
 
+// Decide marks the flight that asked for want at sent as decided (see
+// Flight.Decided).
+func (tx *Tx) Decide(t Target, want string, sent time.Time) {
+	tx.edit(t, func(e *Entry) {
+		e.Flights = slices.Clone(e.Flights)
+		for i, f := range e.Flights {
+			if f.Want == want && f.Sent.Equal(sent) {
+				e.Flights[i].Decided = true
+			}
+		}
+	})
+}
+
 // Lock freezes the target's label as it shows now.
 func (tx *Tx) Lock(t Target, label string) {
 	tx.change(t, func(e *Entry) { e.Locked, e.Released, e.LockedLabel = true, false, label })
