@@ -327,6 +327,22 @@ func TestVerbs(t *testing.T) {
 	if st.Has(tab) {
 		t.Fatalf("forgotten, still there: %+v", st.Tab(tab.ID))
 	}
+	// restore's Undo: what was ours goes, a rename that may still land
+	// stays followed.
+	st.InMemory(func(tx *Tx) {
+		tx.Pend(tab, Flight{Want: "web", Seen: "1", Sent: t0})
+		tx.Answer(tab, "web", t0)
+		tx.Named(tab, "web")
+		tx.Pend(tab, Flight{Want: "api", Seen: "web", Sent: t0.Add(time.Second)})
+		tx.Undo(tab)
+	})
+	if e := st.Tab(tab.ID); e.Label != "" || len(e.Flights) != 1 || e.Flights[0].Want != "api" || !slices.Equal(e.Landing(t0), []string{"api"}) {
+		t.Fatalf("after restore's undo: %+v", e)
+	}
+	st.InMemory(func(tx *Tx) { tx.Answer(tab, "api", t0.Add(time.Second)); tx.Undo(tab) })
+	if st.Has(tab) {
+		t.Fatalf("undone with nothing on its way, still there: %+v", st.Tab(tab.ID))
+	}
 }
 
 // A server restarted without its session: only what still shows what is

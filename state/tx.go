@@ -139,11 +139,29 @@ func (tx *Tx) Release(t Target) {
 func (tx *Tx) Forget(t Target) { delete(tx.s.entries[t.Kind], t.ID) }
 
 // Undo forgets what we remember of a target unless a person locked it:
-// restore's end, which must not take a lock taken meanwhile with it.
+// restore's end, which must not take a lock taken meanwhile with it. A
+// rename herdr has not answered yet (a killed daemon's) may still land:
+// it stays followed, its label ours while it may.
 func (tx *Tx) Undo(t Target) {
-	if !tx.get(t).Locked {
-		tx.Forget(t)
+	e := tx.get(t)
+	if e.Locked {
+		return
 	}
+	var left Entry
+	for _, f := range e.Flights {
+		if f.Answered {
+			continue
+		}
+		left.Flights = append(left.Flights, f)
+		if i := slices.IndexFunc(e.Pending, func(p Pending) bool { return p.Label == f.Want }); i >= 0 {
+			left.Pending = addPending(left.Pending, e.Pending[i])
+		}
+	}
+	if len(left.Flights) == 0 {
+		tx.Forget(t)
+		return
+	}
+	tx.put(t, left)
 }
 
 // SetServer records the herdr server the memory describes.
