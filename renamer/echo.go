@@ -18,6 +18,14 @@ func (r *Renamer) follow(t state.Target, f *flight) {
 	r.flights.add(t, f)
 }
 
+// unfollow stops following the rename of t that asked for want at at.
+func (r *Renamer) unfollow(t state.Target, want string, at time.Time) {
+	if r.flights == nil {
+		return
+	}
+	r.flights.set(t, slices.DeleteFunc(r.flights.by[t], func(f *flight) bool { return f.want == want && f.at.Equal(at) }))
+}
+
 // Live reports whether the rename events of kind on subscription gen are
 // live: protocol 22 never replays; on older ones the entry's replay has
 // ended (ReplayOver).
@@ -242,14 +250,21 @@ func (r *Renamer) take(t state.Target) {
 	now := r.now()
 	e := r.mem.Entry(t)
 	for _, f := range e.Flights {
-		if !r.flights.has(t, f.Want, f.Seen, f.Sent) {
-			// Watched from now, however old: a 0.7/0.8 replay shows its
-			// echo for as long as herdr's ring holds it. Only a name of
-			// ours is pending while it may land.
-			given := !slices.ContainsFunc(e.Pending, func(p state.Pending) bool { return p.Label == f.Want })
-			r.follow(t, &flight{want: f.Want, seen: f.Seen, after: f.After, at: f.Sent, watched: now, given: given,
-				decided: f.Decided, adopted: f.Decided})
+		if r.flights.find(t, f.Want, f.Sent) != nil {
+			continue
 		}
+		// Watched from now, however old: a 0.7/0.8 replay shows its
+		// echo for as long as herdr's ring holds it. Only a name of
+		// ours is pending while it may land.
+		given := !slices.ContainsFunc(e.Pending, func(p state.Pending) bool { return p.Label == f.Want })
+		fl := &flight{want: f.Want, seen: f.Seen, after: f.After, at: f.Sent, watched: now, given: given,
+			decided: f.Decided, adopted: f.Decided}
+		if r.sending.has(t, f) {
+			// Our own, recorded and not concluded yet: sent on this
+			// stream after all it told so far.
+			fl.gen = r.gen()
+		}
+		r.follow(t, fl)
 	}
 }
 

@@ -96,7 +96,10 @@ func newFlights() *flights {
 // it saw: each was judged ours to replace then. A flight adopted from the
 // memory may be older than those followed already.
 func (fl *flights) add(t state.Target, f *flight) {
-	if fl.has(t, f.want, f.seen, f.at) {
+	if o := fl.find(t, f.want, f.at); o != nil {
+		// Followed from its record already; the re-read before it was
+		// sent may have seen a newer label of ours.
+		o.seen = f.seen
 		return
 	}
 	fs := fl.by[t]
@@ -120,15 +123,15 @@ func (fl *flights) add(t state.Target, f *flight) {
 	fl.by[t] = slices.Insert(fs, i, f)
 }
 
-// has reports whether t has the flight that asked for want after a look
-// that saw seen, at at.
-func (fl *flights) has(t state.Target, want, seen string, at time.Time) bool {
+// find is t's flight that asked for want at at, nil when none: a rename
+// is known by its target, label and time.
+func (fl *flights) find(t state.Target, want string, at time.Time) *flight {
 	for _, f := range fl.by[t] {
-		if f.want == want && f.seen == seen && f.at.Equal(at) {
-			return true
+		if f.want == want && f.at.Equal(at) {
+			return f
 		}
 	}
-	return false
+	return nil
 }
 
 // set replaces t's flights.

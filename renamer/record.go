@@ -1,8 +1,50 @@
 package renamer
 
 import (
+	"sync"
+	"time"
+
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
+
+// sending are the renames this Renamer recorded and has not concluded
+// yet (recordBefore to recordAfter): its own, which the memory holds but
+// take must not adopt. Put-backs record on their own goroutine.
+type sending struct {
+	mu sync.Mutex
+	m  map[sendKey]bool
+}
+
+type sendKey struct {
+	t    state.Target
+	want string
+	at   time.Time
+}
+
+func (s *sending) add(rs []*Rename) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[sendKey]bool{}
+	}
+	for _, x := range rs {
+		s.m[sendKey{x.Target, x.Want, x.sent}] = true
+	}
+}
+
+func (s *sending) done(rs []*Rename) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, x := range rs {
+		delete(s.m, sendKey{x.Target, x.Want, x.sent})
+	}
+}
+
+func (s *sending) has(t state.Target, f state.Flight) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[sendKey{t, f.Want, f.Sent}]
+}
 
 // recordBefore saves edits with the record of every rename about to be
 // sent, in one write. No rename may go out unless it returned nil. A
@@ -12,10 +54,15 @@ func (r *Renamer) recordBefore(rs []*Rename, edits state.Edits) error {
 		return nil
 	}
 	now := r.now()
+	for _, x := range rs {
+		x.sent = now
+	}
+	// Ours before the record is: an echo taken in meanwhile must not
+	// adopt it as another process's.
+	r.sending.add(rs)
 	return r.save(func(tx *state.Tx) {
 		edits.Apply(tx)
 		for _, x := range rs {
-			x.sent = now
 			f := state.Flight{Want: x.Want, Seen: x.Seen, Sent: now, After: x.After}
 			switch x.Kind {
 			case OurName:
@@ -41,6 +88,7 @@ func (r *Renamer) recordBefore(rs []*Rename, edits state.Edits) error {
 // herdr applied or may still apply, and logs them: a label herdr set is
 // ours; one herdr refused, or that was never sent, is not.
 func (r *Renamer) recordAfter(rs []*Rename, edits state.Edits) {
+	defer r.sending.done(rs)
 	for _, x := range rs {
 		if x.Shows != "" {
 			r.note(x.Target, x.Shows)
@@ -56,6 +104,10 @@ func (r *Renamer) recordAfter(rs []*Rename, edits state.Edits) {
 			// Applied, or maybe: a person's rename inside it goes back,
 			// even under a lock's label put back over it.
 			r.follow(x.Target, &flight{want: x.Want, seen: x.Seen, after: x.After, gen: r.gen(), at: x.sent, watched: x.sent, given: x.Kind != OurName})
+		default:
+			// Never sent, or refused: an echo taken in meanwhile may
+			// have followed it from its record.
+			r.unfollow(x.Target, x.Want, x.sent)
 		}
 		edits.Add(r.outcome(x)...)
 		if b := x.back; b != nil {

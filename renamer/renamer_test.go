@@ -2,6 +2,7 @@ package renamer
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -421,5 +422,37 @@ func TestADecidedRenameIsNotDecidedAgain(t *testing.T) {
 	}
 	if got := g.h.label(tab); got != "alpha" {
 		t.Fatalf("tab shows %q, want the person's %q", got, "alpha")
+	}
+}
+
+// A person renames the tab while our put-back of their earlier label is
+// on its way, and its event comes before the put-back's reply: the
+// put-back, already recorded, is ours, not one to adopt from the memory,
+// and its echo puts the newer name back.
+func TestAPersonsRenameInsideOurPutBackGoesBack(t *testing.T) {
+	for _, proto := range []int{20, 22} {
+		t.Run(fmt.Sprint(proto), func(t *testing.T) {
+			g := newRig(t, proto)
+			g.named(tab, "a")
+			g.replayOver(tab)
+			g.h.before = func(t state.Target, label string) {
+				if label == "b" {
+					g.h.set(t, "first")
+				}
+				if label == "first" {
+					g.h.before = nil
+					g.h.set(t, "second")
+					g.feed()
+				}
+			}
+			g.name(tab, "a", "b", false)
+			g.feed()
+			g.runSpawned()
+			g.feed()
+			g.runSpawned()
+			if got := g.h.label(tab); got != "second" {
+				t.Fatalf("tab shows %q, want the person's %q", got, "second")
+			}
+		})
 	}
 }

@@ -71,6 +71,7 @@ type Renamer struct {
 	sleep   func(context.Context, time.Duration) bool
 	flights *flights // nil unless Options.Follow
 	backs   *putBacks
+	sending sending
 }
 
 // New makes a Renamer.
