@@ -82,7 +82,7 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 			// rename's history with it: follow it there from the start.
 			// A flight adopted from another process follows the first.
 			*f = flight{want: f.want, seen: f.seen, after: f.after, gen: gen, at: f.at, watched: f.watched, given: f.given,
-				putBack: f.putBack, later: f.later, before: replays && f.after != "", decided: f.decided, adopted: f.adopted}
+				putBack: f.putBack, later: f.later, closers: f.closers, twin: f.twin, before: replays && f.after != "", decided: f.decided, adopted: f.adopted}
 		}
 		r.observe(t, f, ev.Label)
 		if ev.Label == f.want && live {
@@ -124,9 +124,16 @@ func renameTarget(ev herdr.Event) (state.Target, bool) {
 // rename, another of ours on its way) or herdr's own tab number is no
 // one's to put back.
 func (r *Renamer) observe(t state.Target, f *flight, label string) {
-	if f.before {
+	switch {
+	case f.before:
 		// History from before the rename was sent: no echo of it.
 		f.before = label != f.after
+		return
+	case f.closed:
+		return
+	case f.echoed && f.twin && slices.Contains(f.closers, label):
+		// A later rename of ours replaced it: what follows is theirs.
+		f.closed = true
 		return
 	}
 	if label == f.want {

@@ -72,6 +72,14 @@ type flight struct {
 	// person's to put back when an echo of a later rename to the same
 	// label looks like this one's.
 	later []string
+	// closers are the labels of our later renames sent after this one
+	// landed (their look saw its label); twin: a later rename of ours
+	// asked for its label again. Once its echo came and then a closer's,
+	// a later echo of its label is the twin's, not its own. Without a
+	// twin, one may be its own, the earlier an old one in a replay.
+	closers []string
+	twin    bool
+	closed  bool
 }
 
 // flights holds the renames on their way, by target, and which
@@ -109,9 +117,17 @@ func (fl *flights) add(t state.Target, f *flight) {
 	for _, o := range fs {
 		if o.at.After(f.at) {
 			f.later = append(f.later, o.seen)
+			if o.seen == f.want {
+				f.closers = append(f.closers, o.want)
+			}
+			f.twin = f.twin || o.want == f.want
 			continue
 		}
 		o.later = append(o.later, f.seen)
+		if f.seen == o.want {
+			o.closers = append(o.closers, f.want)
+		}
+		o.twin = o.twin || f.want == o.want
 		if o.foreign == f.seen {
 			o.foreign = ""
 		}

@@ -456,3 +456,22 @@ func TestAPersonsRenameInsideOurPutBackGoesBack(t *testing.T) {
 		})
 	}
 }
+
+// Three renames of ours during a replay: to alpha, over it to beta, and
+// back to alpha; a person renamed the tab inside the first. The last echo
+// of alpha is the third's: the first's own came before beta's, and the
+// person's name goes back.
+func TestALaterRenameToTheSameLabelIsNotTheFirstsEcho(t *testing.T) {
+	g := newRig(t, 20)
+	g.named(tab, "1")
+	g.h.before = func(t state.Target, label string) { g.h.before = nil; g.h.set(t, "mine") }
+	g.name(tab, "1", "alpha", true)
+	g.name(tab, "alpha", "beta", true)
+	g.name(tab, "beta", "alpha", true)
+	g.feed()
+	g.replayOver(tab)
+	g.runSpawned()
+	if got := g.h.label(tab); got != "mine" {
+		t.Fatalf("tab shows %q, want the person's %q", got, "mine")
+	}
+}
