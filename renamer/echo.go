@@ -18,12 +18,15 @@ func (r *Renamer) follow(t state.Target, f *flight) {
 	r.flights.add(t, f)
 }
 
-// unfollow stops following the rename of t that asked for want at at.
-func (r *Renamer) unfollow(t state.Target, want string, at time.Time) {
+// unfollow stops following the rename of t that asked for want at at
+// after a look that saw seen.
+func (r *Renamer) unfollow(t state.Target, want, seen string, at time.Time) {
 	if r.flights == nil {
 		return
 	}
-	r.flights.set(t, slices.DeleteFunc(r.flights.by[t], func(f *flight) bool { return f.want == want && f.at.Equal(at) }))
+	r.flights.set(t, slices.DeleteFunc(r.flights.by[t], func(f *flight) bool {
+		return f.want == want && f.seen == seen && f.at.Equal(at)
+	}))
 }
 
 // Live reports whether the rename events of kind on subscription gen are
@@ -257,7 +260,7 @@ func (r *Renamer) take(t state.Target) {
 	now := r.now()
 	e := r.mem.Entry(t)
 	for _, f := range e.Flights {
-		if r.flights.find(t, f.Want, f.Sent) != nil {
+		if r.flights.find(t, f.Want, f.Seen, f.Sent) != nil {
 			continue
 		}
 		// Watched from now, however old: a 0.7/0.8 replay shows its

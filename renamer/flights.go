@@ -104,10 +104,10 @@ func newFlights() *flights {
 // it saw: each was judged ours to replace then. A flight adopted from the
 // memory may be older than those followed already.
 func (fl *flights) add(t state.Target, f *flight) {
-	if o := fl.find(t, f.want, f.at); o != nil {
-		// Followed from its record already; the re-read before it was
+	if o := fl.find(t, f.want, f.seen, f.at); o != nil {
+		// Followed from its record already: the re-read before it was
 		// sent may have seen a newer label of ours.
-		o.seen = f.seen
+		o.later = append(o.later, f.later...)
 		return
 	}
 	fs := fl.by[t]
@@ -139,11 +139,11 @@ func (fl *flights) add(t state.Target, f *flight) {
 	fl.by[t] = slices.Insert(fs, i, f)
 }
 
-// find is t's flight that asked for want at at, nil when none: a rename
-// is known by its target, label and time.
-func (fl *flights) find(t state.Target, want string, at time.Time) *flight {
+// find is t's flight that asked for want at at after a look that saw
+// seen, nil when none.
+func (fl *flights) find(t state.Target, want, seen string, at time.Time) *flight {
 	for _, f := range fl.by[t] {
-		if f.want == want && f.at.Equal(at) {
+		if f.want == want && f.seen == seen && f.at.Equal(at) {
 			return f
 		}
 	}

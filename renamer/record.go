@@ -16,9 +16,9 @@ type sending struct {
 }
 
 type sendKey struct {
-	t    state.Target
-	want string
-	at   time.Time
+	t          state.Target
+	want, seen string
+	at         time.Time
 }
 
 func (s *sending) add(rs []*Rename) {
@@ -28,7 +28,7 @@ func (s *sending) add(rs []*Rename) {
 		s.m = map[sendKey]bool{}
 	}
 	for _, x := range rs {
-		s.m[sendKey{x.Target, x.Want, x.sent}] = true
+		s.m[sendKey{x.Target, x.Want, x.recorded, x.sent}] = true
 	}
 }
 
@@ -36,14 +36,14 @@ func (s *sending) done(rs []*Rename) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, x := range rs {
-		delete(s.m, sendKey{x.Target, x.Want, x.sent})
+		delete(s.m, sendKey{x.Target, x.Want, x.recorded, x.sent})
 	}
 }
 
 func (s *sending) has(t state.Target, f state.Flight) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.m[sendKey{t, f.Want, f.Sent}]
+	return s.m[sendKey{t, f.Want, f.Seen, f.Sent}]
 }
 
 // recordBefore saves edits with the record of every rename about to be
@@ -55,7 +55,7 @@ func (r *Renamer) recordBefore(rs []*Rename, edits state.Edits) error {
 	}
 	now := r.now()
 	for _, x := range rs {
-		x.sent = now
+		x.sent, x.recorded = now, x.Seen
 	}
 	// Ours before the record is: an echo taken in meanwhile must not
 	// adopt it as another process's.
@@ -63,7 +63,7 @@ func (r *Renamer) recordBefore(rs []*Rename, edits state.Edits) error {
 	return r.save(func(tx *state.Tx) {
 		edits.Apply(tx)
 		for _, x := range rs {
-			f := state.Flight{Want: x.Want, Seen: x.Seen, Sent: now, After: x.After}
+			f := state.Flight{Want: x.Want, Seen: x.recorded, Sent: now, After: x.After}
 			switch x.Kind {
 			case OurName:
 				tx.Pend(x.Target, f)
@@ -103,11 +103,16 @@ func (r *Renamer) recordAfter(rs []*Rename, edits state.Edits) {
 		case Done, InFlight, LockedBack:
 			// Applied, or maybe: a person's rename inside it goes back,
 			// even under a lock's label put back over it.
-			r.follow(x.Target, &flight{want: x.Want, seen: x.Seen, after: x.After, gen: r.gen(), at: x.sent, watched: x.sent, given: x.Kind != OurName})
+			f := &flight{want: x.Want, seen: x.recorded, after: x.After, gen: r.gen(), at: x.sent, watched: x.sent, given: x.Kind != OurName}
+			if x.Seen != x.recorded {
+				// The re-read found a newer label of ours to replace.
+				f.later = append(f.later, x.Seen)
+			}
+			r.follow(x.Target, f)
 		default:
 			// Never sent, or refused: an echo taken in meanwhile may
 			// have followed it from its record.
-			r.unfollow(x.Target, x.Want, x.sent)
+			r.unfollow(x.Target, x.Want, x.recorded, x.sent)
 		}
 		edits.Add(r.outcome(x)...)
 		if b := x.back; b != nil {

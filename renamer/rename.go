@@ -91,8 +91,10 @@ type Rename struct {
 	Shows string
 	// Err says why a rename failed ("" when it did not).
 	Err string
-	// sent is when its record was written.
-	sent time.Time
+	// sent is when its record was written, recorded the label its look
+	// saw then (Seen may change at the re-read).
+	sent     time.Time
+	recorded string
 	// back is the put-back of a lock's label that followed it, and what
 	// came of that: a rename of ours too, followed to its echo.
 	back    *state.Flight
