@@ -63,7 +63,18 @@ func (r *Renamer) PutBackLock(ctx context.Context, tab, label string, locked tim
 			return ctx.Err()
 		}
 	}
-	x := &Rename{Kind: GiveBack, Target: t, Want: label, Why: "a rename of ours landed as the tab was locked",
+	// What it shows is in the record: the label our put-back replaces,
+	// which tells an echo of ours before it from one after.
+	shows, err := r.label(ctx, t)
+	switch {
+	case notFound(err):
+		return nil // closed meanwhile: nothing to keep
+	case err != nil:
+		return fmt.Errorf("look at tab %s after locking it: %w", tab, err)
+	case shows == label:
+		return nil
+	}
+	x := &Rename{Kind: GiveBack, Target: t, Seen: shows, Want: label, Why: "a rename of ours landed as the tab was locked",
 		Over: func(now string, mem state.Entry, at time.Time) bool {
 			m := namer.Memory{Locked: true, LockedLabel: label, Labels: mem.OurLabels(at), Landing: append(mem.Landing(at), onTheirWay...)}
 			return namer.FateOf(namer.Case{Label: now, Memory: m}).Do == namer.PutBack

@@ -475,3 +475,26 @@ func TestALaterRenameToTheSameLabelIsNotTheFirstsEcho(t *testing.T) {
 		t.Fatalf("tab shows %q, want the person's %q", got, "mine")
 	}
 }
+
+// lock's put-back records the label it replaces, which tells an echo of
+// ours before it from one after; a tab that shows the locked label
+// already is not renamed, nor its record written.
+func TestPutBackLockRecordsWhatItReplaces(t *testing.T) {
+	g := newRig(t, 22)
+	g.named(tab, "web")
+	g.mem.InMemory(func(tx *state.Tx) { tx.Lock(tab, "notes") })
+	if err := g.r.PutBackLock(context.Background(), tab.ID, "notes", g.now); err != nil {
+		t.Fatal(err)
+	}
+	fs := g.mem.Entry(tab).Flights
+	if len(fs) != 1 || fs[0].Want != "notes" || fs[0].Seen != "web" {
+		t.Fatalf("put-back recorded as %+v, want notes over web", fs)
+	}
+	before := len(g.h.events)
+	if err := g.r.PutBackLock(context.Background(), tab.ID, "notes", g.now); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.h.events) != before || len(g.mem.Entry(tab).Flights) != 1 {
+		t.Fatalf("a tab showing its locked label renamed or recorded again: %+v", g.mem.Entry(tab).Flights)
+	}
+}
