@@ -481,8 +481,14 @@ func TestALaterRenameToTheSameLabelIsNotTheFirstsEcho(t *testing.T) {
 // already is not renamed, nor its record written.
 func TestPutBackLockRecordsWhatItReplaces(t *testing.T) {
 	g := newRig(t, 22)
-	g.named(tab, "web")
-	g.mem.InMemory(func(tx *state.Tx) { tx.Lock(tab, "notes") })
+	g.named(tab, "notes")
+	g.h.set(tab, "web") // a rename of ours on its way as the tab was locked
+	g.mem.InMemory(func(tx *state.Tx) {
+		tx.Pend(tab, state.Flight{Want: "web", Seen: "notes", Sent: g.now})
+		tx.Answer(tab, "web", g.now)
+		tx.Lock(tab, "notes")
+		tx.Settle(tab, "web", g.now)
+	})
 	if err := g.r.PutBackLock(context.Background(), tab.ID, "notes", g.now); err != nil {
 		t.Fatal(err)
 	}
