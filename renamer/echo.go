@@ -146,7 +146,10 @@ func (r *Renamer) observe(t state.Target, f *flight, label string) {
 	f.foreign = ""
 	notPersons := append(append(r.oursOf(t), f.seen), f.later...)
 	if namer.Foreign(label, notPersons, t.Kind == state.Workspace) {
-		f.foreign = label
+		// A person's rename after our echo is their newer choice: the
+		// label ours replaced no longer goes back (a later echo of ours
+		// decides again).
+		f.foreign, f.backTo = label, ""
 	}
 }
 

@@ -504,3 +504,24 @@ func TestPutBackLockRecordsWhatItReplaces(t *testing.T) {
 		t.Fatalf("a tab showing its locked label renamed or recorded again: %+v", g.mem.Entry(tab).Flights)
 	}
 }
+
+// Two renames of ours replace a person's labels in turn during a replay
+// (a killed daemon's, then the next one's): only the person's newer
+// label goes back.
+func TestOnlyThePersonsNewerLabelGoesBack(t *testing.T) {
+	ws := state.WorkspaceTarget("w1")
+	g := newRig(t, 20)
+	g.named(ws, "alpha")
+	g.h.before = func(t state.Target, label string) { g.h.set(t, map[string]string{"ws-alpha": "mine", "ws-beta": "notes"}[label]) }
+	g.name(ws, "alpha", "ws-alpha", true)
+	g.name(ws, "ws-alpha", "ws-beta", true)
+	g.h.before = nil
+	g.feed()
+	g.replayOver(ws)
+	g.runSpawned()
+	g.feed()
+	g.runSpawned()
+	if got := g.h.label(ws); got != "notes" {
+		t.Fatalf("workspace shows %q, want the person's newer %q", got, "notes")
+	}
+}
