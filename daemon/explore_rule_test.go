@@ -18,8 +18,10 @@ import (
 // A person's label is theirs to keep unless nothing can tell it from
 // ours: herdr's own (a bare number), the label a tab already showed, one
 // we asked for on that tab in the last state.PendingTTL (a late rename of
-// ours may still land), the last one we set on it as far as the memory
-// knows, or what we would name it now. A label is kept when the daemon
+// ours may still land), on 0.7/0.8 one a rename of ours replaced in that
+// time (a replay of herdr's history shows an old event of it the same
+// way), the last one we set on it as far as the memory knows, or what we
+// would name it now. A label is kept when the daemon
 // has heard all it can; a locked one at every step, once lock returned.
 
 // intent is what a person chose for a target.
@@ -38,6 +40,8 @@ type intents struct {
 	life  int
 	m     map[state.Target]*intent
 	asked []asked
+	// replaced are the labels our renames replaced.
+	replaced []asked
 }
 
 type asked struct {
@@ -49,7 +53,9 @@ type asked struct {
 func newIntents() *intents { return &intents{m: map[state.Target]*intent{}} }
 
 // newLife starts a server life: tabs reuse ids, none has an intent yet.
-func (w *intents) newLife(life int) { w.life, w.m, w.asked = life, map[state.Target]*intent{}, nil }
+func (w *intents) newLife(life int) {
+	w.life, w.m, w.asked, w.replaced = life, map[state.Target]*intent{}, nil, nil
+}
 
 func (w *intents) forget(t state.Target) { delete(w.m, t) }
 
@@ -74,14 +80,14 @@ func (w *intents) unlockAll() {
 // sent records a rename of ours about to reach herdr.
 func (x *explorer) sent(t state.Target, label string) {
 	x.who.asked = append(x.who.asked, asked{t: t, label: label, at: x.now})
+	x.who.replaced = append(x.who.replaced, asked{t: t, label: x.label(t), at: x.now})
 }
 
 // askedLately says whether we asked for label on t in the last
-// state.PendingTTL.
+// state.PendingTTL, or on 0.7/0.8 replaced it.
 func (x *explorer) askedLately(t state.Target, label string) bool {
-	return slices.ContainsFunc(x.who.asked, func(a asked) bool {
-		return a.t == t && a.label == label && x.now.Sub(a.at) < state.PendingTTL
-	})
+	lately := func(a asked) bool { return a.t == t && a.label == label && x.now.Sub(a.at) < state.PendingTTL }
+	return slices.ContainsFunc(x.who.asked, lately) || x.proto < 22 && slices.ContainsFunc(x.who.replaced, lately)
 }
 
 // label is what a target shows now.
