@@ -143,6 +143,11 @@ func (r *Renamer) observe(t state.Target, f *flight, label string) {
 		f.echoed, f.backTo = true, f.foreign
 		return
 	}
+	if label == f.putBack {
+		// Our put-back landed: one more echo of ours (a late one
+		// landing again) puts it back again.
+		f.putBack = ""
+	}
 	f.foreign = ""
 	notPersons := append(append(r.oursOf(t), f.seen), f.later...)
 	if namer.Foreign(label, notPersons, t.Kind == state.Workspace) {

@@ -525,3 +525,21 @@ func TestOnlyThePersonsNewerLabelGoesBack(t *testing.T) {
 		t.Fatalf("workspace shows %q, want the person's newer %q", got, "notes")
 	}
 }
+
+// A killed daemon's rename of the same label lands after our put-back
+// of a person's name: that name goes back again.
+func TestAPutBackIsDoneAgainWhenOursLandsAgain(t *testing.T) {
+	g := newRig(t, 22)
+	g.named(tab, "2")
+	g.h.before = func(t state.Target, label string) { g.h.before = nil; g.h.set(t, "alpha") }
+	g.name(tab, "2", "beta", false)
+	g.feed()
+	g.runSpawned()
+	g.feed()
+	g.h.set(tab, "beta") // the late one lands
+	g.feed()
+	g.runSpawned()
+	if got := g.h.label(tab); got != "alpha" {
+		t.Fatalf("tab shows %q, want the person's %q", got, "alpha")
+	}
+}
