@@ -79,6 +79,9 @@ func (w *intents) unlockAll() {
 
 // sent records a rename of ours about to reach herdr.
 func (x *explorer) sent(t state.Target, label string) {
+	// No two requests go out at the same instant: a rename is known by
+	// its time, and a frozen clock would make two processes' one.
+	x.now = x.now.Add(time.Millisecond)
 	x.who.asked = append(x.who.asked, asked{t: t, label: label, at: x.now})
 	x.who.replaced = append(x.who.replaced, asked{t: t, label: x.label(t), at: x.now})
 }
