@@ -102,15 +102,19 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 
 // decided is the edit that records f as decided, when the memory holds
 // it and a successor could take a later rename to its label for its echo
-// (0.7/0.8 replays); nil otherwise.
+// (0.7/0.8 replays); nil otherwise. Only a rename herdr answered is: one
+// never answered (a killed daemon's) may land yet, and the echo we took
+// for its own may have been another of ours to that label.
 func (r *Renamer) decided(t state.Target, f *flight) state.Edits {
 	if f.decided || r.herdr.Protocol() >= 22 {
 		return nil
 	}
-	f.decided = true
-	if !slices.ContainsFunc(r.mem.Entry(t).Flights, func(g state.Flight) bool { return g.Want == f.want && g.Sent.Equal(f.at) }) {
+	if !slices.ContainsFunc(r.mem.Entry(t).Flights, func(g state.Flight) bool {
+		return g.Want == f.want && g.Seen == f.seen && g.Sent.Equal(f.at) && g.Answered
+	}) {
 		return nil
 	}
+	f.decided = true
 	var edits state.Edits
 	edits.Add(func(tx *state.Tx) { tx.Decide(t, f.want, f.at) })
 	return edits

@@ -543,3 +543,22 @@ func TestAPutBackIsDoneAgainWhenOursLandsAgain(t *testing.T) {
 		t.Fatalf("tab shows %q, want the person's %q", got, "alpha")
 	}
 }
+
+// A killed daemon's rename herdr never answered may land yet: an echo of
+// its label (the next daemon's rename to it) does not decide it for
+// whoever comes after.
+func TestAnUnansweredRenameIsNeverRecordedDecided(t *testing.T) {
+	ws := state.WorkspaceTarget("w1")
+	g := newRig(t, 20)
+	g.named(ws, "alpha")
+	g.mem.InMemory(func(tx *state.Tx) { tx.Pend(ws, state.Flight{Want: "ws-alpha", Seen: "alpha", Sent: g.now.Add(-time.Second)}) })
+	g.r.Adopt()
+	g.replayOver(ws)
+	g.name(ws, "alpha", "ws-alpha", false)
+	g.feed()
+	for _, f := range g.mem.Entry(ws).Flights {
+		if f.Decided && !f.Answered {
+			t.Fatalf("an unanswered rename recorded as decided: %+v", f)
+		}
+	}
+}
