@@ -76,6 +76,11 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 	var decide, retired []*flight
 	keep := fs[:0]
 	for _, f := range fs {
+		if f.heard && r.now().Sub(f.at) > echoGrace {
+			// Its echo came long enough ago: this event is not its.
+			retired = append(retired, f)
+			continue
+		}
 		if f.gen != gen {
 			if f.gen != 0 && (!replays || gen < f.gen) {
 				keep = append(keep, f)
@@ -90,13 +95,12 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 		r.observe(t, f, ev.Label)
 		if ev.Label == f.want && live {
 			decide = append(decide, f)
-			if !replays {
+			if !replays || f.after != "" {
+				// Live, or past its anchor (a put-back goes out after
+				// the echo it follows): no old history follows, and a
+				// later echo of its label past the grace is a person's.
 				f.heard = true
 			}
-		}
-		if f.heard && r.now().Sub(f.at) > echoGrace {
-			retired = append(retired, f)
-			continue
 		}
 		keep = append(keep, f)
 	}

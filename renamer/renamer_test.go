@@ -562,3 +562,30 @@ func TestAnUnansweredRenameIsNeverRecordedDecided(t *testing.T) {
 		}
 	}
 }
+
+// On 0.7/0.8 our put-back of a person's name is heard live; the person
+// renames the tab again, and seconds later back to that name: their
+// rename is not our put-back's echo, and nothing goes back.
+func TestAPersonRenamingBackToAPutBackLabelKeepsIt(t *testing.T) {
+	g := newRig(t, 20)
+	g.named(tab, "a")
+	g.replayOver(tab)
+	g.h.before = func(t state.Target, label string) {
+		if label == "b" {
+			g.h.before = nil
+			g.h.set(t, "notes")
+		}
+	}
+	g.name(tab, "a", "b", false)
+	g.feed()
+	g.runSpawned()
+	g.h.set(tab, "mine")
+	g.feed()
+	g.now = g.now.Add(30 * time.Second)
+	g.h.set(tab, "notes")
+	g.feed()
+	g.runSpawned()
+	if got := g.h.label(tab); got != "notes" {
+		t.Fatalf("tab shows %q, want the person's %q", got, "notes")
+	}
+}
