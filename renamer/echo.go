@@ -138,9 +138,14 @@ func (r *Renamer) observe(t state.Target, f *flight, label string) {
 		return
 	case f.closed:
 		return
-	case f.echoed && f.twin && slices.Contains(f.closers, label):
+	case f.echoed && (f.twin || f.after != "") && slices.Contains(f.closers, label):
 		// A later rename of ours replaced it: what follows is theirs.
+		// Past its anchor no old history follows either. A closer that
+		// is what it would put back is that put-back, done already.
 		f.closed = true
+		if label == f.backTo {
+			f.putBack = label
+		}
 		return
 	}
 	if label == f.want {

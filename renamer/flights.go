@@ -75,8 +75,9 @@ type flight struct {
 	// closers are the labels of our later renames sent after this one
 	// landed (their look saw its label); twin: a later rename of ours
 	// asked for its label again. Once its echo came and then a closer's,
-	// a later echo of its label is the twin's, not its own. Without a
-	// twin, one may be its own, the earlier an old one in a replay.
+	// a later echo of its label is the twin's or a person's, not its
+	// own. Without a twin one may be its own, the earlier an old one in a
+	// replay, unless it is anchored (after): no history follows that.
 	closers []string
 	twin    bool
 	closed  bool

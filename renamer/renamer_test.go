@@ -589,3 +589,34 @@ func TestAPersonRenamingBackToAPutBackLabelKeepsIt(t *testing.T) {
 		t.Fatalf("tab shows %q, want the person's %q", got, "notes")
 	}
 }
+
+// A killed daemon's put-back of a person's name, itself put back over by
+// another of ours; the person later renames the tab to the first one's
+// label. A successor replaying herdr's history takes that for no echo of
+// ours: the second put-back closed the first.
+func TestAPutBackClosedByTheNextIsNotEchoedAgain(t *testing.T) {
+	ws := state.WorkspaceTarget("w1")
+	g := newRig(t, 20)
+	g.named(ws, "alpha")
+	g.h.set(ws, "notes")
+	g.h.set(ws, "ws-alpha")
+	g.h.set(ws, "mine")
+	g.h.set(ws, "notes") // our put-back
+	g.h.set(ws, "mine")  // our put-back of what came inside it
+	g.h.set(ws, "notes") // a person, later
+	at := g.now
+	g.mem.InMemory(func(tx *state.Tx) {
+		tx.Pend(ws, state.Flight{Want: "ws-alpha", Seen: "alpha", Sent: at})
+		tx.Answer(ws, "ws-alpha", at)
+		tx.Follow(ws, state.Flight{Want: "notes", Seen: "ws-alpha", After: "ws-alpha", Sent: at.Add(time.Millisecond)})
+		tx.Follow(ws, state.Flight{Want: "mine", Seen: "notes", After: "notes", Sent: at.Add(2 * time.Millisecond)})
+	})
+	g.read = 0
+	g.r.Adopt()
+	g.feed()
+	g.replayOver(ws)
+	g.runSpawned()
+	if got := g.h.label(ws); got != "notes" {
+		t.Fatalf("workspace shows %q, want the person's %q", got, "notes")
+	}
+}
