@@ -277,7 +277,10 @@ func (r *Renamer) take(t state.Target) {
 	now := r.now()
 	e := r.mem.Entry(t)
 	for _, f := range e.Flights {
-		if r.flights.find(t, f.Want, f.Seen, f.Sent) != nil {
+		own := r.sending.has(t, f)
+		if r.flights.find(t, f.Want, f.Seen, f.Sent) != nil || f.Answered && !own && r.herdr.Protocol() >= 22 {
+			// On 0.9 another process's rename herdr answered landed
+			// before we could hear it: no echo of it will come.
 			continue
 		}
 		// Watched from now, however old: a 0.7/0.8 replay shows its
@@ -286,7 +289,7 @@ func (r *Renamer) take(t state.Target) {
 		given := !slices.ContainsFunc(e.Pending, func(p state.Pending) bool { return p.Label == f.Want })
 		fl := &flight{want: f.Want, seen: f.Seen, after: f.After, at: f.Sent, watched: now, given: given,
 			decided: f.Decided, adopted: f.Decided}
-		if r.sending.has(t, f) {
+		if own {
 			// Our own, recorded and not concluded yet: sent on this
 			// stream after all it told so far.
 			fl.gen = r.gen()

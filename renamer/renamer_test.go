@@ -620,3 +620,24 @@ func TestAPutBackClosedByTheNextIsNotEchoedAgain(t *testing.T) {
 		t.Fatalf("workspace shows %q, want the person's %q", got, "notes")
 	}
 }
+
+// On 0.9 another process's rename that herdr answered landed before we
+// subscribed: no echo of it comes, and a person's later rename to its
+// label is not taken for one.
+func TestAnAnsweredRenameIsNotAdoptedOn09(t *testing.T) {
+	g := newRig(t, 22)
+	g.mem.InMemory(func(tx *state.Tx) {
+		tx.Follow(tab, state.Flight{Want: "notes", Seen: "web", After: "web", Sent: g.now})
+		tx.Answer(tab, "notes", g.now)
+	})
+	g.h.set(tab, "mine")
+	g.read = len(g.h.events)
+	g.r.Adopt()
+	g.r.Saw(map[state.Target]string{tab: "mine"})
+	g.h.set(tab, "notes") // a person
+	g.feed()
+	g.runSpawned()
+	if got := g.h.label(tab); got != "notes" {
+		t.Fatalf("tab shows %q, want the person's %q", got, "notes")
+	}
+}
