@@ -209,7 +209,8 @@ func (r *Renamer) Saw(shows map[state.Target]string) {
 		return
 	}
 	gen := r.gen()
-	for t, fs := range r.flights.by {
+	for _, t := range r.flights.targets() {
+		fs := r.flights.by[t]
 		label, ok := shows[t]
 		if !ok {
 			continue

@@ -1,6 +1,8 @@
 package renamer
 
 import (
+	"cmp"
+	"maps"
 	"slices"
 	"time"
 
@@ -172,10 +174,22 @@ func (fl *flights) names(t state.Target) []string {
 	return out
 }
 
+// targets are the targets with flights, in one order every time: what is
+// done for each (a put-back started) happens in the same order on every
+// run.
+func (fl *flights) targets() []state.Target {
+	ts := slices.Collect(maps.Keys(fl.by))
+	slices.SortFunc(ts, func(a, b state.Target) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.ID, b.ID))
+	})
+	return ts
+}
+
 // expire stops following flights sent more than ttl ago, and returns them.
 func (fl *flights) expire(now time.Time, ttl time.Duration) []settled {
 	var gone []settled
-	for t, fs := range fl.by {
+	for _, t := range fl.targets() {
+		fs := fl.by[t]
 		keep := fs[:0]
 		for _, f := range fs {
 			if now.Sub(f.watched) <= ttl && (!f.heard || now.Sub(f.at) <= echoGrace) {
@@ -192,8 +206,8 @@ func (fl *flights) expire(now time.Time, ttl time.Duration) []settled {
 // echoedOn are the flights of kind whose echo came on subscription gen.
 func (fl *flights) echoedOn(gen uint64, kind state.Kind) []settled {
 	var out []settled
-	for t, fs := range fl.by {
-		for _, f := range fs {
+	for _, t := range fl.targets() {
+		for _, f := range fl.by[t] {
 			if t.Kind == kind && f.gen == gen && f.echoed {
 				out = append(out, settled{t, f})
 			}

@@ -152,8 +152,8 @@ func (r *Renamer) RetryPutBacks() {
 	if r.flights == nil {
 		return
 	}
-	for t, fs := range r.flights.by {
-		for _, f := range fs {
+	for _, t := range r.flights.targets() {
+		for _, f := range r.flights.by[t] {
 			if f.deferred {
 				f.deferred = false
 				r.putBack(t, f)
