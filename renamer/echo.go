@@ -76,7 +76,7 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 	var decide, retired []*flight
 	keep := fs[:0]
 	for _, f := range fs {
-		if f.heard && r.now().Sub(f.at) > echoGrace {
+		if !f.heard.IsZero() && r.now().Sub(f.heard) > echoGrace {
 			// Its echo came long enough ago: this event is not its.
 			retired = append(retired, f)
 			continue
@@ -99,7 +99,9 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 				// Live, or past its anchor (a put-back goes out after
 				// the echo it follows): no old history follows, and a
 				// later echo of its label past the grace is a person's.
-				f.heard = true
+				if f.heard.IsZero() {
+					f.heard = r.now()
+				}
 			}
 		}
 		keep = append(keep, f)

@@ -58,9 +58,9 @@ type flight struct {
 	// last echo is the true one.
 	echoed bool
 	backTo string
-	// heard: its echo came on a live stream; it is watched for
-	// echoGrace more.
-	heard bool
+	// heard is when its echo first came on a live stream; it is watched
+	// for echoGrace more.
+	heard time.Time
 	// putBack is the label last put back for it, so an echo seen again
 	// does not put it back twice; deferred: its put-back waits for the
 	// memory to read again.
@@ -192,7 +192,7 @@ func (fl *flights) expire(now time.Time, ttl time.Duration) []settled {
 		fs := fl.by[t]
 		keep := fs[:0]
 		for _, f := range fs {
-			if now.Sub(f.watched) <= ttl && (!f.heard || now.Sub(f.at) <= echoGrace) {
+			if now.Sub(f.watched) <= ttl && (f.heard.IsZero() || now.Sub(f.heard) <= echoGrace) {
 				keep = append(keep, f)
 			} else {
 				gone = append(gone, settled{t, f})

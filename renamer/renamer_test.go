@@ -641,3 +641,23 @@ func TestAnAnsweredRenameIsNotAdoptedOn09(t *testing.T) {
 		t.Fatalf("tab shows %q, want the person's %q", got, "notes")
 	}
 }
+
+// The echoes of two renames of ours to one label come seconds after they
+// were sent (a busy daemon): the grace after an echo counts from when it
+// came, and a person's rename inside the second still goes back.
+func TestTheGraceCountsFromTheEcho(t *testing.T) {
+	ws := state.WorkspaceTarget("w1")
+	g := newRig(t, 22)
+	g.named(ws, "alpha")
+	g.name(ws, "alpha", "ws-alpha", false)
+	g.h.set(ws, "alpha")
+	g.now = g.now.Add(time.Millisecond)
+	g.h.before = func(t state.Target, label string) { g.h.before = nil; g.h.set(t, "mine") }
+	g.name(ws, "alpha", "ws-alpha", false)
+	g.now = g.now.Add(2 * echoGrace)
+	g.feed()
+	g.runSpawned()
+	if got := g.h.label(ws); got != "mine" {
+		t.Fatalf("workspace shows %q, want the person's %q", got, "mine")
+	}
+}
