@@ -43,9 +43,11 @@ func newPutBacks() *putBacks {
 // the target meanwhile, and its label is ours too.
 func (r *Renamer) putBack(t state.Target, f *flight) {
 	switch {
-	case f.adopted:
+	case f.adopted || f.backTo != "" && f.backTo == f.putBack:
+		// Not ours to decide, or put back already (its end records
+		// the decision).
 		return
-	case f.backTo == "" || f.backTo == f.putBack:
+	case f.backTo == "":
 		if edits := r.decided(t, f); edits != nil {
 			if err := r.save(edits.Apply); err != nil {
 				r.log.Warn("could not save state; keeping it in memory", "err", err)

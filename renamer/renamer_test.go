@@ -661,3 +661,25 @@ func TestTheGraceCountsFromTheEcho(t *testing.T) {
 		t.Fatalf("workspace shows %q, want the person's %q", got, "mine")
 	}
 }
+
+// While our put-back of a person's name is on its way, an echo seen
+// again does not record the rename as decided: if we are killed before
+// the put-back lands, whoever follows must still put the name back.
+func TestADecisionIsRecordedOnlyOnceItsPutBackEnded(t *testing.T) {
+	g := newRig(t, 20)
+	g.named(tab, "a")
+	g.replayOver(tab)
+	g.h.before = func(t state.Target, label string) { g.h.before = nil; g.h.set(t, "mine") }
+	g.name(tab, "a", "b", false)
+	g.feed()
+	g.echo(tab, "b") // seen again, the put-back not run yet
+	for _, f := range g.mem.Entry(tab).Flights {
+		if f.Want == "b" && f.Decided {
+			t.Fatalf("decided while its put-back is on its way: %+v", f)
+		}
+	}
+	g.runSpawned()
+	if got := g.h.label(tab); got != "mine" {
+		t.Fatalf("tab shows %q, want the person's %q", got, "mine")
+	}
+}
