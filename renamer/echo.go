@@ -160,12 +160,19 @@ func (r *Renamer) observe(t state.Target, f *flight, label string) {
 		f.putBack = ""
 	}
 	f.foreign = ""
-	notPersons := append(append(r.oursOf(t), f.seen), f.later...)
-	if namer.Foreign(label, notPersons, t.Kind == state.Workspace) {
-		// A person's rename after our echo is their newer choice: the
-		// label ours replaced no longer goes back (a later echo of ours
-		// decides again).
-		f.foreign, f.backTo = label, ""
+	ours := append(r.oursOf(t), f.later...)
+	if !slices.Contains(ours, label) {
+		// Someone renamed it after our echo, to a number too: their
+		// newer choice, and the label ours replaced no longer goes
+		// back (a later echo of ours decides again), nor does a
+		// put-back of it on its way.
+		f.backTo = ""
+		if f.superseded != nil {
+			f.superseded.Store(true)
+		}
+	}
+	if namer.Foreign(label, append(ours, f.seen), t.Kind == state.Workspace) {
+		f.foreign = label
 	}
 }
 

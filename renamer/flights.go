@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -66,6 +67,9 @@ type flight struct {
 	// memory to read again.
 	putBack  string
 	deferred bool
+	// superseded tells the put-back on its way that a person renamed the
+	// target since it was decided: it is not sent.
+	superseded *atomic.Bool
 	// decided: its decision is in the memory (see state.Flight.Decided);
 	// adopted: it was so when we adopted it, and we never put back for it.
 	decided, adopted bool

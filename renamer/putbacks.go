@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
@@ -60,9 +61,13 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 	// target is looked at (a pass renamed it meanwhile). A label given
 	// back is a person's, never ours to replace.
 	then := r.oursOf(t)
+	superseded := new(atomic.Bool)
+	f.superseded = superseded
 	x := &Rename{Kind: GiveBack, Target: t, Want: back, Seen: want, After: want, Why: "a person renamed it as we did: their name goes back",
 		Over: func(label string, mem state.Entry, now time.Time) bool {
 			switch {
+			case superseded.Load():
+				return false // a person renamed it since: theirs stands
 			case mem.Locked && label == mem.LockedLabel:
 				return false // a locked label never changes
 			case ours && mem.Locked && mem.LockedLabel == want:

@@ -40,7 +40,7 @@ func TestPutBackActsOnlyOnTheLabelOursReplaced(t *testing.T) {
 		{"live, renamed back to an old label", true, []string{"old person", "b"}, "old person", ""},
 		{"live, before our look", true, []string{"new person", "a", "b"}, "", ""},
 		{"live, a new label right before the echo", true, []string{"a", "mine now", "b"}, "mine now", ""},
-		{"live, ours is followed by a person's", true, []string{"mine now", "b", "later"}, "mine now", ""},
+		{"live, ours is followed by a person's", true, []string{"mine now", "b", "later"}, "", ""},
 		{"replay, renamed back to an old label", false, []string{"old person", "b"}, "old person", ""},
 		{"replay, an old echo then ours", false, []string{"new person", "b", "a", "b"}, "", ""},
 		{"replay, an old echo, then a window hit", false, []string{"old person", "b", "a", "mine now", "b"}, "mine now", ""},
@@ -512,7 +512,9 @@ func TestOnlyThePersonsNewerLabelGoesBack(t *testing.T) {
 	ws := state.WorkspaceTarget("w1")
 	g := newRig(t, 20)
 	g.named(ws, "alpha")
-	g.h.before = func(t state.Target, label string) { g.h.set(t, map[string]string{"ws-alpha": "mine", "ws-beta": "notes"}[label]) }
+	g.h.before = func(t state.Target, label string) {
+		g.h.set(t, map[string]string{"ws-alpha": "mine", "ws-beta": "notes"}[label])
+	}
 	g.name(ws, "alpha", "ws-alpha", true)
 	g.name(ws, "ws-alpha", "ws-beta", true)
 	g.h.before = nil
@@ -551,7 +553,9 @@ func TestAnUnansweredRenameIsNeverRecordedDecided(t *testing.T) {
 	ws := state.WorkspaceTarget("w1")
 	g := newRig(t, 20)
 	g.named(ws, "alpha")
-	g.mem.InMemory(func(tx *state.Tx) { tx.Pend(ws, state.Flight{Want: "ws-alpha", Seen: "alpha", Sent: g.now.Add(-time.Second)}) })
+	g.mem.InMemory(func(tx *state.Tx) {
+		tx.Pend(ws, state.Flight{Want: "ws-alpha", Seen: "alpha", Sent: g.now.Add(-time.Second)})
+	})
 	g.r.Adopt()
 	g.replayOver(ws)
 	g.name(ws, "alpha", "ws-alpha", false)
