@@ -135,8 +135,11 @@ func renameTarget(ev herdr.Event) (state.Target, bool) {
 func (r *Renamer) observe(t state.Target, f *flight, label string) {
 	switch {
 	case f.before:
-		// History from before the rename was sent: no echo of it.
-		f.before = label != f.after
+		// History from before the rename was sent: no echo of it. A
+		// put-back follows the echo of ours that replaced its label, so
+		// its anchor is that label followed by ours.
+		f.before = label != f.after || f.prev != f.want
+		f.prev = label
 		return
 	case f.closed:
 		return

@@ -42,6 +42,7 @@ type flight struct {
 	// nothing seen is this rename's echo.
 	after  string
 	before bool
+	prev   string // the label seen last while before
 	// given: it gave a label back (a put-back, a lock's label), not a
 	// name of ours.
 	given bool

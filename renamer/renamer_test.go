@@ -687,3 +687,30 @@ func TestADecisionIsRecordedOnlyOnceItsPutBackEnded(t *testing.T) {
 		t.Fatalf("tab shows %q, want the person's %q", got, "mine")
 	}
 }
+
+// A put-back adopted on 0.7/0.8 follows the echo of ours that replaced
+// its label: an older echo of the same label of ours in herdr's history,
+// not preceded by it, is not its anchor.
+func TestAPutBacksAnchorIsItsLabelThenOurs(t *testing.T) {
+	g := newRig(t, 20)
+	g.named(tab, "2")
+	for _, l := range []string{"beta", "2", "alpha", "mine", "beta"} {
+		g.h.set(tab, l)
+	}
+	at := g.now
+	g.mem.InMemory(func(tx *state.Tx) {
+		tx.Pend(tab, state.Flight{Want: "beta", Seen: "alpha", Sent: at})
+		tx.Answer(tab, "beta", at)
+		tx.Follow(tab, state.Flight{Want: "mine", Seen: "beta", After: "beta", Sent: at.Add(time.Millisecond)})
+	})
+	g.read = 0
+	g.r.Adopt()
+	g.feed()
+	g.replayOver(tab)
+	g.runSpawned()
+	g.feed()
+	g.runSpawned()
+	if got := g.h.label(tab); got != "mine" {
+		t.Fatalf("tab shows %q, want the person's %q", got, "mine")
+	}
+}
