@@ -76,6 +76,9 @@ func (r *Renamer) PutBackLock(ctx context.Context, tab, label string, locked tim
 	}
 	x := &Rename{Kind: GiveBack, Target: t, Seen: shows, Want: label, Why: "a rename of ours landed as the tab was locked",
 		Over: func(now string, mem state.Entry, at time.Time) bool {
+			if !mem.Locked || mem.LockedLabel != label {
+				return false // released or locked anew since: not this lock's to keep
+			}
 			m := namer.Memory{Locked: true, LockedLabel: label, Labels: mem.OurLabels(at), Landing: append(mem.Landing(at), onTheirWay...)}
 			return namer.FateOf(namer.Case{Label: now, Memory: m}).Do == namer.PutBack
 		}}

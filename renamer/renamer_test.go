@@ -714,3 +714,23 @@ func TestAPutBacksAnchorIsItsLabelThenOurs(t *testing.T) {
 		t.Fatalf("tab shows %q, want the person's %q", got, "mine")
 	}
 }
+
+// A tab released while lock was still looking at it is no longer
+// lock's to keep: its put-back is not sent.
+func TestPutBackLockRespectsARelease(t *testing.T) {
+	g := newRig(t, 22)
+	g.named(tab, "notes")
+	g.h.set(tab, "web")
+	g.mem.InMemory(func(tx *state.Tx) {
+		tx.Pend(tab, state.Flight{Want: "web", Seen: "notes", Sent: g.now})
+		tx.Answer(tab, "web", g.now)
+		tx.Lock(tab, "notes")
+		tx.Release(tab)
+	})
+	if err := g.r.PutBackLock(context.Background(), tab.ID, "notes", g.now); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.h.label(tab); got != "web" {
+		t.Fatalf("a released tab shows %q, want %q left alone", got, "web")
+	}
+}
