@@ -21,7 +21,8 @@ import (
 // ours may still land), on 0.7/0.8 one a rename of ours replaced in that
 // time (a replay of herdr's history shows an old event of it the same
 // way), the last one we set on it as far as the memory knows, or what we
-// would name it now. A label is kept when the daemon
+// would name it now, or one the memory holds pending (recorded, and
+// maybe never sent). A label is kept when the daemon
 // has heard all it can; a locked one at every step, once lock returned.
 
 // intent is what a person chose for a target.
@@ -146,7 +147,10 @@ func (x *explorer) personRename(t state.Target, label string) {
 	x.note("a person renames %s %s to %q", t.Kind, t.ID, label)
 	mem, _ := state.Load(x.path, "")
 	e := mem.Entry(t)
+	// A label pending in the memory was recorded before it was sent: a
+	// process killed between the two leaves it as a late one would.
 	if namer.IsHerdrLabel(label) || x.askedLately(t, label) || label == e.Label || e.Released ||
+		slices.Contains(e.Landing(x.now), label) ||
 		slices.Contains(x.ours(t), label) {
 		x.who.forget(t)
 		return
