@@ -93,7 +93,7 @@ func (a schedAPI) rename(t state.Target, method string, params map[string]string
 	}
 	x := a.x
 	x.sent(t, params["label"])
-	x.inside(a.who, t)
+	x.inside(a.who, t, params["label"])
 	if a.who.dead {
 		if x.draw("kill: the request lands later") {
 			x.late = append(x.late, lateRename{life: x.life, method: method, params: params, t: t, at: x.now})

@@ -22,7 +22,9 @@ import (
 // time (a replay of herdr's history shows an old event of it the same
 // way), the last one we set on it as far as the memory knows, or what we
 // would name it now, or one the memory holds pending (recorded, and
-// maybe never sent). A label is kept when the daemon
+// maybe never sent). Nor is one set inside a window of ours after the
+// person first set that window's very label: a process that learns of
+// them only from herdr's history cannot tell which was ours. A label is kept when the daemon
 // has heard all it can; a locked one at every step, once lock returned.
 
 // intent is what a person chose for a target.
@@ -34,6 +36,18 @@ type intent struct {
 	// lostToALimit: on 0.9 a killed daemon's rename over it landed before
 	// the next daemon subscribed, which 0.9 shows no one (README).
 	lostToALimit bool
+	// ambiguous: the person first renamed the target to the very label of
+	// the rename of ours whose window was open; a process that learns of
+	// it only from herdr's history cannot tell which was ours.
+	ambiguous bool
+}
+
+// window is a rename of ours whose window is open; ambiguous once a
+// person renamed its target to its label inside it.
+type window struct {
+	t         state.Target
+	want      string
+	ambiguous bool
 }
 
 // intents are a server life's intents, and our renames sent in it.
@@ -144,6 +158,11 @@ func (x *explorer) personRename(t state.Target, label string) {
 	if x.label(t) != label || label == before {
 		return
 	}
+	for i := range x.windows {
+		if w := &x.windows[i]; w.t == t && w.want == label {
+			w.ambiguous = true
+		}
+	}
 	x.note("a person renames %s %s to %q", t.Kind, t.ID, label)
 	mem, _ := state.Load(x.path, "")
 	e := mem.Entry(t)
@@ -158,7 +177,7 @@ func (x *explorer) personRename(t state.Target, label string) {
 	// A locked tab a person renames is theirs like any other: its label
 	// is kept once all is heard, not at every step (a rename of ours on
 	// its way may land on it, and is put back).
-	x.who.m[t] = &intent{label: label}
+	x.who.m[t] = &intent{label: label, ambiguous: x.ambiguousWindow(t)}
 }
 
 // autoLabelMoved forgets what a person chose for a workspace when herdr's
@@ -172,14 +191,20 @@ func (x *explorer) autoLabelMoved() {
 	}
 }
 
+// ambiguousWindow says whether an open window on t was made ambiguous.
+func (x *explorer) ambiguousWindow(t state.Target) bool {
+	return slices.ContainsFunc(x.windows, func(w window) bool { return w.t == t && w.ambiguous })
+}
+
 // inside is what happens inside the window of who's rename of t: before
 // herdr applies it.
-func (x *explorer) inside(who *proc, t state.Target) {
+func (x *explorer) inside(who *proc, t state.Target, want string) {
 	if x.calm {
 		return
 	}
 	x.depth++
-	defer func() { x.depth-- }()
+	x.windows = append(x.windows, window{t: t, want: want})
+	defer func() { x.depth--; x.windows = x.windows[:len(x.windows)-1] }()
 	for range rapid.IntRange(0, 2).Draw(x.t, "inside the window") {
 		switch rapid.IntRange(0, 3).Draw(x.t, "what happens inside") {
 		case 0:
@@ -266,7 +291,7 @@ func (x *explorer) check(settled bool) {
 		}
 		// A label that has become what herdr calls the workspace, or
 		// what we would name the target, no one can tell from ours.
-		if now == in.label || in.lostToALimit || slices.Contains(x.ours(t), in.label) {
+		if now == in.label || in.lostToALimit || in.ambiguous || slices.Contains(x.ours(t), in.label) {
 			continue
 		}
 		if in.locked && !x.lateFor(t) {

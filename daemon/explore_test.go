@@ -57,7 +57,9 @@ type explorer struct {
 	log   []string
 	bad   []string // violations found off the test goroutine
 	depth int      // nesting of actions inside renames' windows
-	calm  bool     // the schedule ended: nothing happens inside windows
+	// windows are the renames whose windows are open, innermost last.
+	windows []window
+	calm    bool // the schedule ended: nothing happens inside windows
 }
 
 // proc is a process of ours: a daemon's run or a command.
