@@ -298,7 +298,9 @@ func (x *explorer) kill(p *proc) {
 }
 
 // TestInterleavings runs the search: thousands of schedules in CI, each
-// a few dozen steps.
+// a few dozen steps. The same ones every run unless -rapid.seed says
+// otherwise, so that a run is repeatable; -rapid.seed and -rapid.checks
+// search further.
 func TestInterleavings(t *testing.T) {
 	if f := flag.Lookup("rapid.checks"); f != nil && f.Value.String() == f.DefValue {
 		n := "1500"
@@ -306,6 +308,9 @@ func TestInterleavings(t *testing.T) {
 			n = "300"
 		}
 		_ = f.Value.Set(n)
+	}
+	if f := flag.Lookup("rapid.seed"); f != nil && f.Value.String() == f.DefValue {
+		_ = f.Value.Set("1")
 	}
 	// The memory is written at every rename, each write synced: in
 	// memory (tmpfs) where there is one, thousands of schedules take
