@@ -39,6 +39,12 @@ func (m mapInspector) ForegroundPGID(pid int) (int, error) {
 func (mapInspector) Process(int) (procinfo.Proc, error) { return procinfo.Proc{}, os.ErrNotExist }
 func (mapInspector) Children(int) ([]int, error)        { return nil, os.ErrNotExist }
 
+func (m mapInspector) ReadFront(pid int) (procinfo.Front, error) {
+	pg, err := m.ForegroundPGID(pid)
+	return procinfo.Front{ShellPID: pid, PGID: pg, Leader: procinfo.FrontProc{PID: pg}}, err
+}
+func (m mapInspector) ProveLocal(_, shell int) (bool, string) { _, ok := m[shell]; return ok, "" }
+
 // benchSession fills srv with panes panes: workspaces of 10 tabs, two
 // panes a tab, every other tab running a program.
 func benchSession(srv *herdrsim.Server, panes int) []string {

@@ -96,6 +96,9 @@ type Daemon struct {
 	// sessions reads agent session titles for {session}; in Run it also
 	// watches their files and wakes a pass when a title changes.
 	sessions *session.Sessions
+	// fronts reads local shells' terminals for the planner, through the
+	// local watch while it runs.
+	fronts fronts
 	tracer
 	// health records what the daemon cannot do, for status (Run only).
 	health *health
@@ -137,7 +140,8 @@ func New(opt Options) (*Daemon, error) {
 	}
 	d.state = st
 	d.sessions = d.newSessions()
-	d.planner = pass.New(opt.Naming, d.api, d.sessions, d.clock, d.log)
+	d.opt.Naming.Fronts = &d.fronts
+	d.planner = pass.New(d.opt.Naming, d.api, d.sessions, d.clock, d.log)
 	d.initRenamer()
 	return d, nil
 }
@@ -206,6 +210,7 @@ func (d *Daemon) reconfigure(opt Options) {
 			"keeping", d.opt.StatePath, "asked", opt.StatePath)
 		opt.StatePath = d.opt.StatePath
 	}
+	opt.Naming.Fronts = &d.fronts
 	d.opt = opt
 	d.dry = dryRun{}
 	d.planner.Reconfigure(opt.Naming)

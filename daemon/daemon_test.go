@@ -743,3 +743,40 @@ func (f *fixture) setInspector(insp procinfo.Inspector) {
 	f.d.opt.Naming.Inspector = insp
 	f.d.planner.Reconfigure(f.d.opt.Naming)
 }
+
+// ReadFront is the look at a simulated shell's terminal.
+func (f fakeInspector) ReadFront(pid int) (procinfo.Front, error) {
+	term, err := f.srv.Terminal(pid)
+	if err != nil {
+		return procinfo.Front{}, err
+	}
+	proc := func(p herdrsim.Proc) procinfo.FrontProc {
+		return procinfo.FrontProc{PID: p.PID, Comm: p.Name, Argv: p.Argv, Cwd: p.Cwd}
+	}
+	sh := proc(term.Shell)
+	fr := procinfo.Front{ShellPID: sh.PID, PGID: sh.PID, ShellComm: sh.Comm, ShellArgv: sh.Argv, ShellCwd: sh.Cwd, Leader: sh}
+	if n := len(term.Front); n > 0 {
+		fr.PGID, fr.Leader = term.Front[0].PID, proc(term.Front[0])
+		if n > 1 {
+			fr.Child = proc(term.Front[n-1])
+		}
+	}
+	return fr, nil
+}
+func (fakeInspector) ProveLocal(_, shell int) (bool, string) {
+	return shell > 0, "herdrtest's made-up shell"
+}
+
+func (h hiddenInspector) ReadFront(pid int) (procinfo.Front, error) {
+	if pid == h.hidden {
+		return procinfo.Front{}, os.ErrNotExist
+	}
+	return h.fakeInspector.ReadFront(pid)
+}
+
+func (h hiddenInspector) ProveLocal(server, shell int) (bool, string) {
+	if shell == h.hidden {
+		return false, "in another pid namespace"
+	}
+	return h.fakeInspector.ProveLocal(server, shell)
+}

@@ -60,6 +60,21 @@ func (a *argvInspector) set(pid int, argv ...string) {
 	a.argv[pid] = argv
 }
 
+// ReadFront is the simulated look with the command lines /proc would
+// show.
+func (a *argvInspector) ReadFront(pid int) (procinfo.Front, error) {
+	f, err := a.fakeInspector.ReadFront(pid)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if argv, ok := a.argv[f.ShellPID]; ok {
+		f.ShellArgv, f.ShellComm = slices.Clone(argv), argv[0]
+	}
+	if argv, ok := a.argv[f.Leader.PID]; ok {
+		f.Leader.Argv, f.Leader.Comm = slices.Clone(argv), argv[0]
+	}
+	return f, err
+}
+
 func (a *argvInspector) Process(pid int) (procinfo.Proc, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -5,8 +5,10 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procwatch"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
@@ -20,6 +22,21 @@ import (
 // pane watched, the full poll only catches what nothing announces, and
 // runs every Options.RestPoll.
 
+// fronts hands the planner the local watch's last look at a shell while
+// the watch runs and watches it (pass.Fronts). Safe from any goroutine.
+type fronts struct {
+	w atomic.Pointer[procwatch.Watcher]
+}
+
+func (f *fronts) Front(paneID string, shellPID int) (procinfo.Front, bool) {
+	if w := f.w.Load(); w != nil {
+		if fr, ok := w.Front(paneID); ok && fr.ShellPID == shellPID {
+			return fr, true
+		}
+	}
+	return procinfo.Front{}, false
+}
+
 // localWatch is the loop's part of the watch.
 type localWatch struct {
 	w *procwatch.Watcher // nil: off
@@ -27,6 +44,8 @@ type localWatch struct {
 	shells map[string]procwatch.Shell
 	// allWatched: the last pass found every tab's lead pane watched.
 	allWatched bool
+	// fronts hands the planner the watch's looks while it runs.
+	fronts *fronts
 }
 
 // start starts the watch when the options ask for it and the platform
@@ -43,11 +62,13 @@ func (lw *localWatch) start(d *Daemon) {
 		}
 		return
 	}
-	*lw = localWatch{w: w, shells: map[string]procwatch.Shell{}}
+	*lw = localWatch{w: w, shells: map[string]procwatch.Shell{}, fronts: &d.fronts}
+	d.fronts.w.Store(w)
 }
 
 func (lw *localWatch) stop() {
 	if lw.w != nil {
+		lw.fronts.w.Store(nil)
 		_ = lw.w.Close()
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
@@ -85,6 +86,7 @@ func (d *Daemon) checkInstance(ctx context.Context, snap *herdr.Snapshot, write 
 		return
 	}
 	d.instance.checked, d.instance.gen = true, d.gen
+	d.planner.SetServer(socketPeerPID(ctx, d.client.SocketPath()))
 	res, err := claim.Check(ctx, d.client.SocketPath(), snap, d.state, write)
 	if err != nil && !state.IsDamaged(err) {
 		d.log.Warn("could not save state; keeping it in memory", "err", err)
@@ -101,6 +103,19 @@ func (d *Daemon) checkInstance(ctx context.Context, snap *herdr.Snapshot, write 
 			"why", res.Why, "kept", res.Kept, "forgot", res.Forgot)
 	}
 }
+
+// socketPeerPID is the pid serving herdr's socket as this machine's
+// kernel names it, 0 when it names none: what proves a pane's shell local.
+func socketPeerPID(ctx context.Context, socket string) int {
+	peer, err := procinfo.SocketPeer(ctx, socket)
+	if err != nil {
+		return 0
+	}
+	return peer.PID
+}
+
+// showDry shows a dry run's new tab decisions, each once.
+func (d *Daemon) showDry(reps []pass.Report) { d.dry.tabs(d.opt.Out, reps) }
 
 // dryRun remembers the decisions a dry run has shown, so each is shown
 // once, per tab and workspace.

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -63,7 +62,7 @@ func (l *loop) wait(w preexecWait) {
 
 // foregroundProbe captures, on the loop goroutine, what a wait needs to
 // notice a program start without touching loop state, and its interval:
-// local /proc looks are cheap, socket calls are not.
+// local looks at the shell's terminal are cheap, socket calls are not.
 //
 // After preexec the shell itself is in front until the program starts, so
 // the probe waits for anything but the shell in front. Comparing with the
@@ -71,21 +70,12 @@ func (l *loop) wait(w preexecWait) {
 // program ended without a precmd nudge) and miss the program. The shell's
 // fork, in front before it execs the program, is the shell still: a pass
 // then would find no program and none would follow the exec.
-func (d *Daemon) foregroundProbe(paneID string) (func(ctx context.Context) bool, time.Duration) {
-	if sh, ok := d.planner.Local(paneID); ok && d.opt.Naming.Inspector != nil {
-		insp, shell := d.opt.Naming.Inspector, sh.PID
-		var shellArgv []string
+func (d *Daemon) foregroundProbe(paneID string) (changed func(ctx context.Context) bool, every time.Duration) {
+	pr, ok := d.opt.Naming.Inspector.(procinfo.Prober)
+	if sh, local := d.planner.Local(paneID); local && ok {
 		return func(context.Context) bool {
-			pg, err := insp.ForegroundPGID(shell)
-			if err != nil || pg == shell {
-				return err != nil
-			}
-			if shellArgv == nil {
-				if p, err := insp.Process(shell); err == nil {
-					shellArgv = p.Argv
-				}
-			}
-			return !forkOf(insp, pg, shellArgv)
+			f, err := pr.ReadFront(sh.PID)
+			return err != nil || f.PGID != sh.PID && !f.Forked()
 		}, preexecInterval
 	}
 	api, procs := d.api, d.opt.Naming.Procs
@@ -95,17 +85,6 @@ func (d *Daemon) foregroundProbe(paneID string) (func(ctx context.Context) bool,
 		pi, err := api.ProcessInfo(ctx, paneID)
 		return err != nil || pi.ShellPID == 0 || pi.ForegroundPGID != pi.ShellPID && procs.Program(pi).Name != ""
 	}, 5 * preexecInterval
-}
-
-// forkOf says whether the leader of group pg runs the shell's command line,
-// as the shell's fork does until it execs. A leader that cannot be read
-// (another user's, one that ended) is taken for the program.
-func forkOf(insp procinfo.Inspector, pg int, shellArgv []string) bool {
-	if len(shellArgv) == 0 {
-		return false
-	}
-	p, err := insp.Process(pg)
-	return err == nil && slices.Equal(p.Argv, shellArgv)
 }
 
 // awaitProgram waits (bounded) for a pane's foreground group to change,

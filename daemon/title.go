@@ -21,21 +21,20 @@ const (
 
 // titleNews looks at a pane.updated that triage found no news.
 func (l *loop) titleNews(ev herdr.Event) titleHint {
-	insp := l.d.opt.Naming.Inspector
-	if ev.Kind != herdr.PaneUpdated || ev.PaneID == "" || insp == nil {
+	if ev.Kind != herdr.PaneUpdated || ev.PaneID == "" {
 		return titleNothing
 	}
 	sh, ok := l.d.planner.Local(ev.PaneID)
 	if !ok {
 		return titleNothing
 	}
-	pg, err := insp.ForegroundPGID(sh.PID)
+	f, err := l.d.planner.Front(ev.PaneID, sh.PID, true)
 	switch {
-	case err != nil:
+	case err != nil || f.PGID <= 0:
 		return titleNothing
-	case pg != sh.PGID:
+	case f.PGID != sh.PGID:
 		return titleProgramChanged
-	case pg == sh.PID:
+	case f.PGID == sh.PID:
 		return titleAtPrompt
 	}
 	return titleNothing

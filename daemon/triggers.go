@@ -213,7 +213,7 @@ func (l *loop) run(in passInput) {
 		return
 	}
 	l.back()
-	d.dry.tabs(d.opt.Out, reps)
+	d.showDry(reps)
 	l.local.allWatched = l.local.rewatch(d, reps)
 	l.planPolls(l.local.allWatched)
 }

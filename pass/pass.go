@@ -43,6 +43,9 @@ type Config struct {
 	// asked about even when no name needs their program, to learn
 	// whether their shells are local.
 	LocalWatch bool
+	// Fronts has a watch's last looks at local shells' terminals; nil:
+	// the Inspector reads one each time.
+	Fronts Fronts
 }
 
 // Asker is what a pass asks herdr besides the snapshot it is given:
@@ -72,6 +75,10 @@ type Planner struct {
 	// GatherBudget bounds the time a pass spends asking for programs (0:
 	// defaultGatherBudget); tests shorten it.
 	GatherBudget time.Duration
+	// server is the pid serving herdr's socket here (SetServer); proofs
+	// are the shells proven local, or not, with it.
+	server int
+	proofs map[int]proof
 }
 
 // New makes a Planner. log and now may be nil.

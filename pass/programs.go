@@ -18,9 +18,13 @@ type paneProc struct {
 	shellPID int
 	pgid     int
 	prog     procinfo.Program
-	// localOK: our own look at the shell's tpgid agreed with herdr's
-	// answer, so the local check can stand in for a socket call.
-	localOK bool
+	// localOK: the shell is proven a process here (proveLocal), so a
+	// look at its terminal stands in for a socket call; localWhy says
+	// why, or why not.
+	localOK  bool
+	localWhy string
+	// front is the last look at the shell's terminal that named prog.
+	front procinfo.Front
 	// revision is the pane's revision when herdr answered. Where the local
 	// check cannot run, a moved revision (the shell retitled the pane) is
 	// the sign the program may have changed.
@@ -252,27 +256,27 @@ feed:
 // askWhy names gather's ranks in its debug lines.
 var askWhy = [...]string{"nudged", "never asked", "changed", "refresh"}
 
-// readLocal names a pane's program from this machine's /proc: the shell's
-// foreground group, then its leader's command line. ok is false when that
-// cannot be read (the shell is gone, the leader of a pipeline exited):
-// herdr, which sees the whole group, is asked then.
+// readLocal names a pane's program from one look at its local shell's
+// terminal: the process in front, a wrapper's newest child, an exec'd
+// shell (procinfo.Front). ok is false when that cannot be read (the shell
+// is gone, the leader of a pipeline exited): herdr, which sees the whole
+// group, is asked then. Nudged, the look is a new one.
 func (p *Planner) readLocal(pane herdr.Pane, c *paneProc, forced bool, stats *Stats) (procinfo.Program, bool) {
-	pg, err := p.cfg.Inspector.ForegroundPGID(c.shellPID)
-	if err != nil || pg <= 0 {
+	f, err := p.Front(pane.ID, c.shellPID, forced || c.maybeFork())
+	if err != nil || f.PGID <= 0 || f.ShellPID != c.shellPID {
 		return procinfo.Program{}, false
 	}
-	if pg == c.pgid && !forced && !c.maybeFork() {
+	if f.Equal(c.front) && !forced && !c.maybeFork() {
 		return c.prog, true
 	}
-	// Nudged: the same group may have exec'd another program.
-	prog := p.cfg.Procs.Program(herdr.ProcessInfo{PaneID: pane.ID, ShellPID: c.shellPID, ForegroundPGID: pg})
-	if pg != c.shellPID && prog.Name == "" {
+	prog := p.cfg.Procs.FromFront(f)
+	if f.PGID != c.shellPID && prog.Name == "" {
 		return procinfo.Program{}, false
 	}
 	stats.LocalReads++
 	now := p.now()
-	c.pgSince = c.sinceFor(pg, now)
-	c.pgid, c.prog, c.asked, c.fgCwd = pg, prog, now, pane.ForegroundCwd
+	c.pgSince = c.sinceFor(f.PGID, now)
+	c.pgid, c.prog, c.asked, c.fgCwd, c.front = f.PGID, prog, now, pane.ForegroundCwd, f
 	return prog, true
 }
 
@@ -286,10 +290,9 @@ func (p *Planner) learn(pane herdr.Pane, pi herdr.ProcessInfo, now time.Time) pr
 	}
 	nc := &paneProc{shellPID: pi.ShellPID, pgid: pi.ForegroundPGID, prog: prog, revision: pane.Revision, asked: now, fgCwd: pane.ForegroundCwd,
 		pgSince: p.progs.of(pane.ID).sinceFor(pi.ForegroundPGID, now)}
-	if p.cfg.Inspector != nil && pi.ShellPID > 0 {
-		if pg, err := p.cfg.Inspector.ForegroundPGID(pi.ShellPID); err == nil && pg == pi.ForegroundPGID {
-			nc.localOK = true
-		}
+	if pi.ShellPID > 0 && p.cfg.Inspector != nil {
+		pr := p.proveLocal(pi.ShellPID)
+		nc.localOK, nc.localWhy = pr.local, pr.why
 	}
 	p.progs.put(pane.ID, nc)
 	return prog

@@ -27,6 +27,18 @@ func proveShell(server, shell int) (bool, string) {
 	return false, fmt.Sprintf("shell pid %d neither descends from herdr's server (pid %d) nor runs on a terminal it holds", shell, server)
 }
 
+// proveOwnTerminal on Linux: the shell is the server's pid, descends from
+// it and runs on a terminal whose master it holds.
+func proveOwnTerminal(server, shell int) (bool, string) {
+	if ok, _ := samePIDSpace(server, shell); !ok || !descends(shell, server) {
+		return false, ""
+	}
+	if pts, ok := heldTerminal(server, shell); ok {
+		return true, fmt.Sprintf("shell pid %d descends from the server of herdr's socket (pid %d), which holds its terminal (pty %d)", shell, server, pts)
+	}
+	return false, ""
+}
+
 func parentOf(pid int) (int, error) {
 	st, err := readStat(pid)
 	return st.PPID, err

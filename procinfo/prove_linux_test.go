@@ -13,6 +13,12 @@ import (
 func TestProveLocalRefuses(t *testing.T) {
 	cmd, _ := testutil.PlainShell(t, "")
 	shell := cmd.Process.Pid
+	child := exec.Command("sleep", "30") // the test's child, on no terminal it holds
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	plain := child.Process.Pid
 	tests := []struct {
 		name          string
 		server, shell int
@@ -21,13 +27,23 @@ func TestProveLocalRefuses(t *testing.T) {
 		{"no server pid", 0, shell, "the kernel names no process serving herdr's socket"},
 		{"no shell pid", os.Getpid(), 0, "herdr names no shell pid"},
 		// The test is no herdr: a server of another name may be a
-		// forwarder, though the shell is its child.
-		{"a server that is not herdr", os.Getpid(), shell, "not by herdr: a forwarder"},
+		// forwarder, though the shell is its child, unless it holds the
+		// shell's terminal too (see TestAStandInForHerdr).
+		{"a server that is not herdr", os.Getpid(), plain, "not by herdr: a forwarder"},
 	}
 	for _, tt := range tests {
 		if ok, why := ProveLocal(tt.server, tt.shell); ok || !strings.Contains(why, tt.why) {
 			t.Errorf("%s: ProveLocal(%d, %d) = %v, %q; want false, %q", tt.name, tt.server, tt.shell, ok, why, tt.why)
 		}
+	}
+}
+
+// A server that is not named herdr but started the shell and holds its
+// terminal stands in for herdr (one embedded in a test, a wrapper).
+func TestAStandInForHerdr(t *testing.T) {
+	cmd, _ := testutil.PlainShell(t, "")
+	if ok, why := ProveLocal(os.Getpid(), cmd.Process.Pid); !ok || !strings.Contains(why, "holds its terminal") {
+		t.Fatalf("ProveLocal(self, our shell in our pty) = %v, %q; want true", ok, why)
 	}
 }
 
