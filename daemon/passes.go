@@ -93,6 +93,7 @@ func (d *Daemon) checkInstance(ctx context.Context, snap *herdr.Snapshot, write 
 	}
 	if res.Revalidated && write {
 		d.renamer.ServerGone()
+		d.view.newServer()
 	}
 	switch {
 	case res.Verdict == claim.Restarted:

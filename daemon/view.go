@@ -42,6 +42,10 @@ func (v *view) set(snap *herdr.Snapshot) {
 	}
 }
 
+// newServer forgets the history of a server that is gone: the new one
+// numbers its tabs and panes from 1 again, and its ids are no old news.
+func (v *view) newServer() { v.marks, v.labels = nil, nil }
+
 // none: no pass has read a snapshot yet.
 func (v *view) none() bool { return v.snap == nil }
 
