@@ -85,3 +85,27 @@ func TestAgentAtRestIsNotPolled(t *testing.T) {
 	waitFor(t, "idle icon", func() bool { return f.labels()[0] == "⚪rmk" })
 	waitFor(t, "no status poll once at rest again", func() bool { return lastPolls(f).AgentPoll == 0 })
 }
+
+// Two agents in one tab: the one that does not name the tab is watched
+// too, so with both at rest no status poll runs.
+func TestTwoAgentsInOneTabAtRestAreNotPolled(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "rmk")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, "{icon}{proc|dir}", func(o *Options) {
+		o.Poll, o.AgentPoll, o.Naming.LocalWatch, o.Naming.Inspector = 0, 20*time.Millisecond, true, procinfo.Local()
+	})
+	_, _, p1 := f.srv.NewWorkspace("main", dir)
+	p2 := f.srv.Split(p1, dir)
+	for _, p := range []string{p1, p2} {
+		cmd, _ := testutil.PlainShell(t, dir)
+		f.srv.AttachProcess(p, cmd.Process.Pid)
+		f.srv.SetAgent(p, "claude", herdr.StatusIdle)
+	}
+	runDaemon(t, f, nil)
+	waitFor(t, "first pass", func() bool { return f.labels()[0] == "⚪rmk" })
+	waitFor(t, "the first pass's plan", f.subscribePassesDone)
+	waitFor(t, "no status poll for two agents at rest", func() bool { return lastPolls(f).AgentPoll == 0 })
+}

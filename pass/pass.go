@@ -166,7 +166,7 @@ func (p *Planner) Plan(ctx context.Context, in Input, mem *state.State) *Plan {
 	v := p.index(in)
 	pl := &Plan{positions: v.positions}
 	pl.Rows = p.planRows(v)
-	answers := p.gather(ctx, p.leadsOf(pl.Rows), gatherScope{refresh: !in.Urgent && !in.AgentPoll, nudged: len(in.Forced) > 0}, &pl.Stats)
+	answers := p.gather(ctx, p.leadsOf(v, pl.Rows), gatherScope{refresh: !in.Urgent && !in.AgentPoll, nudged: len(in.Forced) > 0}, &pl.Stats)
 	titles := map[string]string{}
 	if p.titles != nil {
 		titles = p.titles.Titles(sessionLeads(pl.Rows))
@@ -225,18 +225,34 @@ func (p *Planner) planRows(v *view) []*Row {
 }
 
 // leadsOf lists the lead panes whose program the rows' names need, and,
-// for the local watch, agents' lead panes whose shell is not known to run
-// here yet: the watch sees an agent read its prompt, after which its
-// status changes.
-func (p *Planner) leadsOf(rows []*Row) []leadPane {
+// for the local watch, every agent's pane whose shell is not known to run
+// here yet, the lead's or not: the watch sees an agent read its prompt,
+// after which its status changes, and an agent it does not watch keeps
+// the status poll going.
+func (p *Planner) leadsOf(v *view, rows []*Row) []leadPane {
 	var leads []leadPane
 	for _, r := range rows {
 		lead := r.plan.Lead
-		if c := p.progs.of(lead.ID); r.plan.NeedsProc || r.plan.NeedsHost || p.cfg.LocalWatch && lead.Agent != "" && (c == nil || !c.localOK) {
+		if r.plan.NeedsProc || r.plan.NeedsHost || p.unprovenAgent(lead) {
 			leads = append(leads, leadPane{pane: lead, forced: r.forced})
+		}
+		for _, pn := range v.panes[r.Tab.ID] {
+			if pn.ID != lead.ID && p.unprovenAgent(pn) {
+				leads = append(leads, leadPane{pane: pn, forced: r.forced})
+			}
 		}
 	}
 	return leads
+}
+
+// unprovenAgent: for the local watch, pn runs an agent whose shell is not
+// known to run here yet.
+func (p *Planner) unprovenAgent(pn herdr.Pane) bool {
+	if !p.cfg.LocalWatch || pn.Agent == "" {
+		return false
+	}
+	c := p.progs.of(pn.ID)
+	return c == nil || !c.localOK
 }
 
 // sessionLeads lists the lead panes whose agent session title a name
