@@ -114,8 +114,8 @@ var troubleFix = map[string]string{
 	rundir.TroubleRename:    "see the daemon's log for herdr's answer",
 	rundir.TroubleSessionWatch: "raise fs.inotify.max_user_instances and max_user_watches (sysctl), then restart the daemon; " +
 		"meanwhile {session} titles follow at each pass",
-	rundir.TroubleLocalWatch: "raise fs.inotify.max_user_instances (sysctl), then restart the daemon; " +
-		"meanwhile a program started without hooks waits for the poll",
+	rundir.TroubleLocalWatch: "raise the limit named above as root (sysctl -w, and a file in /etc/sysctl.d to keep it); " +
+		"the daemon takes the kernel's events up by itself; meanwhile it looks at those shells a few times a second",
 }
 
 // healthChecks reads what the running daemon pid recorded it cannot do
