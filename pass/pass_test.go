@@ -183,3 +183,20 @@ func TestEveryAgentPaneIsOfferedToTheLocalWatch(t *testing.T) {
 		t.Fatalf("asked herdr about %v, want the agents' panes %v", a.asked, want)
 	}
 }
+
+// With the local watch, a name of directories alone asks herdr once
+// about each lead pane, to learn whether its shell runs here and may be
+// watched for a cd; not again once that is known.
+func TestLeadPanesAreAskedOnceForTheLocalWatch(t *testing.T) {
+	a := &asker{progs: map[string]string{"w1:p1": "", "w1:p2": ""}}
+	p := planner(t, "{dir}", a)
+	p.cfg.LocalWatch = true
+	tabs := map[string][]herdr.Pane{"w1:t1": {{ID: "w1:p1", Cwd: "/src/rmk"}, {ID: "w1:p2", Cwd: "/src/x"}}}
+	mem := memory(t)
+	for range 2 {
+		p.Plan(context.Background(), Input{Snap: session(tabs, nil), SnapAt: p.now(), First: true}, mem)
+	}
+	if want := []string{"w1:p1"}; !slices.Equal(a.asked, want) {
+		t.Fatalf("asked herdr about %v over two passes, want the lead pane once: %v", a.asked, want)
+	}
+}
