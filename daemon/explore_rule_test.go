@@ -8,6 +8,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
@@ -120,11 +121,23 @@ func (x *explorer) noteRecorded(mem *state.State) {
 	}
 }
 
+// replayLag is how long after a rename of ours its echo may still come
+// on 0.7/0.8, where herdr marks nowhere where a replay ends: the longest
+// replay, and the renamer's watch of a flight (README, "Across the
+// daemon's life").
+const replayLag = 100*herdr.Tick + herdr.ReplayWindow
+
 // askedLately says whether we asked for label on t in the last
-// state.PendingTTL, or on 0.7/0.8 replaced it.
+// state.PendingTTL, or on 0.7/0.8 replaced it then; or asked for it
+// within replayLag there, where a person's rename to it cannot be told
+// from its late echo.
 func (x *explorer) askedLately(t state.Target, label string) bool {
-	lately := func(a asked) bool { return a.t == t && a.label == label && x.now.Sub(a.at) < state.PendingTTL }
-	return slices.ContainsFunc(x.who.asked, lately) || x.proto < 22 && slices.ContainsFunc(x.who.replaced, lately)
+	within := func(d time.Duration) func(asked) bool {
+		return func(a asked) bool { return a.t == t && a.label == label && x.now.Sub(a.at) < d }
+	}
+	lately := within(state.PendingTTL)
+	return slices.ContainsFunc(x.who.asked, lately) ||
+		x.proto < 22 && (slices.ContainsFunc(x.who.replaced, lately) || slices.ContainsFunc(x.who.asked, within(replayLag)))
 }
 
 // label is what a target shows now.
@@ -285,8 +298,12 @@ func (x *explorer) unheard(t state.Target) {
 	}
 }
 
-// killInside kills a daemon with a rename of it on its way.
+// killInside kills a daemon with a rename of it on its way, in a world
+// where processes die.
 func (x *explorer) killInside(who *proc) {
+	if x.everyday {
+		return
+	}
 	if who.name != "daemon" || who.dead {
 		return
 	}

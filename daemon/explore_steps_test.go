@@ -17,7 +17,7 @@ import (
 // every one.
 func (x *explorer) actions() map[string]func(*rapid.T) {
 	tab := func(t *rapid.T) int { return rapid.IntRange(0, 1).Draw(t, "tab") }
-	return map[string]func(*rapid.T){
+	steps := map[string]func(*rapid.T){
 		"pass": func(*rapid.T) { x.pass() },
 		"cd":   func(t *rapid.T) { x.cd(tab(t), rapid.SampledFrom(dirs).Draw(t, "dir")) },
 		// The daily case: a shell changes folder, its hook nudges the
@@ -69,6 +69,13 @@ func (x *explorer) actions() map[string]func(*rapid.T) {
 		},
 		"": func(*rapid.T) { x.check(false) },
 	}
+	if x.everyday {
+		for _, k := range []string{"kill", "stop", "herdr restarts", "the state file is damaged",
+			"a person removes the state file", "a killed daemon's rename lands"} {
+			delete(steps, k)
+		}
+	}
+	return steps
 }
 
 // cd moves tab i's pane to dir.

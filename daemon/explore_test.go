@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -60,6 +61,9 @@ type explorer struct {
 	// windows are the renames whose windows are open, innermost last.
 	windows []window
 	calm    bool // the schedule ended: nothing happens inside windows
+	// everyday: no process dies, herdr never restarts, the memory stays
+	// sound (TestEverydayInterleavings).
+	everyday bool
 }
 
 // proc is a process of ours: a daemon's run or a command.
@@ -304,20 +308,39 @@ func (x *explorer) kill(p *proc) {
 	x.note("%s killed", p.name)
 }
 
-// TestInterleavings runs the search: thousands of schedules in CI, each
-// a few dozen steps. The same ones every run unless -rapid.seed says
-// otherwise, so that a run is repeatable; -rapid.seed and -rapid.checks
-// search further.
-func TestInterleavings(t *testing.T) {
-	if f := flag.Lookup("rapid.checks"); f != nil && f.Value.String() == f.DefValue {
-		n := "1500"
-		if testing.Short() {
-			n = "300"
-		}
-		_ = f.Value.Set(n)
+// TestInterleavings runs the search over the whole world, kills,
+// restarts and damaged memory included: thousands of schedules in CI,
+// each a few dozen steps. The same ones every run unless -rapid.seed
+// says otherwise, so that a run is repeatable; -rapid.seed and
+// -rapid.checks search further.
+func TestInterleavings(t *testing.T) { search(t, false, 1500) }
+
+// TestEverydayInterleavings searches a daemon's everyday life alone: no
+// process dies, no herdr restarts, the memory stays sound. Fewer kinds of
+// step reach deeper into the ones left (passes, echoes, a person's
+// renames, put-backs, locks, releases, restore, time).
+func TestEverydayInterleavings(t *testing.T) { search(t, true, 1000) }
+
+// searchFlags are -rapid.checks and -rapid.seed as given on the command
+// line, read once: each search then sets its own defaults.
+var searchFlags = sync.OnceValues(func() (checks, seed bool) {
+	given := func(name string) bool {
+		f := flag.Lookup(name)
+		return f != nil && f.Value.String() != f.DefValue
 	}
-	if f := flag.Lookup("rapid.seed"); f != nil && f.Value.String() == f.DefValue {
-		_ = f.Value.Set("1")
+	return given("rapid.checks"), given("rapid.seed")
+})
+
+func search(t *testing.T, everyday bool, checks int) {
+	checksGiven, seedGiven := searchFlags()
+	if !checksGiven {
+		if testing.Short() {
+			checks /= 5
+		}
+		_ = flag.Set("rapid.checks", strconv.Itoa(checks))
+	}
+	if !seedGiven {
+		_ = flag.Set("rapid.seed", "1")
 	}
 	// The memory is written at every rename, each write synced: in
 	// memory (tmpfs) where there is one, thousands of schedules take
@@ -334,6 +357,7 @@ func TestInterleavings(t *testing.T) {
 		}
 		defer os.RemoveAll(sub)
 		x := newExplorer(rt, sub)
+		x.everyday = everyday
 		rt.Repeat(x.actions())
 		x.settle()
 		x.check(true)

@@ -67,6 +67,9 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 	if !ok {
 		return
 	}
+	// A flight past its watch is no one's echo now, whenever the next
+	// pass would have ended it.
+	r.Expire()
 	r.adopt(t)
 	fs := r.flights.by[t]
 	if len(fs) == 0 {

@@ -22,9 +22,33 @@ type putBacks struct {
 	done chan PutBack
 	stop chan struct{}
 	wg   sync.WaitGroup
-	// open counts the put-backs started and not settled yet; the owner's
-	// goroutine alone reads and writes it.
-	open int
+	// open counts the put-backs started and not settled yet; running
+	// are their flights, by target. The owner's goroutine alone reads
+	// and writes both.
+	open    int
+	running map[state.Target][]*flight
+}
+
+// start notes f's put-back on t as running, and supersedes the ones
+// running on t already: put-backs start in the order herdr applied our
+// renames (their echoes'), so the label a person set inside the later
+// rename is newer than one set inside an earlier, and only it stands,
+// in whatever order the put-backs then run.
+func (b *putBacks) start(t state.Target, f *flight) {
+	for _, g := range b.running[t] {
+		if g != f {
+			g.superseded.Store(true)
+		}
+	}
+	b.running[t] = append(b.running[t], f)
+}
+
+// end forgets f's put-back on t.
+func (b *putBacks) end(t state.Target, f *flight) {
+	b.running[t] = slices.DeleteFunc(b.running[t], func(g *flight) bool { return g == f })
+	if len(b.running[t]) == 0 {
+		delete(b.running, t)
+	}
 }
 
 // PutBack is a put-back sent, and the flight it was for.
@@ -34,7 +58,7 @@ type PutBack struct {
 }
 
 func newPutBacks() *putBacks {
-	return &putBacks{done: make(chan PutBack, 64), stop: make(chan struct{})}
+	return &putBacks{done: make(chan PutBack, 64), stop: make(chan struct{}), running: map[state.Target][]*flight{}}
 }
 
 // putBack gives the target back the label someone set inside our rename,
@@ -67,6 +91,7 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 	// Claimed now: an echo seen again meanwhile does not send it twice.
 	f.putBack = back
 	b := r.backs
+	b.start(t, f)
 	b.open++
 	b.wg.Add(1)
 	r.spawn(func() {
@@ -149,6 +174,7 @@ func (r *Renamer) PutBacks() <-chan PutBack {
 // may be tried again at a later echo.
 func (r *Renamer) PutBackDone(b PutBack) {
 	r.backs.open--
+	r.backs.end(b.x.Target, b.f)
 	var decided state.Edits
 	if x := b.x; x.Out == Done || x.Out == Refused || x.Out == NotSent && x.Err == "" {
 		// Its fate is known: put back, or no longer to be.

@@ -777,3 +777,61 @@ func TestAnAdoptedRenameExpiresOn09(t *testing.T) {
 		t.Fatalf("tab shows %q, want the person's %q", got, "beta")
 	}
 }
+
+// A person renames the tab inside two renames of ours in a row, before
+// the daemon heard either echo: their later label is the one that goes
+// back; the first put-back, superseded by it, changes nothing.
+func TestTheLaterOfTwoPersonsRenamesInsideOursGoesBack(t *testing.T) {
+	for _, proto := range []int{20, 22} {
+		g := newRig(t, proto)
+		g.h.before = func(t state.Target, label string) {
+			if label == "beta" {
+				g.h.set(t, "mine")
+			}
+		}
+		g.name(tab, "2", "beta", false)
+		g.h.before = func(t state.Target, label string) {
+			if label == "alpha" {
+				g.h.set(t, "notes")
+			}
+		}
+		g.name(tab, "beta", "alpha", true) // a pass renames it meanwhile
+		g.h.before = nil
+		if proto < 22 {
+			g.feed() // mine, beta, notes, alpha
+			g.replayOver(tab)
+		} else {
+			g.feedN(2) // mine, beta: the first put-back starts and waits
+			g.now = g.now.Add(2 * echoGrace)
+			g.feed() // notes, alpha, past the first echo's grace
+		}
+		g.runSpawned()
+		g.feed()
+		g.runSpawned()
+		if got := g.h.label(tab); got != "notes" {
+			t.Fatalf("protocol %d: tab shows %q, want the person's later %q", proto, got, "notes")
+		}
+	}
+}
+
+// A rename of ours is followed for as long as its echo may come, not for
+// as long as no pass runs: a person's rename to its label long after
+// (with --poll 0, or between rest polls) is theirs, not its echo.
+func TestAFlightEndsWithoutAPass(t *testing.T) {
+	for _, proto := range []int{20, 22} {
+		g := newRig(t, proto)
+		g.name(tab, "1", "alpha", false)
+		g.name(tab, "alpha", "beta", false)
+		g.h.set(tab, "mine") // a person, after ours
+		g.feed()
+		g.replayOver(tab)
+		g.runSpawned()
+		g.now = g.now.Add(g.r.flightTTL() + time.Second)
+		g.h.set(tab, "alpha") // the person again, to a label we once set
+		g.feed()
+		g.runSpawned()
+		if got := g.h.label(tab); got != "alpha" {
+			t.Fatalf("protocol %d: tab shows %q, want the person's %q", proto, got, "alpha")
+		}
+	}
+}

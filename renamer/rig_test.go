@@ -132,6 +132,17 @@ func (g *rig) feed() {
 	}
 }
 
+// feedN hands the renamer the next n events herdr logged.
+func (g *rig) feedN(n int) {
+	g.h.mu.Lock()
+	evs := g.h.events[g.read : g.read+n]
+	g.read += n
+	g.h.mu.Unlock()
+	for _, ev := range evs {
+		g.r.Echo(ev, g.gen)
+	}
+}
+
 // echo hands the renamer events of t's labels, as a replay would.
 func (g *rig) echo(t state.Target, labels ...string) {
 	for _, l := range labels {
