@@ -98,6 +98,11 @@ func (x *explorer) sent(t state.Target, label string) {
 	// No two requests go out at the same instant: a rename is known by
 	// its time, and a frozen clock would make two processes' one.
 	x.now = x.now.Add(time.Millisecond)
+	if in := x.who.m[t]; in != nil && in.label == label && !in.locked && !in.locking {
+		// Our rename sets the very label the person chose, and the
+		// tab shows it as ours from then on: no one can tell the two.
+		in.ambiguous = true
+	}
 	x.who.asked = append(x.who.asked, asked{t: t, label: label, at: x.now})
 	x.who.replaced = append(x.who.replaced, asked{t: t, label: x.label(t), at: x.now})
 }
@@ -136,8 +141,14 @@ func (x *explorer) askedLately(t state.Target, label string) bool {
 		return func(a asked) bool { return a.t == t && a.label == label && x.now.Sub(a.at) < d }
 	}
 	lately := within(state.PendingTTL)
+	// A daemon that starts follows the renames it adopts for replayLag
+	// from then: their echoes replay.
+	adopted := func(a asked) bool {
+		return a.t == t && a.label == label && !a.at.After(x.started) && x.now.Sub(x.started) < replayLag
+	}
 	return slices.ContainsFunc(x.who.asked, lately) ||
-		x.proto < 22 && (slices.ContainsFunc(x.who.replaced, lately) || slices.ContainsFunc(x.who.asked, within(replayLag)))
+		x.proto < 22 && (slices.ContainsFunc(x.who.replaced, lately) || slices.ContainsFunc(x.who.asked, within(replayLag)) ||
+			slices.ContainsFunc(x.who.asked, adopted))
 }
 
 // label is what a target shows now.

@@ -60,7 +60,8 @@ type explorer struct {
 	depth int      // nesting of actions inside renames' windows
 	// windows are the renames whose windows are open, innermost last.
 	windows []window
-	calm    bool // the schedule ended: nothing happens inside windows
+	calm    bool      // the schedule ended: nothing happens inside windows
+	started time.Time // when the last daemon started
 	// everyday: no process dies, herdr never restarts, the memory stays
 	// sound (TestEverydayInterleavings).
 	everyday bool
@@ -186,6 +187,7 @@ func (x *explorer) newProc(name string) *proc {
 // renames a killed one left, and subscribes.
 func (x *explorer) startDaemon() {
 	p := x.newProc("daemon")
+	x.started = x.now
 	d, err := New(Options{StatePath: x.path, Naming: namingConfig(), Now: x.clock, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		x.t.Fatal(err)

@@ -67,9 +67,6 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 	if !ok {
 		return
 	}
-	// A flight past its watch is no one's echo now, whenever the next
-	// pass would have ended it.
-	r.Expire()
 	r.adopt(t)
 	fs := r.flights.by[t]
 	if len(fs) == 0 {
@@ -79,10 +76,12 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 	var decide, retired []*flight
 	keep := fs[:0]
 	for _, f := range fs {
-		if !f.heard.IsZero() && r.now().Sub(f.heard) > echoGrace || !replays && f.others && r.now().Sub(f.at) >= state.PendingTTL {
-			// Its echo came long enough ago: this event is not its. On
-			// 0.9 another process's rename older than PendingTTL has
-			// landed unheard or never will.
+		if !f.heard.IsZero() && r.now().Sub(f.heard) > echoGrace || r.now().Sub(f.watched) > r.flightTTL() ||
+			!replays && f.others && r.now().Sub(f.at) >= state.PendingTTL {
+			// Its echo came long enough ago, or its watch is over
+			// (however long since the pass that would end it): this
+			// event is not its. On 0.9 another process's rename older
+			// than PendingTTL has landed unheard or never will.
 			retired = append(retired, f)
 			continue
 		}
