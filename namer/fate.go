@@ -26,6 +26,8 @@ type Case struct {
 	// labels count (workspaces have no lock, release or --force).
 	Memory    Memory
 	Workspace bool
+	// Pane: the label is a pane's, whose only label of herdr's is "".
+	Pane bool
 	// Auto lists what herdr would call the workspace now (its automatic
 	// labels, computed by the caller); a tab's are its bare numbers.
 	Auto  []string
@@ -72,7 +74,11 @@ func (d Decision) verdict(c Case) Verdict {
 		}
 		return judge(c.Label, Memory{Labels: c.Memory.Labels}, d.Variants, false, herdrs)
 	}
-	return judge(c.Label, c.Memory, d.Variants, c.Force, IsHerdrLabel(c.Label))
+	herdrs := IsHerdrLabel(c.Label)
+	if c.Pane {
+		herdrs = isHerdrPaneLabel(c.Label)
+	}
+	return judge(c.Label, c.Memory, d.Variants, c.Force, herdrs)
 }
 
 // lockOvertaken: a locked tab shows a label of ours still landing, other
