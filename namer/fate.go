@@ -83,10 +83,12 @@ func (d Decision) verdict(c Case) Verdict {
 
 // lockOvertaken: a locked tab shows a label of ours still landing, other
 // than the one it was locked with, so a rename of ours landed after the
-// lock. An older label of ours there is a person's choice since.
+// lock. An older label of ours there is a person's choice since. A tab
+// locked with no label known has nothing to go back to; a pane locked
+// with none has: no label.
 func lockOvertaken(c Case) bool {
 	m := c.Memory
-	if m.LockedLabel == "" || c.Label == m.LockedLabel {
+	if m.LockedLabel == "" && !c.Pane || c.Label == m.LockedLabel {
 		return false
 	}
 	for _, l := range m.Landing {

@@ -32,6 +32,8 @@ func TestFate(t *testing.T) {
 		{"pane, a person's", Case{Label: "reviewer", Want: "zsh", Pane: true, Memory: ours}, false, Fate{Verdict: Human}},
 		{"pane, released", Case{Label: "reviewer", Want: "zsh", Pane: true, Memory: Memory{Released: true}}, false, Fate{Verdict: Released, Do: Rename, To: "zsh"}},
 		{"pane, locked", Case{Label: "", Want: "zsh", Pane: true, Memory: locked}, false, Fate{Verdict: Locked}},
+		{"pane locked with no label, our rename landed after", Case{Label: "make", Pane: true, Memory: Memory{Labels: ours.Labels, Landing: ours.Landing, Locked: true}}, false, Fate{Verdict: Locked, Do: PutBack, To: ""}},
+		{"tab locked with no label known, our rename landed after", Case{Label: "make", Memory: Memory{Labels: ours.Labels, Landing: ours.Landing, Locked: true}}, false, Fate{Verdict: Locked}},
 		{"workspace, no force, no lock", Case{Label: "shop", Want: "ws api", Workspace: true, Force: true, Memory: Memory{Released: true}}, false, Fate{Verdict: Human}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
