@@ -37,6 +37,7 @@ type NamingFlags struct {
 	HideDefaultBranch bool   `help:"Show no {branch} on the repository's default branch."`
 	IndexPrefixAll    bool   `help:"Put the tab position in front of names people chose too."`
 	WorkspaceFormat   string `help:"Name workspaces too, with this template ({index} is the sidebar position); empty leaves them alone." placeholder:"TEMPLATE"`
+	PaneFormat        string `help:"Name every pane too (its label on herdr's pane border and in the sidebar's agent rows), with this template of the pane's own tokens; same-named panes of a tab are told apart; empty leaves panes alone." placeholder:"TEMPLATE"`
 
 	// nil, not empty, when unset: the built-in list applies; --ignore ""
 	// (or ignore = [] in the file) ignores nothing.

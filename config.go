@@ -309,6 +309,8 @@ func (cf *configFile) set(table, key string, v any, line int) error {
 			return setString(&r.Format, key, v)
 		case "name":
 			return setString(&r.Name, key, v)
+		case "pane-format":
+			return setString(&r.PaneFormat, key, v)
 		case "skip":
 			b, ok := v.(bool)
 			if !ok {
@@ -317,7 +319,7 @@ func (cf *configFile) set(table, key string, v any, line int) error {
 			r.Skip = b
 			return nil
 		}
-		return fmt.Errorf("unknown key %q in [[rules]] (want dir, program, format, name, skip)", key)
+		return fmt.Errorf("unknown key %q in [[rules]] (want dir, program, format, name, skip, pane-format)", key)
 	case "glyphs":
 		g, ok := v.(string)
 		if !ok {

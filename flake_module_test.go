@@ -168,7 +168,7 @@ func TestFlakeOptionsMapToFlags(t *testing.T) {
 		name := strings.Trim(table, "[]")
 		block := between(t, opts, name+" = mkOption", "default =")
 		var got []string
-		for _, m := range regexp.MustCompile(`(?m)^\s*(\w+) = nullOr\b`).FindAllStringSubmatch(block, -1) {
+		for _, m := range regexp.MustCompile(`(?m)^\s*([\w-]+) = nullOr\b`).FindAllStringSubmatch(block, -1) {
 			got = append(got, m[1])
 		}
 		want := tomlKeys(typ)

@@ -36,6 +36,10 @@ func newOptions(f *NamingFlags, g *Globals, env *runEnv) (daemon.Options, error)
 	if err != nil {
 		return daemon.Options{}, withExit(2, err)
 	}
+	paneNamer, err := f.paneNamer(env.config, home)
+	if err != nil {
+		return daemon.Options{}, withExit(2, err)
+	}
 	insp := procinfo.Local()
 	procs, err := f.resolver(env.config, insp)
 	if err != nil {
@@ -57,7 +61,7 @@ func newOptions(f *NamingFlags, g *Globals, env *runEnv) (daemon.Options, error)
 		Socket: sock,
 		Naming: pass.Config{Namer: nm, Procs: procs, Inspector: insp,
 			Git: gitinfo.New(), SSH: sshhosts.New(sshConfig(home)), Glyphs: glyphTable,
-			IndexPrefixAll: f.IndexPrefixAll, WorkspaceNamer: wsNamer,
+			IndexPrefixAll: f.IndexPrefixAll, WorkspaceNamer: wsNamer, PaneNamer: paneNamer,
 			Force: f.Force, Unique: f.Unique, Workspace: f.Workspace},
 		StatePath: state, Out: env.stdout, Log: g.logger(env.stderr),
 	}, nil
@@ -116,6 +120,32 @@ func (f *NamingFlags) namers(cf *configFile, home string) (tabs, workspaces *nam
 		return nil, nil, fmt.Errorf("workspace-format: %w", err)
 	}
 	return tabs, workspaces, nil
+}
+
+// paneNamer compiles the pane namer with --pane-format (nil without it):
+// the tab's rules, each with its pane-format or its skip.
+func (f *NamingFlags) paneNamer(cf *configFile, home string) (*namer.Namer, error) {
+	if f.PaneFormat == "" {
+		return nil, nil
+	}
+	if _, err := namer.ParseTemplate(f.PaneFormat); err != nil {
+		return nil, cf.atKey("pane-format", f.PaneFormat, fmt.Errorf("pane-format: %w", err))
+	}
+	var rules []namer.RuleSpec
+	if cf != nil {
+		rules = cf.Rules
+	}
+	// The rules, --max-len, --icons and the quick commands were checked
+	// with the tab namer.
+	n, err := namer.New(namer.Config{
+		Format: f.PaneFormat, MaxLen: f.MaxLen, Icons: f.Icons, Rules: rules, Home: home,
+		HideDefaultBranch: f.HideDefaultBranch, SameDir: pass.SameDir,
+		Ignore: f.Ignore, ExtendIgnore: f.ExtendIgnore, Panes: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pane-format: %w", err)
+	}
+	return n, nil
 }
 
 // resolver builds the program resolver from --alias and the config file's

@@ -13,7 +13,10 @@ import (
 // Report is everything a pass decided about one tab: what `explain`
 // shows and what `once` and the dry run print.
 type Report struct {
-	TabID     string `json:"tab_id"`
+	TabID string `json:"tab_id"`
+	// PaneID is set on a pane's report (--pane-format): the pane named,
+	// TabID its tab.
+	PaneID    string `json:"pane_id,omitempty"`
 	Workspace string `json:"workspace_id"`
 	Label     string `json:"label"`
 	Want      string `json:"want"`
