@@ -113,9 +113,9 @@ var troubleFix = map[string]string{
 	rundir.TroubleSubscribe: "see the daemon's log for herdr's answer; restarting herdr or the daemon subscribes again",
 	rundir.TroubleRename:    "see the daemon's log for herdr's answer",
 	rundir.TroubleSessionWatch: "raise fs.inotify.max_user_instances and max_user_watches (sysctl), then restart the daemon; " +
-		"meanwhile {session} titles follow at each pass",
-	rundir.TroubleLocalWatch: "raise fs.inotify.max_user_instances (sysctl), then restart the daemon; " +
-		"meanwhile a program started without hooks waits for the poll",
+		"meanwhile the daemon looks at the session files twice a second",
+	rundir.TroubleLocalWatch: "raise the limit named above as root (sysctl -w, and a file in /etc/sysctl.d to keep it); " +
+		"the daemon takes the kernel's events up by itself; meanwhile it looks at those shells a few times a second",
 }
 
 // healthChecks reads what the running daemon pid recorded it cannot do

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/shirou/gopsutil/v4/process"
 
@@ -134,9 +135,9 @@ type Result struct {
 // memory of targets that show what is remembered of them stays (a
 // restored session), which errs on the side of a person's name: a label
 // remembered as ours that a new tab happens to show is kept, nothing
-// else. The identity seen is recorded, saved with write, in memory only
-// without (explain).
-func Check(ctx context.Context, socket string, snap *herdr.Snapshot, mem *state.State, write bool) (Result, error) {
+// else; a label pending at is ours where it shows. The identity seen is
+// recorded, saved with write, in memory only without (explain).
+func Check(ctx context.Context, socket string, snap *herdr.Snapshot, mem *state.State, write bool, at time.Time) (Result, error) {
 	now := Identify(ctx, socket, snap)
 	was := mem.Server()
 	var res Result
@@ -149,7 +150,7 @@ func Check(ctx context.Context, socket string, snap *herdr.Snapshot, mem *state.
 	apply := func(tx *state.Tx) {
 		if res.Verdict != Same && remembered {
 			res.Revalidated = true
-			res.Kept, res.Forgot = tx.Revalidate(renamer.Shows(snap))
+			res.Kept, res.Forgot = tx.Revalidate(renamer.Shows(snap), at)
 		}
 		tx.SetServer(state.Server{Peer: now.Peer, Terminals: now.Terminals})
 	}

@@ -101,6 +101,25 @@ func (x *explorer) sent(t state.Target, label string) {
 	x.who.replaced = append(x.who.replaced, asked{t: t, label: x.label(t), at: x.now})
 }
 
+// noteRecorded learns the renames a process recorded before sending
+// them: one killed between the two leaves a label that may still land as
+// if it had been sent. The time is the record's own, which no later
+// record moves.
+func (x *explorer) noteRecorded(mem *state.State) {
+	targets := []state.Target{state.WorkspaceTarget(x.ws)}
+	for _, id := range x.tabs {
+		targets = append(targets, state.TabTarget(id))
+	}
+	for _, t := range targets {
+		for _, f := range mem.Entry(t).Flights {
+			a := asked{t: t, label: f.Want, at: f.Sent}
+			if !slices.ContainsFunc(x.who.asked, func(b asked) bool { return b.t == a.t && b.label == a.label && b.at.Equal(a.at) }) {
+				x.who.asked = append(x.who.asked, a)
+			}
+		}
+	}
+}
+
 // askedLately says whether we asked for label on t in the last
 // state.PendingTTL, or on 0.7/0.8 replaced it.
 func (x *explorer) askedLately(t state.Target, label string) bool {
@@ -166,10 +185,9 @@ func (x *explorer) personRename(t state.Target, label string) {
 	x.note("a person renames %s %s to %q", t.Kind, t.ID, label)
 	mem, _ := state.Load(x.path, "")
 	e := mem.Entry(t)
-	// A label pending in the memory was recorded before it was sent: a
-	// process killed between the two leaves it as a late one would.
+	// A label we asked for lately may still land, sent or only recorded
+	// (noteRecorded): the person's choice of it cannot be told from ours.
 	if namer.IsHerdrLabel(label) || x.askedLately(t, label) || label == e.Label || e.Released ||
-		slices.Contains(e.Landing(x.now), label) ||
 		slices.Contains(x.ours(t), label) {
 		x.who.forget(t)
 		return
@@ -177,7 +195,7 @@ func (x *explorer) personRename(t state.Target, label string) {
 	// A locked tab a person renames is theirs like any other: its label
 	// is kept once all is heard, not at every step (a rename of ours on
 	// its way may land on it, and is put back).
-	x.who.m[t] = &intent{label: label, ambiguous: x.ambiguousWindow(t)}
+	x.who.m[t] = &intent{label: label, ambiguous: x.ambiguousWindow(t) || x.unansweredWant(e, label)}
 }
 
 // autoLabelMoved forgets what a person chose for a workspace when herdr's
@@ -189,6 +207,14 @@ func (x *explorer) autoLabelMoved() {
 			x.who.forget(t)
 		}
 	}
+}
+
+// unansweredWant says whether a rename of ours to label was recorded and
+// never answered (its process killed) on 0.7/0.8: whoever replays herdr's
+// history cannot tell a person's rename to that label from that rename
+// landing late, after what a person set inside its window.
+func (x *explorer) unansweredWant(e state.Entry, label string) bool {
+	return x.proto < 22 && slices.ContainsFunc(e.Flights, func(f state.Flight) bool { return f.Want == label && !f.Answered })
 }
 
 // ambiguousWindow says whether an open window on t was made ambiguous.

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"os"
+	"slices"
 	"time"
 
 	"pgregory.net/rapid"
@@ -18,13 +19,20 @@ func (x *explorer) actions() map[string]func(*rapid.T) {
 	tab := func(t *rapid.T) int { return rapid.IntRange(0, 1).Draw(t, "tab") }
 	return map[string]func(*rapid.T){
 		"pass": func(*rapid.T) { x.pass() },
-		"cd": func(t *rapid.T) {
-			i, dir := tab(t), rapid.SampledFrom(dirs).Draw(t, "dir")
-			x.srv.SetCwd(x.panes[i], exploreHome+"/"+dir)
-			x.note("pane %s cd %s", x.panes[i], dir)
-			x.autoLabelMoved()
+		"cd":   func(t *rapid.T) { x.cd(tab(t), rapid.SampledFrom(dirs).Draw(t, "dir")) },
+		// The daily case: a shell changes folder, its hook nudges the
+		// daemon, a pass renames the tab.
+		"cd and a pass": func(t *rapid.T) {
+			x.cd(tab(t), rapid.SampledFrom(dirs).Draw(t, "dir"))
+			x.pass()
 		},
-		"person":            func(t *rapid.T) { x.personRename(x.target(t), rapid.SampledFrom(labels).Draw(t, "label")) },
+		"person": func(t *rapid.T) { x.personRename(x.target(t), rapid.SampledFrom(labels).Draw(t, "label")) },
+		"person picks a name we gave": func(t *rapid.T) {
+			tg := x.target(t)
+			if gave := x.gave(tg); len(gave) > 0 {
+				x.personRename(tg, rapid.SampledFrom(gave).Draw(t, "label"))
+			}
+		},
 		"deliver":           func(t *rapid.T) { x.ifDaemon(func(p *proc) { x.deliver(p, rapid.IntRange(1, 3).Draw(t, "events")) }) },
 		"replay looks over": func(*rapid.T) { x.ifDaemon(x.endReplay) },
 		"put-back": func(*rapid.T) {
@@ -47,7 +55,7 @@ func (x *explorer) actions() map[string]func(*rapid.T) {
 		},
 		"herdr restarts": func(t *rapid.T) { x.restartHerdr(x.draw("with its session")) },
 		"time passes": func(t *rapid.T) {
-			x.wait(rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, 31 * time.Second, 70 * time.Second}).Draw(t, "wait"))
+			x.wait(rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, 20 * time.Second, 31 * time.Second, 70 * time.Second}).Draw(t, "wait"))
 		},
 		"the state file is damaged":       func(*rapid.T) { x.damage() },
 		"a person removes the state file": func(*rapid.T) { x.repair() },
@@ -61,6 +69,26 @@ func (x *explorer) actions() map[string]func(*rapid.T) {
 		},
 		"": func(*rapid.T) { x.check(false) },
 	}
+}
+
+// cd moves tab i's pane to dir.
+func (x *explorer) cd(i int, dir string) {
+	x.srv.SetCwd(x.panes[i], exploreHome+"/"+dir)
+	x.note("pane %s cd %s", x.panes[i], dir)
+	x.autoLabelMoved()
+}
+
+// gave are the labels we asked for on t in this server life, oldest
+// first: a person who names a tab after its folder picks one, at any
+// time after we asked.
+func (x *explorer) gave(t state.Target) []string {
+	var out []string
+	for _, a := range x.who.asked {
+		if a.t == t && !slices.Contains(out, a.label) {
+			out = append(out, a.label)
+		}
+	}
+	return out
 }
 
 func (x *explorer) ifDaemon(f func(*proc)) {

@@ -89,13 +89,19 @@ type proc struct {
 type killable struct {
 	*state.State
 	dead *bool
+	// wrote is told of every write, to learn what was recorded.
+	wrote func(*state.State)
 }
 
 func (k *killable) Update(fn func(*state.Tx)) error {
 	if *k.dead {
 		return fmt.Errorf("the process was killed")
 	}
-	return k.State.Update(fn)
+	err := k.State.Update(fn)
+	if k.wrote != nil {
+		k.wrote(k.State)
+	}
+	return err
 }
 
 // cursor is where a subscription stands in herdr's ring.
@@ -109,10 +115,11 @@ type cursor struct {
 var exploreHome = "/home/u"
 
 // dirs are the folders panes move between: their names are the names we
-// give. labels are what a person types; alpha is also a name of ours.
+// give. labels are what a person types; alpha and beta are also names of
+// ours.
 var (
 	dirs   = []string{"alpha", "beta", "gamma"}
-	labels = []string{"mine", "notes", "alpha", "2"}
+	labels = []string{"mine", "notes", "alpha", "beta", "2"}
 )
 
 func newExplorer(t *rapid.T, dir string) *explorer {
@@ -162,7 +169,7 @@ var namingConfig = sync.OnceValue(func() pass.Config {
 // search schedules.
 func (x *explorer) newProc(name string) *proc {
 	p := &proc{name: name}
-	p.mem = &killable{dead: &p.dead}
+	p.mem = &killable{dead: &p.dead, wrote: x.noteRecorded}
 	st, _ := state.Load(x.path, "")
 	p.mem.State = st
 	p.rn = renamer.New(renamer.Options{Herdr: schedAPI{x, p}, Memory: p.mem, Now: x.clock, Follow: true,
@@ -348,7 +355,24 @@ func (x *explorer) settle() {
 
 func (x *explorer) fail(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	x.t.Fatalf("%s\nwhat happened:\n  %s", msg, strings.Join(x.log, "\n  "))
+	x.t.Fatalf("%s\nwhat happened:\n  %s\nthe memory then:\n  %s", msg, strings.Join(x.log, "\n  "), x.memoryDump())
+}
+
+// memoryDump is the memory on disk, an entry a line, for a failure.
+func (x *explorer) memoryDump() string {
+	mem, err := state.Load(x.path, "")
+	if err != nil {
+		return err.Error()
+	}
+	var lines []string
+	for _, id := range append([]string{x.ws}, x.tabs...) {
+		t := state.TabTarget(id)
+		if id == x.ws {
+			t = state.WorkspaceTarget(id)
+		}
+		lines = append(lines, fmt.Sprintf("%s %s: %+v", t.Kind, id, mem.Entry(t)))
+	}
+	return strings.Join(lines, "\n  ")
 }
 
 var _ = context.Background

@@ -39,7 +39,7 @@ func TestHealthRecordsARefusedSubscription(t *testing.T) {
 }
 
 // With no file watch to be had (the user's inotify instances used up),
-// agents' session titles follow at each pass only: the health record says
+// agents' session titles are looked at twice a second: the health record says
 // so, for status, beside the log.
 func TestHealthRecordsNoSessionWatch(t *testing.T) {
 	if _, err := rundir.Dir(); err != nil {

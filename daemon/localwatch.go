@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -46,6 +47,8 @@ type localWatch struct {
 	allWatched bool
 	// fronts hands the planner the watch's looks while it runs.
 	fronts *fronts
+	// blind is the last Blind recorded ("<nil>" when none).
+	blind string
 }
 
 // start starts the watch when the options ask for it and the platform
@@ -62,7 +65,7 @@ func (lw *localWatch) start(d *Daemon) {
 		}
 		return
 	}
-	*lw = localWatch{w: w, shells: map[string]procwatch.Shell{}, fronts: &d.fronts}
+	*lw = localWatch{w: w, shells: map[string]procwatch.Shell{}, fronts: &d.fronts, blind: fmt.Sprint(nil)}
 	d.fronts.w.Store(w)
 }
 
@@ -111,6 +114,17 @@ func (lw *localWatch) rewatch(d *Daemon, reps []pass.Report) bool {
 	return len(reps) > 0
 }
 
+// noteBlind records, for status, that shells are watched by looking at
+// them for want of the kernel's events (and which limit to raise), or
+// that the events are back.
+func (lw *localWatch) noteBlind(d *Daemon) {
+	blind := lw.w.Blind()
+	if text := fmt.Sprint(blind); text != lw.blind {
+		lw.blind = text
+		d.trouble(rundir.TroubleLocalWatch, blind)
+	}
+}
+
 // inputWatched says whether the watch sees pane's terminal read input.
 func (lw *localWatch) inputWatched(pane string) bool {
 	return lw.w != nil && lw.w.InputWatched(pane)
@@ -118,8 +132,12 @@ func (lw *localWatch) inputWatched(pane string) bool {
 
 // watchReported nudges the panes whose program or directory the watch
 // says changed, and notes input read by an agent: its status may change
-// next (agentsMayChange).
+// next (agentsMayChange). The watch also signals when it took shells'
+// input up or lost it, and when it went blind or saw again: the status
+// poll's plan follows the one, status shows the other.
 func (l *loop) watchReported() {
+	l.local.noteBlind(l.d)
+	l.planPolls(l.local.allWatched)
 	for _, r := range l.local.w.Take() {
 		l.d.trace(Trace{Kind: TraceWatched, Pane: r.Key, Input: r.Input, News: r.Changed}, "a local shell changed or read input",
 			"pane", r.Key, "changed", r.Changed, "input", r.Input)

@@ -87,7 +87,7 @@ func (d *Daemon) checkInstance(ctx context.Context, snap *herdr.Snapshot, write 
 	}
 	d.instance.checked, d.instance.gen = true, d.gen
 	d.planner.SetServer(socketPeerPID(ctx, d.client.SocketPath()))
-	res, err := claim.Check(ctx, d.client.SocketPath(), snap, d.state, write)
+	res, err := claim.Check(ctx, d.client.SocketPath(), snap, d.state, write, d.now())
 	if err != nil && !state.IsDamaged(err) {
 		d.log.Warn("could not save state; keeping it in memory", "err", err)
 	}

@@ -237,15 +237,18 @@ func (p *Planner) planRows(v *view) []*Row {
 }
 
 // leadsOf lists the lead panes whose program the rows' names need, and,
-// for the local watch, every agent's pane whose shell is not known to run
-// here yet, the lead's or not: the watch sees an agent read its prompt,
-// after which its status changes, and an agent it does not watch keeps
-// the status poll going.
+// for the local watch, every lead pane never asked about (a name of
+// directories alone follows a cd only where the watch sees the shell),
+// and every agent's pane whose shell is not known to run here yet, the
+// lead's or not: the watch sees an agent read its prompt, after which
+// its status changes, and an agent it does not watch keeps the status
+// poll going.
 func (p *Planner) leadsOf(v *view, rows []*Row) []leadPane {
 	var leads []leadPane
 	for _, r := range rows {
 		lead := r.plan.Lead
-		if r.plan.NeedsProc || r.plan.NeedsHost || p.unprovenAgent(lead) {
+		unasked := p.cfg.LocalWatch && p.progs.of(lead.ID) == nil
+		if r.plan.NeedsProc || r.plan.NeedsHost || unasked || p.unprovenAgent(lead) {
 			leads = append(leads, leadPane{pane: lead, forced: r.forced})
 		}
 		for _, pn := range v.panes[r.Tab.ID] {

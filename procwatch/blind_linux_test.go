@@ -112,12 +112,29 @@ func TestBlindUntilLimitsAreRaised(t *testing.T) {
 			if watched := btoi(w.InputWatched("a")) + btoi(w.InputWatched("b")); watched != 2-tt.polled {
 				t.Fatalf("%d shells' input watched, want %d", watched, 2-tt.polled)
 			}
+			drain(w)
 			lim.raise(1, 10)
 			testutil.WaitFor(t, "the watches taken up again", func() bool {
 				return w.Blind() == nil && w.InputWatched("a") && w.InputWatched("b")
 			}, func() string { return fmt.Sprintf("Blind = %v", w.Blind()) })
+			// Whoever shows the blindness (status, the status poll's
+			// plan) learns that it ended without asking again.
+			select {
+			case <-w.Changed():
+			case <-time.After(5 * time.Second):
+				t.Fatal("no Changed after the watch's blindness ended")
+			}
 		})
 	}
+}
+
+// drain takes what Changed has signalled so far.
+func drain(w *Watcher) {
+	select {
+	case <-w.Changed():
+	default:
+	}
+	w.Take()
 }
 
 func btoi(b bool) int {

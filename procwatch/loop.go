@@ -2,6 +2,7 @@ package procwatch
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"time"
 
@@ -91,7 +92,8 @@ func (w *Watcher) reset(shells map[string]*shell, want []Shell) {
 }
 
 // noteEvents publishes which shells' input is watched and why some go
-// without events.
+// without events, and signals Changed when either changed: the daemon
+// plans its status poll on the one and shows the other.
 func (w *Watcher) noteEvents(shells map[string]*shell) {
 	inputs := map[string]bool{}
 	for key, sh := range shells {
@@ -99,8 +101,19 @@ func (w *Watcher) noteEvents(shells map[string]*shell) {
 	}
 	blind := blindness(shells)
 	w.mu.Lock()
+	changed := !maps.Equal(inputs, w.inputs) || errText(blind) != errText(w.blind)
 	w.inputs, w.blind = inputs, blind
 	w.mu.Unlock()
+	if changed {
+		w.signal()
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // start takes a shell's first look and arms its events.

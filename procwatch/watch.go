@@ -104,7 +104,8 @@ func (w *Watcher) Set(shells []Shell) {
 	w.k.wake()
 }
 
-// Changed fires when reports are waiting to be taken.
+// Changed fires when reports are waiting to be taken, or when which
+// shells' input is watched (InputWatched) or Blind changed.
 func (w *Watcher) Changed() <-chan struct{} { return w.notify }
 
 // Take returns the reports since the last Take, by key.
@@ -175,6 +176,11 @@ func (w *Watcher) report(r Report) {
 	p.Changed, p.Input, p.Gone = p.Changed || r.Changed, p.Input || r.Input, p.Gone || r.Gone
 	w.pending[r.Key] = p
 	w.mu.Unlock()
+	w.signal()
+}
+
+// signal fires Changed unless it is already pending.
+func (w *Watcher) signal() {
 	select {
 	case w.notify <- struct{}{}:
 	default:

@@ -76,8 +76,10 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 	var decide, retired []*flight
 	keep := fs[:0]
 	for _, f := range fs {
-		if !f.heard.IsZero() && r.now().Sub(f.heard) > echoGrace {
-			// Its echo came long enough ago: this event is not its.
+		if !f.heard.IsZero() && r.now().Sub(f.heard) > echoGrace || !replays && f.others && r.now().Sub(f.at) >= state.PendingTTL {
+			// Its echo came long enough ago: this event is not its. On
+			// 0.9 another process's rename older than PendingTTL has
+			// landed unheard or never will.
 			retired = append(retired, f)
 			continue
 		}
@@ -90,7 +92,8 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 			// rename's history with it: follow it there from the start.
 			// A flight adopted from another process follows the first.
 			*f = flight{want: f.want, seen: f.seen, after: f.after, gen: gen, at: f.at, watched: f.watched, given: f.given,
-				putBack: f.putBack, later: f.later, closers: f.closers, twin: f.twin, before: replays && f.after != "", decided: f.decided, adopted: f.adopted}
+				putBack: f.putBack, later: f.later, closers: f.closers, twin: f.twin, before: replays && f.after != "", decided: f.decided, adopted: f.adopted,
+				others: f.others}
 		}
 		r.observe(t, f, ev.Label)
 		if ev.Label == f.want && live {
@@ -291,9 +294,10 @@ func (r *Renamer) take(t state.Target) {
 	e := r.mem.Entry(t)
 	for _, f := range e.Flights {
 		own := r.sending.has(t, f)
-		if r.flights.find(t, f.Want, f.Seen, f.Sent) != nil || f.Answered && !own && r.herdr.Protocol() >= 22 {
+		if r.flights.find(t, f.Want, f.Seen, f.Sent) != nil || !own && r.herdr.Protocol() >= 22 && (f.Answered || now.Sub(f.Sent) >= state.PendingTTL) {
 			// On 0.9 another process's rename herdr answered landed
-			// before we could hear it: no echo of it will come.
+			// before we could hear it, and one older than PendingTTL
+			// landed so or never will: no echo of it will come.
 			continue
 		}
 		// Watched from now, however old: a 0.7/0.8 replay shows its
@@ -301,7 +305,7 @@ func (r *Renamer) take(t state.Target) {
 		// ours is pending while it may land.
 		given := !slices.ContainsFunc(e.Pending, func(p state.Pending) bool { return p.Label == f.Want })
 		fl := &flight{want: f.Want, seen: f.Seen, after: f.After, at: f.Sent, watched: now, given: given,
-			decided: f.Decided, adopted: f.Decided}
+			decided: f.Decided, adopted: f.Decided, others: !own}
 		if own {
 			// Our own, recorded and not concluded yet: sent on this
 			// stream after all it told so far.

@@ -74,6 +74,8 @@ type flight struct {
 	// decided: its decision is in the memory (see state.Flight.Decided);
 	// adopted: it was so when we adopted it, and we never put back for it.
 	decided, adopted bool
+	// others: another process recorded it (adopted from the memory).
+	others bool
 	// later are the labels the looks before our later renames of the
 	// target saw: each was judged ours to replace then, so none is a
 	// person's to put back when an echo of a later rename to the same

@@ -60,22 +60,10 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 	// What is ours now (a flight retired meanwhile set it), and when the
 	// target is looked at (a pass renamed it meanwhile). A label given
 	// back is a person's, never ours to replace.
-	then := r.oursOf(t)
 	superseded := new(atomic.Bool)
 	f.superseded = superseded
 	x := &Rename{Kind: GiveBack, Target: t, Want: back, Seen: want, After: want, Why: "a person renamed it as we did: their name goes back",
-		Over: func(label string, mem state.Entry, now time.Time) bool {
-			switch {
-			case superseded.Load():
-				return false // a person renamed it since: theirs stands
-			case mem.Locked && label == mem.LockedLabel:
-				return false // a locked label never changes
-			case ours && mem.Locked && mem.LockedLabel == want:
-				return false // a person locked our name once it showed: they keep it
-			}
-			m := namer.Memory{Labels: append(append(mem.OurLabels(now), want), then...)}
-			return label != back && namer.FateOf(namer.Case{Label: label, Memory: m, Workspace: t.Kind == state.Workspace}).Verdict == namer.Ours
-		}}
+		Over: putBackOver(t, back, want, ours, r.oursOf(t), superseded)}
 	// Claimed now: an echo seen again meanwhile does not send it twice.
 	f.putBack = back
 	b := r.backs
@@ -105,6 +93,26 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 		case <-b.stop:
 		}
 	})
+}
+
+// putBackOver says whether a put-back of back over our want may replace
+// the label the target shows when it is looked at. then is what was ours
+// when the put-back began (a flight retired meanwhile set it), the memory
+// at the look what a pass did since; a label given back is a person's,
+// never ours to replace.
+func putBackOver(t state.Target, back, want string, ours bool, then []string, superseded *atomic.Bool) func(string, state.Entry, time.Time) bool {
+	return func(label string, mem state.Entry, now time.Time) bool {
+		switch {
+		case superseded.Load():
+			return false // a person renamed it since: theirs stands
+		case mem.Locked && label == mem.LockedLabel:
+			return false // a locked label never changes
+		case ours && mem.Locked && mem.LockedLabel == want:
+			return false // a person locked our name once it showed: they keep it
+		}
+		m := namer.Memory{Labels: append(append(mem.OurLabels(now), want), then...)}
+		return label != back && namer.FateOf(namer.Case{Label: label, Memory: m, Workspace: t.Kind == state.Workspace}).Verdict == namer.Ours
+	}
 }
 
 // decided is the edit that records f as decided, when the memory holds

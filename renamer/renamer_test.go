@@ -734,3 +734,46 @@ func TestPutBackLockRespectsARelease(t *testing.T) {
 		t.Fatalf("a released tab shows %q, want %q left alone", got, "web")
 	}
 }
+
+// A killed process's rename recorded over PendingTTL ago and never
+// answered can no longer land: on 0.9, whose stream shows only what lands
+// after it started, a person's later rename to its label is theirs, not
+// its echo, and what the tab showed before is not put back.
+func TestAnOldUnansweredRenameIsNotAdoptedOn09(t *testing.T) {
+	g := newRig(t, 22)
+	g.mem.InMemory(func(tx *state.Tx) {
+		tx.Pend(tab, state.Flight{Want: "beta", Seen: "2", Sent: g.now})
+	})
+	g.h.set(tab, "mine") // a person, inside the killed rename's window
+	g.read = len(g.h.events)
+	g.now = g.now.Add(state.PendingTTL + time.Second)
+	g.r.Adopt()
+	g.r.Saw(map[state.Target]string{tab: "mine"})
+	g.h.set(tab, "beta") // the person again, after the label expired
+	g.feed()
+	g.runSpawned()
+	if got := g.h.label(tab); got != "beta" {
+		t.Fatalf("tab shows %q, want the person's %q", got, "beta")
+	}
+}
+
+// The same when the killed process's rename was adopted while it could
+// still land: past PendingTTL a person's rename to its label is theirs.
+func TestAnAdoptedRenameExpiresOn09(t *testing.T) {
+	g := newRig(t, 22)
+	g.mem.InMemory(func(tx *state.Tx) {
+		tx.Pend(tab, state.Flight{Want: "beta", Seen: "2", Sent: g.now})
+	})
+	g.h.set(tab, "mine") // a person, inside the killed rename's window
+	g.read = len(g.h.events)
+	g.now = g.now.Add(20 * time.Second)
+	g.r.Adopt()
+	g.r.Saw(map[state.Target]string{tab: "mine"})
+	g.now = g.now.Add(state.PendingTTL - 20*time.Second + time.Millisecond)
+	g.h.set(tab, "beta") // the person again, after the label expired
+	g.feed()
+	g.runSpawned()
+	if got := g.h.label(tab); got != "beta" {
+		t.Fatalf("tab shows %q, want the person's %q", got, "beta")
+	}
+}

@@ -356,13 +356,17 @@ func TestRevalidate(t *testing.T) {
 		tx.Named(WorkspaceTarget("w1"), "shop")
 		tx.Pend(TabTarget("w1:t1"), Flight{Want: "web2", Seen: "web", Sent: time.Now()})
 		tx.Pend(TabTarget("w1:t4"), Flight{Want: "db", Seen: "4", Sent: time.Now()})
+		// A label asked for over PendingTTL ago no longer lands: one
+		// that shows is a person's choice.
+		tx.Named(TabTarget("w1:t5"), "api")
+		tx.Pend(TabTarget("w1:t5"), Flight{Want: "old", Seen: "5", Sent: time.Now().Add(-PendingTTL - time.Second)})
 	})
 	var kept, forgot int
 	st.InMemory(func(tx *Tx) {
 		kept, forgot = tx.Revalidate(map[Target]string{TabTarget("w1:t1"): "web", TabTarget("w1:t2"): "2",
-			TabTarget("w1:t3"): "notes", TabTarget("w1:t4"): "db", WorkspaceTarget("w1"): "x"})
+			TabTarget("w1:t3"): "notes", TabTarget("w1:t4"): "db", TabTarget("w1:t5"): "old", WorkspaceTarget("w1"): "x"}, time.Now())
 	})
-	if kept != 3 || forgot != 2 || !st.Has(TabTarget("w1:t1")) || !st.Has(TabTarget("w1:t3")) || st.Has(TabTarget("w1:t2")) {
+	if kept != 3 || forgot != 3 || !st.Has(TabTarget("w1:t1")) || !st.Has(TabTarget("w1:t3")) || st.Has(TabTarget("w1:t2")) || st.Has(TabTarget("w1:t5")) {
 		t.Fatalf("kept %d forgot %d: %v", kept, forgot, st.IDs(Tab))
 	}
 	// The server that is gone will land none of our renames; one that

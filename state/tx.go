@@ -178,13 +178,13 @@ func (tx *Tx) Prune(kind Kind, present map[string]bool, now time.Time) bool {
 // the memory of a server that restarted without its session would
 // otherwise apply to other tabs that reuse its ids. A rename of ours
 // sent to the server that is gone never lands now: a kept target's
-// flights end, and a label of ours that was pending and shows is ours.
-// It returns how many targets it kept and forgot.
-func (tx *Tx) Revalidate(shows map[Target]string) (kept, forgot int) {
+// flights end, and a label of ours that was pending at now and shows is
+// ours. It returns how many targets it kept and forgot.
+func (tx *Tx) Revalidate(shows map[Target]string, now time.Time) (kept, forgot int) {
 	for _, kind := range Kinds {
 		for id, e := range tx.s.entries[kind] {
 			l, ok := shows[Target{kind, id}]
-			landed := slices.ContainsFunc(e.Pending, func(p Pending) bool { return p.Label == l })
+			landed := slices.Contains(e.Landing(now), l)
 			if ok && l != "" && (landed || l == e.Label || l == e.LockedLabel || l == e.PrefixedAs || l == e.PersonText) {
 				if landed {
 					e.Label = l

@@ -295,7 +295,7 @@ func (s *Sessions) startWatcher() bool {
 	w, err := s.newWatcher()
 	if err != nil {
 		s.failed = true
-		s.log.Warn("session files: cannot watch them; {session} titles follow at each pass", "err", err)
+		s.log.Warn("session files: cannot watch them; {session} titles are looked at twice a second", "err", err)
 		s.watchTrouble(err)
 		return false
 	}

@@ -345,7 +345,7 @@ func TestSessionWriteBeforeWatchWakes(t *testing.T) {
 }
 
 // With no file watch to be had (the user's inotify instances used up),
-// agents' session titles follow at each pass only, and the one told of
+// agents' session titles are looked at twice a second, and the one told of
 // watching hears why.
 func TestSessionWatchTroubleIsTold(t *testing.T) {
 	var told []error
