@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/config"
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/glyphs"
@@ -82,7 +83,7 @@ func (f *NamingFlags) check() error {
 
 // namers compiles the tab namer and, with --workspace-format, the
 // workspace namer (nil without it).
-func (f *NamingFlags) namers(cf *configFile, home string) (tabs, workspaces *namer.Namer, err error) {
+func (f *NamingFlags) namers(cf *config.File, home string) (tabs, workspaces *namer.Namer, err error) {
 	var rules []namer.RuleSpec
 	if cf != nil {
 		rules = cf.Rules
@@ -107,7 +108,7 @@ func (f *NamingFlags) namers(cf *configFile, home string) (tabs, workspaces *nam
 	// Override rules are per directory for tabs; a workspace gets the one
 	// template, or a rule's format would name it like a tab.
 	if _, err := namer.ParseTemplate(f.WorkspaceFormat); err != nil {
-		return nil, nil, cf.atKey("workspace-format", f.WorkspaceFormat, fmt.Errorf("workspace-format: %w", err))
+		return nil, nil, cf.AtKey("workspace-format", f.WorkspaceFormat, fmt.Errorf("workspace-format: %w", err))
 	}
 	// --max-len, --icons and the quick commands were checked with the tab
 	// namer above.
@@ -124,12 +125,12 @@ func (f *NamingFlags) namers(cf *configFile, home string) (tabs, workspaces *nam
 
 // paneNamer compiles the pane namer with --pane-format (nil without it):
 // the tab's rules, each with its pane-format or its skip.
-func (f *NamingFlags) paneNamer(cf *configFile, home string) (*namer.Namer, error) {
+func (f *NamingFlags) paneNamer(cf *config.File, home string) (*namer.Namer, error) {
 	if f.PaneFormat == "" {
 		return nil, nil
 	}
 	if _, err := namer.ParseTemplate(f.PaneFormat); err != nil {
-		return nil, cf.atKey("pane-format", f.PaneFormat, fmt.Errorf("pane-format: %w", err))
+		return nil, cf.AtKey("pane-format", f.PaneFormat, fmt.Errorf("pane-format: %w", err))
 	}
 	var rules []namer.RuleSpec
 	if cf != nil {
@@ -150,7 +151,7 @@ func (f *NamingFlags) paneNamer(cf *configFile, home string) (*namer.Namer, erro
 
 // resolver builds the program resolver from --alias and the config file's
 // [[rewrites]].
-func (f *NamingFlags) resolver(cf *configFile, insp procinfo.Inspector) (*procinfo.Resolver, error) {
+func (f *NamingFlags) resolver(cf *config.File, insp procinfo.Inspector) (*procinfo.Resolver, error) {
 	aliases, err := procinfo.ParseAliases(f.Alias)
 	if err != nil {
 		return nil, fmt.Errorf("--alias: %w", err)
@@ -169,9 +170,9 @@ func (f *NamingFlags) resolver(cf *configFile, insp procinfo.Inspector) (*procin
 // atRules names the config file, and the line of the rule at fault where
 // there is one, in an error from compiling the file's rules; without rules
 // in the file the error is about a flag and stays as it is.
-func atRules(cf *configFile, err error) error {
+func atRules(cf *config.File, err error) error {
 	if cf != nil && (len(cf.Rules) > 0 || len(cf.Rewrites) > 0) {
-		return cf.atTable(err)
+		return cf.AtTable(err)
 	}
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/config"
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
@@ -15,7 +16,7 @@ import (
 // fakeEnv is a runEnv of a made-up process: vars is its environment and
 // home its home directory ("" for none), so options are built without
 // reading or changing the test's own environment.
-func fakeEnv(vars map[string]string, home string, cf *configFile) *runEnv {
+func fakeEnv(vars map[string]string, home string, cf *config.File) *runEnv {
 	return &runEnv{
 		stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, config: cf,
 		lookupEnv: func(k string) (string, bool) {
@@ -245,12 +246,12 @@ func buildFromCase(t *testing.T, tc optionsCase) (daemon.Options, string, error)
 	if vars == nil {
 		vars = map[string]string{"HERDR_SOCKET_PATH": "/run/h.sock"}
 	}
-	var cf *configFile
+	var cf *config.File
 	path := ""
 	if tc.config != "" || tc.glyphs != nil {
 		path = writeConfig(t, tc.config)
 		var err error
-		if cf, err = loadConfigFile(path, true); err != nil {
+		if cf, err = config.Load(path, true); err != nil {
 			t.Fatal(err)
 		}
 		if tc.glyphs != nil {
