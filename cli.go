@@ -30,10 +30,10 @@ type CLI struct {
 	Run        RunCmd        `cmd:"" help:"Run the daemon: rename tabs as sessions change (dry run unless --apply)."`
 	Once       OnceCmd       `cmd:"" help:"Run one pass and exit (dry run unless --apply)."`
 	Nudge      NudgeCmd      `cmd:"" help:"Ask the running daemon to look at one pane now (used by shell hooks)."`
-	Explain    ExplainCmd    `cmd:"" help:"Show why each tab has or would get its name."`
-	Lock       LockCmd       `cmd:"" help:"Keep a tab's current name: the daemon will not change it."`
-	Release    ReleaseCmd    `cmd:"" help:"Name a tab automatically again, even after a person renamed it."`
-	Restore    RestoreCmd    `cmd:"" help:"Undo: give every tab we named herdr's number back, stop the daemon (dry run unless --apply)."`
+	Explain    ExplainCmd    `cmd:"" help:"Show why each tab (and pane, with --pane-format) has or would get its name."`
+	Lock       LockCmd       `cmd:"" help:"Keep a tab's current name (or a pane's, --pane): the daemon will not change it."`
+	Release    ReleaseCmd    `cmd:"" help:"Name a tab (or a pane, --pane) automatically again, even after a person renamed it."`
+	Restore    RestoreCmd    `cmd:"" help:"Undo: give every tab we named herdr's number back, clear our pane labels, stop the daemon (dry run unless --apply)."`
 	Status     StatusCmd     `cmd:"" aliases:"doctor" help:"Check the setup: daemon, herdr, config file, state, hooks and plugin; say how to fix each problem."`
 	Init       InitCmd       `cmd:"" help:"Print a shell hook (zsh, bash, fish) or a service unit (systemd, launchd); write the herdr plugin."`
 	Demo       DemoCmd       `cmd:"" help:"Watch it work on a built-in herdr simulator (no herdr needed)."`

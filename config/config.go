@@ -403,7 +403,7 @@ func (cf *File) CheckKeys(app *kong.Application) error {
 var Excluded = map[string]bool{
 	"help": true, "version": true, "config": true,
 	// per-invocation switches, not settings
-	"when": true, "quiet": true, "json": true, "cmd": true, "no-preexec": true, "pause": true, "if-not-running": true, "notify": true,
+	"when": true, "quiet": true, "json": true, "cmd": true, "no-preexec": true, "pause": true, "if-not-running": true, "notify": true, "pane": true,
 }
 
 var durationType = reflect.TypeFor[time.Duration]()

@@ -8,6 +8,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -83,5 +84,51 @@ func TestPaneNames(t *testing.T) {
 	f.wantPanes("claude", "top", "vim")
 	if e := f.d.State().Entry(state.PaneTarget(p3)); e.Label != "top" || len(e.Flights) != 0 {
 		t.Fatalf("memory of %s: %+v", p3, e)
+	}
+}
+
+// The reports of a pass are its tabs', then its panes' (PaneID set);
+// explain decides one pane alone, and says so when pane names are off or
+// the pane is not there.
+func TestPaneReports(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "{dir}", withPanes(t, "{dir}"))
+	_, tab, p1 := f.srv.NewWorkspace("", home+"/src/api")
+	p2 := f.srv.Split(p1, home+"/src/web")
+	var got []string
+	for _, r := range f.once() {
+		got = append(got, r.Subject()+"="+r.Want)
+	}
+	if want := "tab " + tab + "=api|pane " + p1 + "=api|pane " + p2 + "=web"; strings.Join(got, "|") != want {
+		t.Fatalf("reports %q, want %q", got, want)
+	}
+	r, err := f.d.ExplainPane(context.Background(), p2)
+	if err != nil || r.PaneID != p2 || r.Label != "web" || r.Verdict != namer.Ours.String() {
+		t.Fatalf("explain %s: %+v, %v", p2, r, err)
+	}
+	if _, err := f.d.ExplainPane(context.Background(), "w9:p1"); err == nil || !strings.Contains(err.Error(), "w9:p1") {
+		t.Fatalf("explain of a missing pane: %v", err)
+	}
+	off := newFixture(t, "{dir}", nil)
+	if _, err := off.d.ExplainPane(context.Background(), p1); err == nil {
+		t.Fatal("explain --pane with pane names off gave no error")
+	}
+}
+
+// A dry run shows each new pane decision once, apart from its tab's.
+func TestDryRunShowsPanes(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	var r dryRun
+	reps := []pass.Report{
+		{TabID: "w1:t1", Label: "1", Want: "api", Action: pass.ActionWouldRename, Verdict: "herdr's", LeadWhy: "the only pane"},
+		{TabID: "w1:t1", PaneID: "w1:p1", Want: "api", Action: pass.ActionWouldRename, Verdict: "herdr's", LeadWhy: "the pane itself"},
+	}
+	r.tabs(&b, reps)
+	r.tabs(&b, reps)
+	want := `would rename w1:t1 "1" -> "api" (lead the only pane; label was herdr's)` + "\n" +
+		`would rename pane w1:p1 "" -> "api" (named from the pane itself; label was herdr's)` + "\n"
+	if b.String() != want {
+		t.Fatalf("dry run showed\n%s\nwant\n%s", b.String(), want)
 	}
 }

@@ -114,7 +114,7 @@ type Input struct {
 	// cache says.
 	Forced map[string]bool
 	// OnlyTab, when set, limits the pass to one tab (explain TAB_ID);
-	// OnlyPane, set with it, to one of its panes (explain --pane).
+	// OnlyPane to one pane and its tab (explain --pane).
 	OnlyTab, OnlyPane string
 	// ReadOnly: decide but never rename or save (explain).
 	ReadOnly bool
@@ -202,6 +202,16 @@ func (p *Planner) index(in Input) *view {
 	for _, pn := range in.Snap.Panes {
 		v.panes[pn.TabID] = append(v.panes[pn.TabID], pn)
 		live[pn.ID] = true
+	}
+	if in.OnlyPane != "" {
+		// One pane alone (explain --pane): its tab is the one row. A pane
+		// id is no tab's, so a pane not in the session leaves no row.
+		v.OnlyTab = in.OnlyPane
+		for _, pn := range in.Snap.Panes {
+			if pn.ID == in.OnlyPane {
+				v.OnlyTab = pn.TabID
+			}
+		}
 	}
 	v.positions = namer.Positions(in.Snap.Tabs)
 	v.present = make(map[string]bool, len(in.Snap.Tabs))

@@ -37,6 +37,24 @@ type Report struct {
 	Error      string            `json:"error,omitempty"`
 }
 
+// Subject is what the report is about, as a person reads it: "tab
+// w1:t2" or "pane w1:p3".
+func (r Report) Subject() string {
+	if r.PaneID != "" {
+		return "pane " + r.PaneID
+	}
+	return "tab " + r.TabID
+}
+
+// Named is how the dry run and once print what they rename: a tab by its
+// id alone, as they always have, a pane as "pane w1:p3".
+func (r Report) Named() string {
+	if r.PaneID != "" {
+		return "pane " + r.PaneID
+	}
+	return r.TabID
+}
+
 // judge records whose the tab's label is.
 func (r *Report) judge(v namer.Verdict) { r.Verdict, r.Judged = v.String(), v }
 
@@ -127,9 +145,12 @@ func isUnsafeRune(r rune) bool {
 }
 
 // Why says in one line why the tab gets its name: its lead pane, program,
-// rule and whose its label was.
+// rule and whose its label was; a pane's name comes from the pane itself.
 func (r Report) Why() string {
 	s := "lead " + r.LeadWhy
+	if r.PaneID != "" {
+		s = "named from " + r.LeadWhy
+	}
 	if r.Program != "" {
 		s += "; program " + r.Program
 	}

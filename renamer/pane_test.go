@@ -78,3 +78,32 @@ func TestGiveBackClearsAPane(t *testing.T) {
 		t.Errorf("pane shows %q, want the person's", got)
 	}
 }
+
+// lock --pane on a pane with no label: a rename of ours that landed as
+// the lock was written goes, and the pane shows none again; a person's
+// label there is theirs and stays.
+func TestPutBackLockClearsAPane(t *testing.T) {
+	for _, tt := range []struct {
+		name, shows, want string
+	}{
+		{name: "ours landed", shows: "claude", want: ""},
+		{name: "a person's", shows: "reviewer", want: "reviewer"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newRig(t, 20)
+			g.h.set(pane, tt.shows)
+			g.mem.InMemory(func(tx *state.Tx) {
+				tx.Pend(pane, state.Flight{Want: "claude", Seen: "", Sent: g.now})
+				tx.Answer(pane, "claude", g.now)
+				tx.Settle(pane, "claude", g.now)
+				tx.Lock(pane, "")
+			})
+			if err := g.r.PutBackLock(context.Background(), pane, "", g.now); err != nil {
+				t.Fatal(err)
+			}
+			if got := g.h.label(pane); got != tt.want {
+				t.Errorf("pane shows %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
