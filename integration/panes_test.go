@@ -165,3 +165,55 @@ func lastLines(log string, n int) string {
 	lines := strings.Split(strings.TrimRight(log, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
+
+// TestRealHerdrKeepsAPaneNamedAtTheKeyboard: a pane label a person types
+// in herdr's own client (prefix+shift+p, the focused pane) is theirs
+// across a program change and a daemon restart, and emptying it there
+// hands the pane back. On herdrsim the modal's request alone is played
+// (herdr's modal sends pane.rename, §13).
+func TestRealHerdrKeepsAPaneNamedAtTheKeyboard(t *testing.T) {
+	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
+		dirs := mkdirs(t, w.Sandbox(), "projects/doc")
+		_, tab, p1 := w.NewWorkspace(t, dirs[0])
+		d := startWorldDaemon(t, w, paneFormat...)
+		waitPaneLabels(t, w, d, map[string]string{p1: "doc"})
+		typePaneName(t, w, tab, p1, "notes")
+		w.Type(t, p1, "tee")
+		waitWorldLabel(t, w, tab, "tee", d.Log)
+		passes(t, d, 3)
+		checkPaneLabel(t, w, d, p1, "notes", "while tee ran")
+
+		if code := d.Stop(); code != 0 {
+			t.Fatalf("daemon exited %d\n%s", code, d.Log())
+		}
+		d = startWorldDaemon(t, w, paneFormat...)
+		passes(t, d, 3)
+		checkPaneLabel(t, w, d, p1, "notes", "after a daemon restart")
+
+		typePaneName(t, w, tab, p1, "")
+		waitPaneLabels(t, w, d, map[string]string{p1: "tee"})
+	})
+}
+
+// typePaneName renames the only pane of tab at the keyboard: herdr's own
+// client on real herdr, the request its modal sends on herdrsim.
+func typePaneName(t *testing.T, w world, tab, pane, label string) {
+	t.Helper()
+	rw, ok := w.(*realWorld)
+	if !ok {
+		personRenamePane(t, w, pane, label)
+		return
+	}
+	c, err := rw.srv.OpenClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	if err := c.RenamePane(tab, label); err != nil {
+		t.Fatalf("%v\nserver output:\n%s", err, rw.srv.Output())
+	}
+}
