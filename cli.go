@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/config"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; when
@@ -28,10 +30,10 @@ type CLI struct {
 	Run        RunCmd        `cmd:"" help:"Run the daemon: rename tabs as sessions change (dry run unless --apply)."`
 	Once       OnceCmd       `cmd:"" help:"Run one pass and exit (dry run unless --apply)."`
 	Nudge      NudgeCmd      `cmd:"" help:"Ask the running daemon to look at one pane now (used by shell hooks)."`
-	Explain    ExplainCmd    `cmd:"" help:"Show why each tab has or would get its name."`
-	Lock       LockCmd       `cmd:"" help:"Keep a tab's current name: the daemon will not change it."`
-	Release    ReleaseCmd    `cmd:"" help:"Name a tab automatically again, even after a person renamed it."`
-	Restore    RestoreCmd    `cmd:"" help:"Undo: give every tab we named herdr's number back, stop the daemon (dry run unless --apply)."`
+	Explain    ExplainCmd    `cmd:"" help:"Show why each tab (and pane, with --pane-format) has or would get its name."`
+	Lock       LockCmd       `cmd:"" help:"Keep a tab's current name (or a pane's, --pane): the daemon will not change it."`
+	Release    ReleaseCmd    `cmd:"" help:"Name a tab (or a pane, --pane) automatically again, even after a person renamed it."`
+	Restore    RestoreCmd    `cmd:"" help:"Undo: give every tab we named herdr's number back, clear our pane labels, stop the daemon (dry run unless --apply)."`
 	Status     StatusCmd     `cmd:"" aliases:"doctor" help:"Check the setup: daemon, herdr, config file, state, hooks and plugin; say how to fix each problem."`
 	Init       InitCmd       `cmd:"" help:"Print a shell hook (zsh, bash, fish) or a service unit (systemd, launchd); write the herdr plugin."`
 	Demo       DemoCmd       `cmd:"" help:"Watch it work on a built-in herdr simulator (no herdr needed)."`
@@ -93,9 +95,9 @@ func withExit(code int, err error) error {
 type runEnv struct {
 	stdout io.Writer
 	stderr io.Writer
-	config *configFile
+	config *config.File
 	// reparse re-reads the config file and parses the same arguments.
-	reparse func() (*CLI, *configFile, error)
+	reparse func() (*CLI, *config.File, error)
 	// lookupEnv and userHome are the process's environment and home
 	// directory. Options are built from them only through lookup, getenv
 	// and home, so a test builds them from a made-up process; nil stands
@@ -136,11 +138,11 @@ var configFree = map[string]bool{
 // newParser builds the kong parser with the config file as a resolver. A
 // config file that cannot be used comes back with its broken field set,
 // not as an error: Main decides whether the chosen command needs it.
-func newParser(args []string, stdout, stderr io.Writer, exit func(int)) (*kong.Kong, *CLI, *configFile, error) {
+func newParser(args []string, stdout, stderr io.Writer, exit func(int)) (*kong.Kong, *CLI, *config.File, error) {
 	cfgPath, named := configPathFromArgs(args)
-	cf, err := loadConfigFile(cfgPath, named)
+	cf, err := config.Load(cfgPath, named)
 	if err != nil {
-		cf = &configFile{Path: cfgPath, broken: err}
+		cf = &config.File{Path: cfgPath, Broken: err}
 	}
 	cli := &CLI{}
 	parser, err := kong.New(cli,
@@ -159,8 +161,8 @@ func newParser(args []string, stdout, stderr io.Writer, exit func(int)) (*kong.K
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if cf.broken == nil {
-		cf.broken = cf.checkKeys(parser.Model)
+	if cf.Broken == nil {
+		cf.Broken = cf.CheckKeys(parser.Model)
 	}
 	return parser, cli, cf, nil
 }
@@ -179,7 +181,7 @@ func parseArgs(parser *kong.Kong, args []string) (*kong.Context, error) {
 }
 
 // parse is newParser and parseArgs in one.
-func parse(args []string, stdout, stderr io.Writer, exit func(int)) (*CLI, *kong.Context, *configFile, error) {
+func parse(args []string, stdout, stderr io.Writer, exit func(int)) (*CLI, *kong.Context, *config.File, error) {
 	parser, cli, cf, err := newParser(args, stdout, stderr, exit)
 	if err != nil {
 		return nil, nil, nil, err
@@ -302,7 +304,7 @@ func configPathFromArgs(args []string) (string, bool) {
 	if v := os.Getenv("HERDRTABRENAMER_CONFIG"); v != "" {
 		return v, true
 	}
-	return defaultConfigPath(), false
+	return config.DefaultPath(), false
 }
 
 var legacyFlag = regexp.MustCompile(`^-([a-z][a-z0-9-]+)(=.*)?$`)
@@ -392,14 +394,14 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 		// A bare command shows what it can do instead of an error.
 		args = []string{"--help"}
 	}
-	var cf *configFile
+	var cf *config.File
 	warned := false
 	// warnConfig says once that the config file is broken, for commands
 	// that run without it.
 	warnConfig := func() {
-		if cf != nil && cf.broken != nil && !warned {
+		if cf != nil && cf.Broken != nil && !warned {
 			warned = true
-			fmt.Fprintf(stderr, "herdrtabrenamer: warning: %v (run, once, explain, lock, release and nudge stop until it is fixed; herdrtabrenamer status checks it)\n", cf.broken)
+			fmt.Fprintf(stderr, "herdrtabrenamer: warning: %v (run, once, explain, lock, release and nudge stop until it is fixed; herdrtabrenamer status checks it)\n", cf.Broken)
 		}
 	}
 	exited := -1
@@ -435,8 +437,8 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 // configGate stops a command that needs the config file when the file is
 // broken, and warns about it before a command that runs without it;
 // status reports the file itself.
-func configGate(ctx *kong.Context, cli *CLI, cf *configFile, stderr io.Writer, warn func()) (code int, stop bool) {
-	if cf.broken == nil {
+func configGate(ctx *kong.Context, cli *CLI, cf *config.File, stderr io.Writer, warn func()) (code int, stop bool) {
+	if cf.Broken == nil {
 		return 0, false
 	}
 	top := strings.Fields(ctx.Command())[0]
@@ -449,19 +451,19 @@ func configGate(ctx *kong.Context, cli *CLI, cf *configFile, stderr io.Writer, w
 	if top == "nudge" && cli.Nudge.Quiet {
 		return 0, true // a shell hook: never print on a prompt
 	}
-	fmt.Fprintf(stderr, "herdrtabrenamer: %v (fix the file, or name another with --config; herdrtabrenamer status checks it)\n", cf.broken)
+	fmt.Fprintf(stderr, "herdrtabrenamer: %v (fix the file, or name another with --config; herdrtabrenamer status checks it)\n", cf.Broken)
 	return 2, true
 }
 
 // newRunEnv is the runEnv of this process: its output, environment and
 // home directory, the config file cf, and args to parse again on reload.
-func newRunEnv(args []string, stdout, stderr io.Writer, cf *configFile) *runEnv {
+func newRunEnv(args []string, stdout, stderr io.Writer, cf *config.File) *runEnv {
 	return &runEnv{stdout: stdout, stderr: stderr, config: cf,
 		lookupEnv: os.LookupEnv, userHome: os.UserHomeDir,
-		reparse: func() (*CLI, *configFile, error) {
+		reparse: func() (*CLI, *config.File, error) {
 			c, _, f, err := parse(args, io.Discard, io.Discard, func(int) {})
-			if err == nil && f.broken != nil {
-				err = f.broken
+			if err == nil && f.Broken != nil {
+				err = f.Broken
 			}
 			return c, f, err
 		}}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/config"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 )
@@ -88,7 +89,7 @@ func hookNudge(args []string) (*NudgeCmd, *Globals, bool) {
 	if !socketFlag {
 		g.Socket = os.Getenv("HERDRTABRENAMER_SOCKET")
 		if g.Socket == "" {
-			sock, err := configSocket(configPathFromArgs(nil))
+			sock, err := config.Socket(configPathFromArgs(nil))
 			if err != nil {
 				return nil, nil, false // let kong report it (or stay quiet)
 			}

@@ -21,12 +21,14 @@ import (
 )
 
 // RestoreCmd undoes our names: every tab whose label is ours gets herdr's
-// default back, and names people chose stay.
+// default back, every pane label of ours is cleared, and names people
+// chose stay.
 type RestoreCmd struct {
 	// The naming flags tell our names apart: a label is ours when the state
 	// file says so or when it is a render of the same template.
 	NamingFlags `embed:""`
-	Apply       bool `help:"Rename the tabs and stop the daemon (without it: dry run, print what would change)."`
+	Apply       bool   `help:"Rename the tabs and stop the daemon (without it: dry run, print what would change)."`
+	Pane        string `help:"Only this pane, e.g. w1:p3: its label is cleared if it is ours; tabs and other panes stay." placeholder:"ID" env:"-"`
 }
 
 // stopWait is how long restore waits for a running daemon to exit after
@@ -39,11 +41,17 @@ const stopWait = 5 * time.Second
 const restoreEchoWait = 5 * time.Second
 
 // Run stops the daemon (it would name the tabs again at once), renames
-// each of our tabs to its position number and forgets it. herdr cannot
+// each of our tabs to its position number, clears each pane label of ours
+// and forgets them. herdr cannot
 // clear a custom label (tab.rename "" stores an empty one, docs/herdr.md
 // §6), and the position is what herdr shows for an unnamed tab (§6).
 // Exit 1 when a rename failed or the daemon would not stop.
 func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
+	if c.Pane != "" {
+		if _, _, err := herdr.ParsePaneID(c.Pane); err != nil {
+			return withExit(2, fmt.Errorf("restore --pane: %w", err))
+		}
+	}
 	opt, err := newOptions(&c.NamingFlags, g, env)
 	if err != nil {
 		return err
@@ -67,27 +75,12 @@ func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
 		// now could undo a person's.
 		return withExit(1, fmt.Errorf("restore: %w", err))
 	}
-	ctx := context.Background()
-	reps, err := d.Explain(ctx, "")
+	forget, failed, err := c.undo(context.Background(), env, d)
 	if err != nil {
 		return withExit(1, err)
 	}
-	snap, err := d.Client().Snapshot(ctx)
-	if err != nil {
-		return withExit(1, err)
-	}
-	pos := namer.Positions(snap.Tabs)
-	finish := func(time.Duration) {}
-	if c.Apply {
-		// Each label given back is followed to its echo: a person's
-		// rename landing inside one goes back.
-		finish = d.FollowRenames(ctx)
-	}
-	forget, failed := c.restoreTabs(ctx, env, d, reps, pos)
-	finish(restoreEchoWait)
-	forget = append(forget, c.listGone(env, d, pos)...)
 	if c.Apply && len(forget) > 0 && opt.StatePath != "" {
-		if err := forgetTabs(d, forget); err != nil {
+		if err := forgetTargets(d, forget); err != nil {
 			return withExit(1, err)
 		}
 	}
@@ -96,6 +89,37 @@ func (c *RestoreCmd) Run(g *Globals, env *runEnv) error {
 		return withExit(1, fmt.Errorf("%d rename(s) failed", failed))
 	}
 	return nil
+}
+
+// undo gives back the tabs' labels of ours (all of them, unless --pane)
+// and clears the panes' (--pane: that one alone), printing what it does.
+// It returns what to forget and how many renames failed.
+func (c *RestoreCmd) undo(ctx context.Context, env *runEnv, d *daemon.Daemon) (forget []state.Target, failed int, err error) {
+	reps, err := d.Explain(ctx, "")
+	if err != nil {
+		return nil, 0, err
+	}
+	snap, err := d.Client().Snapshot(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	if c.Pane == "" {
+		pos := namer.Positions(snap.Tabs)
+		finish := func(time.Duration) {}
+		if c.Apply {
+			// Each label given back is followed to its echo: a person's
+			// rename landing inside one goes back.
+			finish = d.FollowRenames(ctx)
+		}
+		forget, failed = c.restoreTabs(ctx, env, d, reps, pos)
+		finish(restoreEchoWait)
+		forget = append(forget, c.listGone(env, d, pos)...)
+	}
+	panes, pfailed, err := c.restorePanes(ctx, env, d, snap, reps)
+	if err != nil {
+		return nil, 0, err
+	}
+	return append(forget, panes...), failed + pfailed, nil
 }
 
 // forgotWord starts the line of a tab restore forgets, its columns lined
@@ -110,9 +134,12 @@ func (c *RestoreCmd) forgotWord() string {
 // restoreTabs gives each reported tab its label back (with --apply) and
 // prints what it does. It returns the tabs to forget and how many renames
 // failed.
-func (c *RestoreCmd) restoreTabs(ctx context.Context, env *runEnv, d *daemon.Daemon, reps []pass.Report, pos map[string]int) (forget []string, failed int) {
+func (c *RestoreCmd) restoreTabs(ctx context.Context, env *runEnv, d *daemon.Daemon, reps []pass.Report, pos map[string]int) (forget []state.Target, failed int) {
 	forgot := c.forgotWord()
 	for _, r := range reps {
+		if r.PaneID != "" {
+			continue // restorePanes' to give back
+		}
 		back, keep := giveBack(r, d.State().Tab(r.TabID), pos[r.TabID])
 		switch {
 		case back == "" && keep == "locked":
@@ -140,7 +167,7 @@ func (c *RestoreCmd) restoreTabs(ctx context.Context, env *runEnv, d *daemon.Dae
 			}
 			fmt.Fprintf(env.stdout, "restored %s %q -> %q\n", r.TabID, r.Label, back)
 		}
-		forget = append(forget, r.TabID)
+		forget = append(forget, state.TabTarget(r.TabID))
 	}
 	return forget, failed
 }
@@ -148,23 +175,23 @@ func (c *RestoreCmd) restoreTabs(ctx context.Context, env *runEnv, d *daemon.Dae
 // listGone prints and returns the remembered tabs that are gone. Their
 // entries hold nothing to give back; an undo leaves no memory of them
 // either.
-func (c *RestoreCmd) listGone(env *runEnv, d *daemon.Daemon, pos map[string]int) []string {
-	var gone []string
+func (c *RestoreCmd) listGone(env *runEnv, d *daemon.Daemon, pos map[string]int) []state.Target {
+	var gone []state.Target
 	for _, id := range goneTabs(d.State(), pos, c.Workspace) {
 		fmt.Fprintf(env.stdout, "%s %s: the tab is gone\n", c.forgotWord(), id)
-		gone = append(gone, id)
+		gone = append(gone, state.TabTarget(id))
 	}
 	return gone
 }
 
-// forgetTabs drops the tabs' entries from the state file.
-func forgetTabs(d *daemon.Daemon, ids []string) error {
+// forgetTargets drops the tabs' and panes' entries from the state file.
+func forgetTargets(d *daemon.Daemon, ts []state.Target) error {
 	if err := d.State().Edit(func(tx *state.Tx) {
-		for _, id := range ids {
-			tx.Undo(state.TabTarget(id))
+		for _, t := range ts {
+			tx.Undo(t)
 		}
 	}); err != nil {
-		return fmt.Errorf("restore: forget %d tab(s): %w", len(ids), err)
+		return fmt.Errorf("restore: forget %d tab(s) and pane(s): %w", len(ts), err)
 	}
 	return nil
 }

@@ -37,6 +37,7 @@ type NamingFlags struct {
 	HideDefaultBranch bool   `help:"Show no {branch} on the repository's default branch."`
 	IndexPrefixAll    bool   `help:"Put the tab position in front of names people chose too."`
 	WorkspaceFormat   string `help:"Name workspaces too, with this template ({index} is the sidebar position); empty leaves them alone." placeholder:"TEMPLATE"`
+	PaneFormat        string `help:"Name every pane too (its label on herdr's pane border and in the sidebar's agent rows), with this template of the pane's own tokens; same-named panes of a tab are told apart; empty leaves panes alone." placeholder:"TEMPLATE"`
 
 	// nil, not empty, when unset: the built-in list applies; --ignore ""
 	// (or ignore = [] in the file) ignores nothing.
@@ -75,6 +76,7 @@ type OnceCmd struct {
 type ExplainCmd struct {
 	NamingFlags `embed:""`
 	TabID       string `arg:"" optional:"" name:"TAB_ID" help:"Only this tab, e.g. w1:t2."`
+	Pane        string `help:"A pane instead of a tab, e.g. w1:p3 (herdr pane list shows them; explain needs --pane-format)." placeholder:"ID" env:"-"`
 	JSON        bool   `help:"Print JSON instead of a table." env:"-"`
 	Notify      bool   `help:"Show one tab's decision as a herdr notification (the plugin's \"Why this name?\"; TAB_ID defaults to $HERDR_TAB_ID)." env:"-"`
 }
@@ -251,10 +253,10 @@ func (c *OnceCmd) Run(g *Globals, env *runEnv) error {
 	for _, r := range reps {
 		switch r.Action {
 		case pass.ActionRenamed, pass.ActionWouldRename:
-			fmt.Fprintf(env.stdout, "%s %s %q -> %q\n", r.Action, r.TabID, r.Label, r.Want)
+			fmt.Fprintf(env.stdout, "%s %s %q -> %q\n", r.Action, r.Named(), r.Label, r.Want)
 		case pass.ActionFailed:
 			failed++
-			fmt.Fprintf(env.stderr, "herdrtabrenamer: rename %s to %q: %s\n", r.TabID, r.Want, r.Error)
+			fmt.Fprintf(env.stderr, "herdrtabrenamer: rename %s to %q: %s\n", r.Named(), r.Want, r.Error)
 		}
 	}
 	if failed > 0 {
@@ -280,27 +282,53 @@ func (c *ExplainCmd) Run(g *Globals, env *runEnv) error {
 	return writeExplain(env.stdout, reps)
 }
 
-// explain checks TAB_ID ("" = every tab) and asks a one-off daemon for
-// the decisions; the daemon is returned for callers that talk to herdr on.
+// explain checks TAB_ID ("" = every tab) or --pane and asks a one-off
+// daemon for the decisions; the daemon is returned for callers that talk
+// to herdr on.
 func (c *ExplainCmd) explain(ctx context.Context, g *Globals, env *runEnv) (*daemon.Daemon, []pass.Report, error) {
-	if c.TabID != "" {
-		if _, _, err := herdr.ParseTabID(c.TabID); err != nil {
-			return nil, nil, withExit(2, err)
-		}
+	if err := c.checkIDs(); err != nil {
+		return nil, nil, err
 	}
 	opt, err := newOptions(&c.NamingFlags, g, env)
 	if err != nil {
 		return nil, nil, err
 	}
+	if c.Pane != "" && opt.Naming.PaneNamer == nil {
+		return nil, nil, withExit(2, errors.New("explain --pane: pane names are off; set --pane-format (config key pane-format)"))
+	}
 	d, err := daemon.New(opt)
 	if err != nil {
 		return nil, nil, err
+	}
+	if c.Pane != "" {
+		r, err := d.ExplainPane(ctx, c.Pane)
+		if err != nil {
+			return nil, nil, withExit(1, noHerdrHint(err))
+		}
+		return d, []pass.Report{r}, nil
 	}
 	reps, err := d.Explain(ctx, c.TabID)
 	if err != nil {
 		return nil, nil, withExit(1, noHerdrHint(err))
 	}
 	return d, reps, nil
+}
+
+// checkIDs checks TAB_ID and --pane, which name one thing at most.
+func (c *ExplainCmd) checkIDs() error {
+	switch {
+	case c.Pane != "" && c.TabID != "":
+		return withExit(2, fmt.Errorf("explain: TAB_ID %s and --pane %s name two things: give one", c.TabID, c.Pane))
+	case c.Pane != "":
+		if _, _, err := herdr.ParsePaneID(c.Pane); err != nil {
+			return withExit(2, fmt.Errorf("explain --pane: %w", err))
+		}
+	case c.TabID != "":
+		if _, _, err := herdr.ParseTabID(c.TabID); err != nil {
+			return withExit(2, err)
+		}
+	}
+	return nil
 }
 
 // writeExplain prints one block per tab: the table a person reads when a
@@ -311,11 +339,18 @@ func writeExplain(w io.Writer, reps []pass.Report) error {
 		if i > 0 {
 			fmt.Fprintln(tw)
 		}
-		fmt.Fprintf(tw, "tab %s\t(workspace %s)\n", r.TabID, r.Workspace)
+		if r.PaneID != "" {
+			// A pane is named from its own facts: no lead to show.
+			fmt.Fprintf(tw, "pane %s\t(tab %s, workspace %s)\n", r.PaneID, r.TabID, r.Workspace)
+		} else {
+			fmt.Fprintf(tw, "tab %s\t(workspace %s)\n", r.TabID, r.Workspace)
+		}
 		fmt.Fprintf(tw, "  label now\t%q\n", r.Label)
 		fmt.Fprintf(tw, "  name wanted\t%q\n", r.Want)
 		fmt.Fprintf(tw, "  verdict\tlabel is %s: %s\n", r.Verdict, r.Action)
-		fmt.Fprintf(tw, "  lead pane\t%s (%s)\n", r.Lead, r.LeadWhy)
+		if r.PaneID == "" {
+			fmt.Fprintf(tw, "  lead pane\t%s (%s)\n", r.Lead, r.LeadWhy)
+		}
 		if r.Program != "" || r.ProgramWhy != "" {
 			fmt.Fprintf(tw, "  program\t%q (%s)\n", r.Program, r.ProgramWhy)
 		}

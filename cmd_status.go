@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
+	"github.com/herdrtabrenamer/herdrtabrenamer/config"
 	"io"
 	"os"
 	"path/filepath"
@@ -215,12 +216,12 @@ func nudgeCheck(sock string) check {
 // configCheck reports the file Main loaded, then compiles the whole
 // configuration as run does (buildAsRun): what run refuses, status shows,
 // with run's own error.
-func configCheck(g *Globals, cf *configFile) check {
-	if cf != nil && errors.Is(cf.broken, os.ErrNotExist) {
-		return check{name: "config", found: cf.broken.Error(), fix: "create the file, or stop naming it (--config, HERDRTABRENAMER_CONFIG)"}
+func configCheck(g *Globals, cf *config.File) check {
+	if cf != nil && errors.Is(cf.Broken, os.ErrNotExist) {
+		return check{name: "config", found: cf.Broken.Error(), fix: "create the file, or stop naming it (--config, HERDRTABRENAMER_CONFIG)"}
 	}
-	if cf != nil && cf.broken != nil {
-		return check{name: "config", found: cf.broken.Error(), fix: "fix that line, or start over from README's config example"}
+	if cf != nil && cf.Broken != nil {
+		return check{name: "config", found: cf.Broken.Error(), fix: "fix that line, or start over from README's config example"}
 	}
 	if err := buildAsRun(g); err != nil {
 		return check{name: "config", found: err.Error(), fix: "fix it: run stops with this error"}
@@ -250,8 +251,8 @@ func buildAsRun(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if cf.broken != nil {
-		return cf.broken
+	if cf.Broken != nil {
+		return cf.Broken
 	}
 	_, err = cli.Run.build(&cli.Globals, &runEnv{stdout: io.Discard, stderr: io.Discard, config: cf})
 	return err
@@ -329,7 +330,7 @@ func localWatchOn(env *runEnv) bool {
 		on, err := strconv.ParseBool(v)
 		return err != nil || on // run refuses a bad value; it is no "off"
 	}
-	if on, ok := env.config.boolValue("local-watch"); ok {
+	if on, ok := env.config.BoolValue("local-watch"); ok {
 		return on
 	}
 	return true

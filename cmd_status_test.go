@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
+	"github.com/herdrtabrenamer/herdrtabrenamer/config"
 	"net"
 	"os"
 	"os/exec"
@@ -252,7 +253,7 @@ func TestLocalWatchOnFollowsEnvAndConfig(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.file), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cf, err := loadConfigFile(path, true)
+			cf, err := config.Load(path, true)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,7 +16,7 @@ func (c *ExplainCmd) notify(g *Globals, env *runEnv) error {
 	if c.JSON {
 		return withExit(2, errors.New("explain: --notify and --json do not go together"))
 	}
-	if c.TabID == "" {
+	if c.TabID == "" && c.Pane == "" {
 		if c.TabID = env.getenv("HERDR_TAB_ID"); c.TabID == "" {
 			return withExit(2, errors.New("explain --notify: no TAB_ID given and $HERDR_TAB_ID is not set (herdr sets it for plugin actions; or name the tab: w1:t2)"))
 		}
@@ -54,7 +54,7 @@ func (c *ExplainCmd) notify(g *Globals, env *runEnv) error {
 func whyNotification(r pass.Report) (title, body string) {
 	title = fmt.Sprintf("%q is %s", r.Label, r.Verdict)
 	if r.Label == "" {
-		title = fmt.Sprintf("tab %s (empty label) is %s", r.TabID, r.Verdict)
+		title = fmt.Sprintf("%s (empty label) is %s", r.Subject(), r.Verdict)
 	}
 	var why []string
 	switch {
@@ -65,7 +65,9 @@ func whyNotification(r pass.Report) (title, body string) {
 	default:
 		why = append(why, fmt.Sprintf("wants %q (%s)", r.Want, r.Action))
 	}
-	why = append(why, fmt.Sprintf("lead pane %s: %s", r.Lead, r.LeadWhy))
+	if r.PaneID == "" {
+		why = append(why, fmt.Sprintf("lead pane %s: %s", r.Lead, r.LeadWhy))
+	}
 	if r.Program != "" {
 		why = append(why, fmt.Sprintf("program %s (%s)", r.Program, r.ProgramWhy))
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/config"
 )
 
 func writeConfig(t testing.TB, body string) string {
@@ -46,8 +46,8 @@ func TestConfigValueSpellings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {
 			cli, _, cf, err := parse([]string{"--config", writeConfig(t, tt.body), "once"}, &bytes.Buffer{}, &bytes.Buffer{}, func(int) {})
-			if err != nil || cf.broken != nil {
-				t.Fatalf("parse: %v, config: %v", err, cf.broken)
+			if err != nil || cf.Broken != nil {
+				t.Fatalf("parse: %v, config: %v", err, cf.Broken)
 			}
 			if !tt.check(cli) {
 				t.Fatalf("value not applied: %+v", cli.Once)
@@ -71,42 +71,12 @@ func TestConfigShapesRejected(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {
 			_, _, cf, _ := parse([]string{"--config", writeConfig(t, tt.body), "version"}, &bytes.Buffer{}, &bytes.Buffer{}, func(int) {})
-			err := cf.broken
-			var ce *ConfigError
+			err := cf.Broken
+			var ce *config.Error
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("err = %v, want a one-line ConfigError with %q", err, tt.want)
+				t.Fatalf("err = %v, want a one-line config.Error with %q", err, tt.want)
 			}
 		})
-	}
-}
-
-// An error about a rule points at that rule's own table header, found
-// from the typed error's index, not from its text.
-func TestConfigRuleErrorsPointAtTheirTable(t *testing.T) {
-	cf, err := loadConfigFile(writeConfig(t, "[[rules]]\ndir = \"/a\"\nskip = true\n\n# two\n[[rules]]\ndir = \"/b\"\nskip = true\n"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = cf.atTable(&namer.RuleError{Index: 2, Err: errors.New("made up")})
-	var ce *ConfigError
-	if !errors.As(err, &ce) || ce.Line != 6 {
-		t.Fatalf("err = %v, want line 6 (the second [[rules]])", err)
-	}
-	if err := cf.atTable(&namer.RuleError{Index: 3, Err: errors.New("x")}); !errors.As(err, &ce) || ce.Line != 0 {
-		t.Fatalf("a rule index past the file: %v", err)
-	}
-}
-
-// Every command but the hooks' nudge reads the whole file: this is that
-// cost for a typical one.
-func BenchmarkLoadConfigFile(b *testing.B) {
-	path := writeConfig(b, "format = \"{icon} {proc|dir}\"\nmax-len = 20\nsocket = \"/run/herdr.sock\"\n\n[[rules]]\ndir = \"~/projects/*\"\nformat = \"{proc|match}\"\n\n[[rules]]\ndir = \"/tmp/**\"\nskip = true\n\n[[rewrites]]\nmatch = '^python3?$'\nreplace = \"python\"\n")
-	b.ReportAllocs()
-	for b.Loop() {
-		cf, err := loadConfigFile(path, true)
-		if err != nil || cf.values["socket"].v != "/run/herdr.sock" {
-			b.Fatal(err)
-		}
 	}
 }
 
@@ -118,17 +88,4 @@ func manyGlyphs(n int) string {
 		fmt.Fprintf(&b, "prog%d = \"x\"\n", i)
 	}
 	return b.String()
-}
-
-// BenchmarkLoadConfigFile10000Keys: parsing is linear in the file; each
-// key's line must not cost a scan from the top.
-func BenchmarkLoadConfigFile10000Keys(b *testing.B) {
-	path := writeConfig(b, manyGlyphs(10000))
-	b.ReportAllocs()
-	for b.Loop() {
-		cf, err := loadConfigFile(path, true)
-		if err != nil || len(cf.Glyphs) != 10000 {
-			b.Fatal(err)
-		}
-	}
 }

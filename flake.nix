@@ -206,6 +206,9 @@
                     skip = nullOr types.bool // {
                       description = "Never rename matching tabs.";
                     };
+                    pane-format = nullOr types.str // {
+                      description = "Name template for the panes of matching tabs (with pane-format set).";
+                    };
                   };
                 }
               );

@@ -19,6 +19,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/alecthomas/kong"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/config"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
@@ -158,7 +159,7 @@ func TestFlakeOptionsMapToFlags(t *testing.T) {
 				t.Errorf("option %s maps to unknown table %s", name, target)
 			}
 		default:
-			if !all[target] || configExcluded[target] {
+			if !all[target] || config.Excluded[target] {
 				t.Errorf("option %s maps to config key %q, which is no flag the config file accepts", name, target)
 			}
 		}
@@ -168,7 +169,7 @@ func TestFlakeOptionsMapToFlags(t *testing.T) {
 		name := strings.Trim(table, "[]")
 		block := between(t, opts, name+" = mkOption", "default =")
 		var got []string
-		for _, m := range regexp.MustCompile(`(?m)^\s*(\w+) = nullOr\b`).FindAllStringSubmatch(block, -1) {
+		for _, m := range regexp.MustCompile(`(?m)^\s*([\w-]+) = nullOr\b`).FindAllStringSubmatch(block, -1) {
 			got = append(got, m[1])
 		}
 		want := tomlKeys(typ)
@@ -543,8 +544,8 @@ func checkSettings(t *testing.T, settings map[string]any) {
 	if err != nil {
 		t.Fatalf("explain with the module's config.toml: %v", err)
 	}
-	if cf.broken != nil {
-		t.Fatalf("the module's config.toml is rejected: %v\n%s", cf.broken, buf.String())
+	if cf.Broken != nil {
+		t.Fatalf("the module's config.toml is rejected: %v\n%s", cf.Broken, buf.String())
 	}
 	if f := cli.Explain.NamingFlags; f.Format != "{icon}{proc}" || f.MaxLen != 30 || f.Icons != "blocked=X,idle=" || !f.Unique {
 		t.Errorf("config.toml gave format=%q max-len=%d icons=%q unique=%v", f.Format, f.MaxLen, f.Icons, f.Unique)

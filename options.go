@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/config"
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/gitinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/glyphs"
@@ -36,6 +37,10 @@ func newOptions(f *NamingFlags, g *Globals, env *runEnv) (daemon.Options, error)
 	if err != nil {
 		return daemon.Options{}, withExit(2, err)
 	}
+	paneNamer, err := f.paneNamer(env.config, home)
+	if err != nil {
+		return daemon.Options{}, withExit(2, err)
+	}
 	insp := procinfo.Local()
 	procs, err := f.resolver(env.config, insp)
 	if err != nil {
@@ -57,7 +62,7 @@ func newOptions(f *NamingFlags, g *Globals, env *runEnv) (daemon.Options, error)
 		Socket: sock,
 		Naming: pass.Config{Namer: nm, Procs: procs, Inspector: insp,
 			Git: gitinfo.New(), SSH: sshhosts.New(sshConfig(home)), Glyphs: glyphTable,
-			IndexPrefixAll: f.IndexPrefixAll, WorkspaceNamer: wsNamer,
+			IndexPrefixAll: f.IndexPrefixAll, WorkspaceNamer: wsNamer, PaneNamer: paneNamer,
 			Force: f.Force, Unique: f.Unique, Workspace: f.Workspace},
 		StatePath: state, Out: env.stdout, Log: g.logger(env.stderr),
 	}, nil
@@ -78,7 +83,7 @@ func (f *NamingFlags) check() error {
 
 // namers compiles the tab namer and, with --workspace-format, the
 // workspace namer (nil without it).
-func (f *NamingFlags) namers(cf *configFile, home string) (tabs, workspaces *namer.Namer, err error) {
+func (f *NamingFlags) namers(cf *config.File, home string) (tabs, workspaces *namer.Namer, err error) {
 	var rules []namer.RuleSpec
 	if cf != nil {
 		rules = cf.Rules
@@ -103,7 +108,7 @@ func (f *NamingFlags) namers(cf *configFile, home string) (tabs, workspaces *nam
 	// Override rules are per directory for tabs; a workspace gets the one
 	// template, or a rule's format would name it like a tab.
 	if _, err := namer.ParseTemplate(f.WorkspaceFormat); err != nil {
-		return nil, nil, cf.atKey("workspace-format", f.WorkspaceFormat, fmt.Errorf("workspace-format: %w", err))
+		return nil, nil, cf.AtKey("workspace-format", f.WorkspaceFormat, fmt.Errorf("workspace-format: %w", err))
 	}
 	// --max-len, --icons and the quick commands were checked with the tab
 	// namer above.
@@ -118,9 +123,35 @@ func (f *NamingFlags) namers(cf *configFile, home string) (tabs, workspaces *nam
 	return tabs, workspaces, nil
 }
 
+// paneNamer compiles the pane namer with --pane-format (nil without it):
+// the tab's rules, each with its pane-format or its skip.
+func (f *NamingFlags) paneNamer(cf *config.File, home string) (*namer.Namer, error) {
+	if f.PaneFormat == "" {
+		return nil, nil
+	}
+	if _, err := namer.ParseTemplate(f.PaneFormat); err != nil {
+		return nil, cf.AtKey("pane-format", f.PaneFormat, fmt.Errorf("pane-format: %w", err))
+	}
+	var rules []namer.RuleSpec
+	if cf != nil {
+		rules = cf.Rules
+	}
+	// The rules, --max-len, --icons and the quick commands were checked
+	// with the tab namer.
+	n, err := namer.New(namer.Config{
+		Format: f.PaneFormat, MaxLen: f.MaxLen, Icons: f.Icons, Rules: rules, Home: home,
+		HideDefaultBranch: f.HideDefaultBranch, SameDir: pass.SameDir,
+		Ignore: f.Ignore, ExtendIgnore: f.ExtendIgnore, Panes: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pane-format: %w", err)
+	}
+	return n, nil
+}
+
 // resolver builds the program resolver from --alias and the config file's
 // [[rewrites]].
-func (f *NamingFlags) resolver(cf *configFile, insp procinfo.Inspector) (*procinfo.Resolver, error) {
+func (f *NamingFlags) resolver(cf *config.File, insp procinfo.Inspector) (*procinfo.Resolver, error) {
 	aliases, err := procinfo.ParseAliases(f.Alias)
 	if err != nil {
 		return nil, fmt.Errorf("--alias: %w", err)
@@ -139,9 +170,9 @@ func (f *NamingFlags) resolver(cf *configFile, insp procinfo.Inspector) (*procin
 // atRules names the config file, and the line of the rule at fault where
 // there is one, in an error from compiling the file's rules; without rules
 // in the file the error is about a flag and stays as it is.
-func atRules(cf *configFile, err error) error {
+func atRules(cf *config.File, err error) error {
 	if cf != nil && (len(cf.Rules) > 0 || len(cf.Rewrites) > 0) {
-		return cf.atTable(err)
+		return cf.AtTable(err)
 	}
 	return err
 }

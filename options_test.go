@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/config"
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
@@ -15,7 +16,7 @@ import (
 // fakeEnv is a runEnv of a made-up process: vars is its environment and
 // home its home directory ("" for none), so options are built without
 // reading or changing the test's own environment.
-func fakeEnv(vars map[string]string, home string, cf *configFile) *runEnv {
+func fakeEnv(vars map[string]string, home string, cf *config.File) *runEnv {
 	return &runEnv{
 		stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, config: cf,
 		lookupEnv: func(k string) (string, bool) {
@@ -98,10 +99,20 @@ var optionsCases = []optionsCase{
 		if o.Naming.WorkspaceNamer == nil || o.Naming.WorkspaceNamer.Config().Format != "{index} {dir}" || o.Naming.WorkspaceNamer.Config().MaxLen != 0 {
 			t.Errorf("workspace namer %+v", o.Naming.WorkspaceNamer)
 		}
+		if o.Naming.PaneNamer != nil {
+			t.Errorf("pane namer without --pane-format: %+v", o.Naming.PaneNamer.Config())
+		}
 		if o.Naming.Workspace != "w2" || !o.Naming.Force || !o.Naming.Unique || !o.Naming.IndexPrefixAll {
 			t.Errorf("options %+v", o)
 		}
 	}},
+	{name: "pane-format", home: "/home/u", config: "[[rules]]\ndir = \"~/docs\"\npane-format = \"doc {agent}\"\n",
+		flags: func(f *NamingFlags) { f.PaneFormat = "{agent|proc}" }, check: func(t *testing.T, o daemon.Options) {
+			c := o.Naming.PaneNamer.Config()
+			if c.Format != "{agent|proc}" || !c.Panes || len(c.Rules) != 1 || c.Rules[0].PaneFormat != "doc {agent}" {
+				t.Errorf("pane namer config %+v", c)
+			}
+		}},
 	{name: "aliases", home: "/home/u", flags: func(f *NamingFlags) { f.Alias = "nvim=vim, htop = top" }, check: func(t *testing.T, o daemon.Options) {
 		if got := programOf(o, "nvim"); got != "vim" {
 			t.Errorf("nvim shows as %q, want vim", got)
@@ -186,6 +197,11 @@ var optionsCases = []optionsCase{
 	{name: "bad workspace-format flag", flags: func(f *NamingFlags) { f.WorkspaceFormat = "{nope}" }, wantErr: "workspace-format: "},
 	{name: "bad workspace-format in the file", config: "workspace-format = \"{nope}\"\n",
 		flags: func(f *NamingFlags) { f.WorkspaceFormat = "{nope}" }, wantErr: "CONFIG:1: workspace-format: "},
+	{name: "bad pane-format flag", flags: func(f *NamingFlags) { f.PaneFormat = "{nope}" }, wantErr: "pane-format: "},
+	{name: "bad pane-format in the file", config: "pane-format = \"{nope}\"\n",
+		flags: func(f *NamingFlags) { f.PaneFormat = "{nope}" }, wantErr: "CONFIG:1: pane-format: "},
+	{name: "bad rule pane-format in the file", config: "[[rules]]\ndir = \"/a\"\npane-format = \"{x\"\n",
+		wantErr: "CONFIG:1: rule 1 (pane-format): "},
 	{name: "bad alias", flags: func(f *NamingFlags) { f.Alias = "nvim" }, wantErr: `--alias: alias "nvim": entry 1 "nvim" has no '='`},
 	{name: "bad rewrite in the file", config: "[[rules]]\ndir = \"/a\"\nname = \"a\"\n[[rewrites]]\nmatch = \"(\"\n",
 		wantErr: "CONFIG:4: rewrite rule 1: bad match"},
@@ -230,12 +246,12 @@ func buildFromCase(t *testing.T, tc optionsCase) (daemon.Options, string, error)
 	if vars == nil {
 		vars = map[string]string{"HERDR_SOCKET_PATH": "/run/h.sock"}
 	}
-	var cf *configFile
+	var cf *config.File
 	path := ""
 	if tc.config != "" || tc.glyphs != nil {
 		path = writeConfig(t, tc.config)
 		var err error
-		if cf, err = loadConfigFile(path, true); err != nil {
+		if cf, err = config.Load(path, true); err != nil {
 			t.Fatal(err)
 		}
 		if tc.glyphs != nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/config"
 )
 
 const (
@@ -65,7 +67,7 @@ func referenceTable(t *testing.T) string {
 			env = "`" + f.Envs[0] + "`"
 		}
 		key := "`" + f.Name + "`"
-		if configExcluded[f.Name] {
+		if config.Excluded[f.Name] {
 			key = "—"
 		}
 		def := "—"

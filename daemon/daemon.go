@@ -170,6 +170,26 @@ func (d *Daemon) Explain(ctx context.Context, tabID string) ([]pass.Report, erro
 	return reps, err
 }
 
+// ExplainPane decides one pane's name without renaming anything: its
+// report alone, or an error when pane names are off or herdr has no such
+// pane.
+func (d *Daemon) ExplainPane(ctx context.Context, paneID string) (pass.Report, error) {
+	if d.opt.Naming.PaneNamer == nil {
+		return pass.Report{}, errors.New("pane names are off: set --pane-format (config key pane-format) to name panes")
+	}
+	defer d.sessions.Close()
+	reps, _, err := d.pass(ctx, passInput{Input: pass.Input{OnlyPane: paneID, ReadOnly: true}})
+	if err != nil {
+		return pass.Report{}, err
+	}
+	for _, r := range reps {
+		if r.PaneID == paneID {
+			return r, nil
+		}
+	}
+	return pass.Report{}, fmt.Errorf("pane %s not found in the session at %s", paneID, d.client.SocketPath())
+}
+
 // PassStats runs one pass and returns its counters (benchmarks).
 func (d *Daemon) PassStats(ctx context.Context) (pass.Stats, error) {
 	defer d.sessions.Close()

@@ -84,6 +84,12 @@ func (a schedAPI) RenameWorkspace(_ context.Context, id, label string) (herdr.Wo
 	return r.Workspace, err
 }
 
+func (a schedAPI) RenamePane(_ context.Context, id, label string) (herdr.Pane, error) {
+	var r struct{ Pane herdr.Pane }
+	err := a.rename(state.PaneTarget(id), "pane.rename", map[string]string{"pane_id": id, "label": label}, &r)
+	return r.Pane, err
+}
+
 // rename is one rename of ours: the search acts inside its window, may
 // kill the process with it on its way (it lands later, or never), and
 // acts again after it applied.

@@ -184,7 +184,7 @@ func (x *explorer) lockTab(i int) {
 			p.yielded <- struct{}{}
 		}()
 		<-p.wake
-		_ = p.rn.PutBackLock(context.Background(), t.ID, label, at)
+		_ = p.rn.PutBackLock(context.Background(), state.TabTarget(t.ID), label, at)
 	}()
 	x.stepLock()
 }

@@ -70,9 +70,16 @@ func (d *Daemon) runPass(ctx context.Context, in passInput) ([]pass.Report, pass
 		plan.Conclude()
 	}
 	d.dry.workspaces(d.opt.Out, plan.Workspaces)
-	reps := make([]pass.Report, len(plan.Rows))
-	for i, r := range plan.Rows {
-		reps[i] = r.Report
+	// The tabs' reports, then the panes' (PaneID set), as the plan
+	// sends their renames.
+	reps := make([]pass.Report, 0, len(plan.Rows)+len(plan.Panes))
+	for _, r := range plan.Rows {
+		reps = append(reps, r.Report)
+	}
+	for _, pr := range plan.Panes {
+		reps = append(reps, pr.Report)
+	}
+	for i := range reps {
 		reps[i].EscapeText()
 	}
 	return reps, plan.Stats, err
@@ -115,7 +122,7 @@ func socketPeerPID(ctx context.Context, socket string) int {
 	return peer.PID
 }
 
-// showDry shows a dry run's new tab decisions, each once.
+// showDry shows a dry run's new tab and pane decisions, each once.
 func (d *Daemon) showDry(reps []pass.Report) { d.dry.tabs(d.opt.Out, reps) }
 
 // dryRun remembers the decisions a dry run has shown, so each is shown
@@ -141,15 +148,15 @@ func (r *dryRun) show(key, want string) bool {
 	return true
 }
 
-// tabs shows each new tab decision of a dry run once.
+// tabs shows each new tab and pane decision of a dry run once.
 func (r *dryRun) tabs(out io.Writer, reps []pass.Report) {
 	for _, rep := range reps {
 		want := rep.Want
 		if rep.Action != pass.ActionWouldRename {
 			want = ""
 		}
-		if r.show("tab "+rep.TabID, want) {
-			fmt.Fprintf(out, "would rename %s %q -> %q (%s)\n", rep.TabID, rep.Label, rep.Want, rep.Why())
+		if r.show(rep.Subject(), want) {
+			fmt.Fprintf(out, "would rename %s %q -> %q (%s)\n", rep.Named(), rep.Label, rep.Want, rep.Why())
 		}
 	}
 }

@@ -122,6 +122,12 @@ func (v *view) note(t state.Target, label string) {
 				v.label(t.ID, label)
 			}
 		}
+	case state.Pane:
+		// No event tells of a pane's label: what we set is known only
+		// from herdr's answer.
+		if i, ok := v.pane[t.ID]; ok {
+			v.snap.Panes[i].Label = label
+		}
 	}
 }
 

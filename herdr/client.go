@@ -615,23 +615,3 @@ func (c *Client) RenameWorkspace(ctx context.Context, workspaceID, label string)
 	}
 	return *r.Workspace, nil
 }
-
-type paneInfoResult struct {
-	resultHeader
-	Pane *Pane `json:"pane"`
-}
-
-// Pane reads one pane (pane.get).
-func (c *Client) Pane(ctx context.Context, paneID string) (Pane, error) {
-	params := struct {
-		PaneID string `json:"pane_id"`
-	}{paneID}
-	r, err := typedCall[paneInfoResult](ctx, c, "pane.get", params, "pane_info")
-	if err != nil {
-		return Pane{}, err
-	}
-	if r.Pane == nil {
-		return Pane{}, &TransportError{Op: "pane.get", Path: c.path, Err: errors.New("result has no pane")}
-	}
-	return *r.Pane, nil
-}

@@ -283,6 +283,7 @@ func TestRequestShape(t *testing.T) {
 			"pane.list":         `{"type":"pane_list","panes":[]}`,
 			"workspace.list":    `{"type":"workspace_list","workspaces":[]}`,
 			"pane.process_info": `{"type":"pane_process_info","process_info":{"pane_id":"w1:p1"}}`,
+			"pane.rename":       `{"type":"pane_info","pane":{"pane_id":"w1:p1","terminal_id":"t","workspace_id":"w1","tab_id":"w1:t1","focused":false,"agent_status":"unknown","revision":0}}`,
 			"custom.method":     `{"type":"ok"}`,
 		}[req.Method]
 		if result == "" {
@@ -303,6 +304,8 @@ func TestRequestShape(t *testing.T) {
 		{"ping", `{}`, func() error { _, err := c.Ping(ctx); return err }},
 		{"tab.rename", `{"tab_id":"w1:t2","label":""}`, func() error { _, err := c.RenameTab(ctx, "w1:t2", ""); return err }},
 		{"tab.rename", `{"tab_id":"w1:t2","label":" a\nb\u001b[0m "}`, func() error { _, err := c.RenameTab(ctx, "w1:t2", " a\nb\x1b[0m "); return err }},
+		{"pane.rename", `{"pane_id":"w1:p1","label":"tests"}`, func() error { _, err := c.RenamePane(ctx, "w1:p1", "tests"); return err }},
+		{"pane.rename", `{"pane_id":"w1:p1","label":""}`, func() error { _, err := c.RenamePane(ctx, "w1:p1", ""); return err }},
 		{"tab.list", `{}`, func() error { _, err := c.Tabs(ctx, ""); return err }},
 		{"tab.list", `{"workspace_id":"w1"}`, func() error { _, err := c.Tabs(ctx, "w1"); return err }},
 		{"pane.list", `{"workspace_id":"w2"}`, func() error { _, err := c.Panes(ctx, "w2"); return err }},

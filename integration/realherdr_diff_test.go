@@ -556,6 +556,7 @@ func playDiffSession(t *testing.T, d *diffTarget) *diffRecording {
 	s.snapshot("empty")
 	ids := s.playTabs()
 	s.playPanes(ids)
+	s.playPaneLabels(ids)
 	s.playClosing(ids)
 	s.playKeyboard()
 	s.playErrors(ids)
@@ -671,6 +672,30 @@ func (s *diffSession) playPanes(ids diffIDs) {
 	s.reply("pane.process_info program", "pane.process_info", map[string]any{"pane_id": ids.p1})
 	s.reply("pane.get program", "pane.get", map[string]any{"pane_id": ids.p1})
 	s.step("program ends", func() { s.d.eof(s.t, ids.p1) })
+}
+
+// playPaneLabels names panes with pane.rename: a label with blanks
+// around it, the same label again, a clear by "", by blanks alone, by
+// null and by leaving the label out, and a missing pane. herdr emits no
+// event for any of them; the labels left on p1 and p3 come back after the
+// restart (playRestart's snapshot).
+func (s *diffSession) playPaneLabels(ids diffIDs) {
+	rename := func(label, pane string, params map[string]any) {
+		params["pane_id"] = pane
+		s.step(label, func() { s.reply(label, "pane.rename", params) })
+	}
+	rename("pane.rename", ids.p2, map[string]any{"label": " reviewer "})
+	rename("pane.rename same label", ids.p2, map[string]any{"label": "reviewer"})
+	rename("pane.rename empty", ids.p2, map[string]any{"label": ""})
+	rename("pane.rename again", ids.p2, map[string]any{"label": "tests"})
+	rename("pane.rename blanks", ids.p2, map[string]any{"label": "   "})
+	rename("pane.rename other", ids.p3, map[string]any{"label": "docs"})
+	rename("pane.rename null", ids.p3, map[string]any{"label": nil})
+	rename("pane.rename no label", ids.p2, map[string]any{})
+	rename("pane.rename kept", ids.p1, map[string]any{"label": "lead"})
+	rename("pane.rename kept too", ids.p3, map[string]any{"label": "docs"})
+	s.reply("missing pane rename", "pane.rename", map[string]any{"pane_id": ids.ws + ":pZZ", "label": "x"})
+	s.snapshot("pane labels")
 }
 
 // playClosing closes a tab, a workspace's last tab, and lets a

@@ -77,4 +77,11 @@
 // tab's lead pane, with the workspace's status and sidebar position in
 // place of the tab's. JudgeWorkspace applies the same ownership rule, with
 // herdr's automatic workspace labels (computed by the caller) as herdr's.
+//
+// # Panes
+//
+// A namer built with Config.Panes names one pane at a time (PlanPane):
+// the tokens are the pane's own, a rule's pane-format is its format, and
+// Unique tells apart the panes of one tab. A pane's only label of herdr's
+// is "" (Case.Pane): a bare number on a pane is someone's choice.
 package namer

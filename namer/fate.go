@@ -26,6 +26,8 @@ type Case struct {
 	// labels count (workspaces have no lock, release or --force).
 	Memory    Memory
 	Workspace bool
+	// Pane: the label is a pane's, whose only label of herdr's is "".
+	Pane bool
 	// Auto lists what herdr would call the workspace now (its automatic
 	// labels, computed by the caller); a tab's are its bare numbers.
 	Auto  []string
@@ -72,15 +74,21 @@ func (d Decision) verdict(c Case) Verdict {
 		}
 		return judge(c.Label, Memory{Labels: c.Memory.Labels}, d.Variants, false, herdrs)
 	}
-	return judge(c.Label, c.Memory, d.Variants, c.Force, IsHerdrLabel(c.Label))
+	herdrs := IsHerdrLabel(c.Label)
+	if c.Pane {
+		herdrs = isHerdrPaneLabel(c.Label)
+	}
+	return judge(c.Label, c.Memory, d.Variants, c.Force, herdrs)
 }
 
 // lockOvertaken: a locked tab shows a label of ours still landing, other
 // than the one it was locked with, so a rename of ours landed after the
-// lock. An older label of ours there is a person's choice since.
+// lock. An older label of ours there is a person's choice since. A tab
+// locked with no label known has nothing to go back to; a pane locked
+// with none has: no label.
 func lockOvertaken(c Case) bool {
 	m := c.Memory
-	if m.LockedLabel == "" || c.Label == m.LockedLabel {
+	if m.LockedLabel == "" && !c.Pane || c.Label == m.LockedLabel {
 		return false
 	}
 	for _, l := range m.Landing {

@@ -26,6 +26,14 @@ func TestFate(t *testing.T) {
 		{"skipped outranks a lock", Case{Label: "make", Want: "zsh", Memory: locked}, true, Fate{Verdict: Skipped}},
 		{"workspace, herdr's auto label", Case{Label: "api", Want: "ws api", Workspace: true, Auto: []string{"api"}}, false, Fate{Verdict: Herdrs, Do: Rename, To: "ws api"}},
 		{"workspace, a number is a person's", Case{Label: "3", Want: "ws api", Workspace: true}, false, Fate{Verdict: Human}},
+		{"pane, herdr's empty label", Case{Label: "", Want: "claude", Pane: true}, false, Fate{Verdict: Herdrs, Do: Rename, To: "claude"}},
+		{"pane, a number is a person's", Case{Label: "2", Want: "claude", Pane: true}, false, Fate{Verdict: Human}},
+		{"pane, ours while it lands", Case{Label: "make", Want: "zsh", Pane: true, Memory: ours}, false, Fate{Verdict: Ours, Do: Rename, To: "zsh"}},
+		{"pane, a person's", Case{Label: "reviewer", Want: "zsh", Pane: true, Memory: ours}, false, Fate{Verdict: Human}},
+		{"pane, released", Case{Label: "reviewer", Want: "zsh", Pane: true, Memory: Memory{Released: true}}, false, Fate{Verdict: Released, Do: Rename, To: "zsh"}},
+		{"pane, locked", Case{Label: "", Want: "zsh", Pane: true, Memory: locked}, false, Fate{Verdict: Locked}},
+		{"pane locked with no label, our rename landed after", Case{Label: "make", Pane: true, Memory: Memory{Labels: ours.Labels, Landing: ours.Landing, Locked: true}}, false, Fate{Verdict: Locked, Do: PutBack, To: ""}},
+		{"tab locked with no label known, our rename landed after", Case{Label: "make", Memory: Memory{Labels: ours.Labels, Landing: ours.Landing, Locked: true}}, false, Fate{Verdict: Locked}},
 		{"workspace, no force, no lock", Case{Label: "shop", Want: "ws api", Workspace: true, Force: true, Memory: Memory{Released: true}}, false, Fate{Verdict: Human}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -35,6 +35,10 @@ type Config struct {
 	// ExtendIgnore adds to it (the pair is flake8's ignore and
 	// extend-ignore: replace the defaults, or keep them and add).
 	Ignore, ExtendIgnore []string
+	// Panes: the namer names panes, one at a time (PlanPane): a rule's
+	// pane-format is its format, a skip rule skips, a name rule does not
+	// apply.
+	Panes bool
 }
 
 // Namer holds a compiled Config. It is immutable and safe for concurrent use.
@@ -79,7 +83,7 @@ func New(cfg Config) (*Namer, error) {
 		return nil, err
 	}
 	for i, spec := range cfg.Rules {
-		r, err := compileRule(i, spec, n.home)
+		r, err := compileRule(i, spec, n.home, cfg.Panes)
 		if err != nil {
 			return nil, err
 		}
@@ -264,7 +268,7 @@ func (n *Namer) Decide(p Plan, f Facts) Decision {
 	}
 	d := Decision{Rule: rm, Values: vs.asMap()}
 	switch {
-	case r != nil && r.spec.Skip:
+	case r != nil && r.skip:
 		d.Skip = true
 		return d
 	case r != nil && r.name != "":

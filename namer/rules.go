@@ -19,6 +19,9 @@ type RuleSpec struct {
 	Format  string `toml:"format"`  // template for matching tabs
 	Name    string `toml:"name"`    // fixed name for matching tabs
 	Skip    bool   `toml:"skip"`    // never rename matching tabs
+	// PaneFormat is the template for the panes of matching tabs
+	// (Config.Panes); a rule may set it alone, and then names no tab.
+	PaneFormat string `toml:"pane-format"`
 }
 
 // RuleMatch says which rule matched and how.
@@ -56,6 +59,13 @@ type rule struct {
 	program *glob.Glob // nil: any program
 	format  *Template  // nil for name and skip rules
 	name    string     // sanitised fixed name
+	skip    bool       // never rename what matches
+	// paneFormat is the pane template; a pane namer's format.
+	paneFormat *Template
+	// inert: the rule says nothing of what this namer names (a rule with
+	// only a pane template, for tabs; a name rule, for panes) and never
+	// matches.
+	inert bool
 }
 
 // RuleError is a rule that does not compile. Index lets the config file
@@ -75,8 +85,8 @@ func (e *RuleError) Error() string {
 
 func (e *RuleError) Unwrap() error { return e.Err }
 
-func compileRule(i int, spec RuleSpec, home string) (*rule, error) {
-	r, err := compileRuleSpec(i, spec, home)
+func compileRule(i int, spec RuleSpec, home string, panes bool) (*rule, error) {
+	r, err := compileRuleSpec(i, spec, home, panes)
 	if err != nil {
 		var re *RuleError
 		if !errors.As(err, &re) {
@@ -87,7 +97,7 @@ func compileRule(i int, spec RuleSpec, home string) (*rule, error) {
 	return r, nil
 }
 
-func compileRuleSpec(i int, spec RuleSpec, home string) (*rule, error) {
+func compileRuleSpec(i int, spec RuleSpec, home string, panes bool) (*rule, error) {
 	r := &rule{spec: spec, index: i + 1}
 	bad := func(what string, err error) error { return &RuleError{Index: i + 1, What: what, Err: err} }
 	if spec.Dir == "" && spec.Program == "" {
@@ -103,8 +113,8 @@ func compileRuleSpec(i int, spec RuleSpec, home string) (*rule, error) {
 	if spec.Skip {
 		set++
 	}
-	if set != 1 {
-		return nil, fmt.Errorf("set exactly one of format, name and skip (it sets %d)", set)
+	if set > 1 || set == 0 && spec.PaneFormat == "" {
+		return nil, fmt.Errorf("set exactly one of format, name and skip, or pane-format alone (it sets %d)", set)
 	}
 	if spec.Dir != "" {
 		g, err := compileDir(spec.Dir, home)
@@ -120,20 +130,48 @@ func compileRuleSpec(i int, spec RuleSpec, home string) (*rule, error) {
 		}
 		r.program = g
 	}
-	if spec.Format != "" {
-		t, err := ParseTemplate(spec.Format)
-		if err != nil {
-			return nil, bad("format", err)
+	if err := r.compileOutcome(spec, bad); err != nil {
+		return nil, err
+	}
+	if panes {
+		r.forPanes()
+	}
+	r.inert = r.format == nil && r.name == "" && !r.skip
+	return r, nil
+}
+
+// compileOutcome compiles what the rule does: its templates, name or skip.
+func (r *rule) compileOutcome(spec RuleSpec, bad func(string, error) error) error {
+	for _, f := range []struct {
+		key, text string
+		dst       **Template
+	}{{"format", spec.Format, &r.format}, {"pane-format", spec.PaneFormat, &r.paneFormat}} {
+		if f.text == "" {
+			continue
 		}
-		r.format = t
+		t, err := ParseTemplate(f.text)
+		if err != nil {
+			return bad(f.key, err)
+		}
+		*f.dst = t
 	}
 	if spec.Name != "" {
 		r.name = Sanitize(spec.Name)
 		if r.name == "" {
-			return nil, bad(fmt.Sprintf("name %q", spec.Name), errors.New("nothing left after removing control characters"))
+			return bad(fmt.Sprintf("name %q", spec.Name), errors.New("nothing left after removing control characters"))
 		}
 	}
-	return r, nil
+	r.skip = spec.Skip
+	return nil
+}
+
+// forPanes turns a rule into what it says of panes: its pane template, or
+// its skip; a name would call every pane of a tab the same.
+func (r *rule) forPanes() {
+	r.format, r.name = r.paneFormat, ""
+	if r.format != nil {
+		r.skip = false
+	}
 }
 
 // compileDir expands a leading "~" (quoted, so a home directory with glob
@@ -179,6 +217,9 @@ func globReason(err error, pat string, shift int) error {
 // matchDir tries the cwd and then each ancestor, deepest first, and returns
 // the first that matches. An empty cwd matches only dir-less rules.
 func (r *rule) matchDir(cwd string) (matched string, ok bool) {
+	if r.inert {
+		return "", false
+	}
 	if r.dir == nil {
 		return "", true
 	}

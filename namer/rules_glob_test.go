@@ -8,7 +8,7 @@ import (
 // A pattern that takes gobwas's backtracking seconds gives the same
 // answers: many stars in one segment, on a deep path of long names.
 func TestRuleDirManyStars(t *testing.T) {
-	r, err := compileRule(0, RuleSpec{Dir: "**/**/**/**/*a*a*a*a*a*", Skip: true}, home)
+	r, err := compileRule(0, RuleSpec{Dir: "**/**/**/**/*a*a*a*a*a*", Skip: true}, home, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func BenchmarkRuleDirMatch(b *testing.B) {
 		{"stars-2x100", "**/**/**/**/*a*a*a*a*a*", deepPath(2, 100)},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			r, err := compileRule(0, RuleSpec{Dir: tc.pattern, Skip: true}, home)
+			r, err := compileRule(0, RuleSpec{Dir: tc.pattern, Skip: true}, home, false)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -51,7 +51,7 @@ func TestDirGlobSemantics(t *testing.T) {
 		{"/**", "", ""},
 	}
 	for _, tt := range tests {
-		r, err := compileRule(0, RuleSpec{Dir: tt.pattern, Skip: true}, home)
+		r, err := compileRule(0, RuleSpec{Dir: tt.pattern, Skip: true}, home, false)
 		if err != nil {
 			t.Fatalf("compile %q: %v", tt.pattern, err)
 		}
@@ -64,7 +64,7 @@ func TestDirGlobSemantics(t *testing.T) {
 
 func TestHomeWithGlobCharacters(t *testing.T) {
 	// The home directory is literal even when it looks like a pattern.
-	r, err := compileRule(0, RuleSpec{Dir: "~/*", Skip: true}, "/home/[u]")
+	r, err := compileRule(0, RuleSpec{Dir: "~/*", Skip: true}, "/home/[u]", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,8 +158,8 @@ func TestRuleErrors(t *testing.T) {
 		{RuleSpec{Dir: "~/x", Skip: true}, "", `rule 3 (dir "~/x"): uses ~ but the home directory is unknown`},
 		{RuleSpec{Program: "[", Skip: true}, home, `rule 3 (program "["): column 2: unexpected end of input`},
 		{RuleSpec{Skip: true}, home, `rule 3: needs dir or program`},
-		{RuleSpec{Dir: "/a"}, home, `rule 3: set exactly one of format, name and skip (it sets 0)`},
-		{RuleSpec{Dir: "/a", Name: "x", Skip: true}, home, `rule 3: set exactly one of format, name and skip (it sets 2)`},
+		{RuleSpec{Dir: "/a"}, home, `rule 3: set exactly one of format, name and skip, or pane-format alone (it sets 0)`},
+		{RuleSpec{Dir: "/a", Name: "x", Skip: true}, home, `rule 3: set exactly one of format, name and skip, or pane-format alone (it sets 2)`},
 		{RuleSpec{Dir: "/a", Format: "{nope}"}, home, `rule 3 (format): template "{nope}" column 2: unknown token "nope" (known: ` + knownTokens + `)`},
 		{RuleSpec{Dir: "/a", Name: "\x1b[0m"}, home, `rule 3 (name "\x1b[0m"): nothing left after removing control characters`},
 	}

@@ -138,4 +138,9 @@ func (pl *Plan) Conclude() {
 			r.Report.conclude(r.Rename)
 		}
 	}
+	for _, pr := range pl.Panes {
+		if pr.Rename != nil {
+			pr.Report.conclude(pr.Rename)
+		}
+	}
 }

@@ -23,13 +23,16 @@ type Config struct {
 	Namer *namer.Namer
 	// WorkspaceNamer names workspaces too (--workspace-format); nil: off.
 	WorkspaceNamer *namer.Namer
-	Procs          *procinfo.Resolver
-	Inspector      procinfo.Inspector // nil: always ask herdr
-	Git            *gitinfo.Cache
-	SSH            *sshhosts.Aliases
-	Glyphs         *glyphs.Table // nil: the built-in table
-	Apply, Force   bool
-	Unique         bool
+	// PaneNamer names every pane of the tabs in scope too
+	// (--pane-format, a namer built with namer.Config.Panes); nil: off.
+	PaneNamer    *namer.Namer
+	Procs        *procinfo.Resolver
+	Inspector    procinfo.Inspector // nil: always ask herdr
+	Git          *gitinfo.Cache
+	SSH          *sshhosts.Aliases
+	Glyphs       *glyphs.Table // nil: the built-in table
+	Apply, Force bool
+	Unique       bool
 	// IndexPrefixAll puts the tab position in front of people's labels
 	// too.
 	IndexPrefixAll bool
@@ -110,8 +113,9 @@ type Input struct {
 	// Forced panes were nudged: their program is asked for whatever the
 	// cache says.
 	Forced map[string]bool
-	// OnlyTab, when set, limits the pass to one tab (explain TAB_ID).
-	OnlyTab string
+	// OnlyTab, when set, limits the pass to one tab (explain TAB_ID);
+	// OnlyPane to one pane and its tab (explain --pane).
+	OnlyTab, OnlyPane string
 	// ReadOnly: decide but never rename or save (explain).
 	ReadOnly bool
 	// Urgent: someone waits for this pass (a nudge, event news), so no
@@ -125,7 +129,10 @@ type Input struct {
 // Plan is what a pass decided: a row per tab in scope, the renames to
 // send and what the memory learns, in the order the renamer takes them.
 type Plan struct {
-	Rows    []*Row
+	Rows []*Row
+	// Panes are the pane rows, when panes are named; their renames are
+	// in Renames after the tabs'.
+	Panes   []*PaneRow
 	Renames []*renamer.Rename
 	Edits   state.Edits
 	// Workspaces are the workspace names a dry run would give.
@@ -166,15 +173,20 @@ func (p *Planner) Plan(ctx context.Context, in Input, mem *state.State) *Plan {
 	v := p.index(in)
 	pl := &Plan{positions: v.positions}
 	pl.Rows = p.planRows(v)
-	answers := p.gather(ctx, p.leadsOf(v, pl.Rows), gatherScope{refresh: !in.Urgent && !in.AgentPoll, nudged: len(in.Forced) > 0}, &pl.Stats)
+	pl.Panes = p.planPanes(v, pl.Rows)
+	leads := paneLeads(p.leadsOf(v, pl.Rows), pl.Panes)
+	answers := p.gather(ctx, leads, gatherScope{refresh: !in.Urgent && !in.AgentPoll, nudged: len(in.Forced) > 0}, &pl.Stats)
 	titles := map[string]string{}
 	if p.titles != nil {
-		titles = p.titles.Titles(sessionLeads(pl.Rows))
+		titles = p.titles.Titles(sessionLeads(pl.Rows, pl.Panes))
 	}
 	p.decide(v, pl.Rows, answers, titles)
+	p.decidePanes(v, pl.Panes, answers, titles)
 	p.judge(v, pl, mem)
+	p.judgePanes(v, pl, mem)
 	p.workspaces(v, pl, answers, mem)
 	p.prune(v, pl, mem)
+	p.prunePanes(v, pl, mem)
 	return pl
 }
 
@@ -190,6 +202,16 @@ func (p *Planner) index(in Input) *view {
 	for _, pn := range in.Snap.Panes {
 		v.panes[pn.TabID] = append(v.panes[pn.TabID], pn)
 		live[pn.ID] = true
+	}
+	if in.OnlyPane != "" {
+		// One pane alone (explain --pane): its tab is the one row. A pane
+		// id is no tab's, so a pane not in the session leaves no row.
+		v.OnlyTab = in.OnlyPane
+		for _, pn := range in.Snap.Panes {
+			if pn.ID == in.OnlyPane {
+				v.OnlyTab = pn.TabID
+			}
+		}
 	}
 	v.positions = namer.Positions(in.Snap.Tabs)
 	v.present = make(map[string]bool, len(in.Snap.Tabs))
@@ -258,13 +280,20 @@ func (p *Planner) unprovenAgent(pn herdr.Pane) bool {
 	return c == nil || !c.localOK
 }
 
-// sessionLeads lists the lead panes whose agent session title a name
-// needs ({session}).
-func sessionLeads(rows []*Row) []herdr.Pane {
+// sessionLeads lists the panes whose agent session title a name needs
+// ({session}): tabs' lead panes, and panes named themselves, each once.
+func sessionLeads(rows []*Row, panes []*PaneRow) []herdr.Pane {
 	var leads []herdr.Pane
+	listed := map[string]bool{}
 	for _, r := range rows {
 		if r.plan.NeedsSession {
 			leads = append(leads, r.plan.Lead)
+			listed[r.plan.Lead.ID] = true
+		}
+	}
+	for _, pn := range paneSessionLeads(panes) {
+		if !listed[pn.ID] {
+			leads = append(leads, pn)
 		}
 	}
 	return leads
@@ -296,20 +325,25 @@ func (p *Planner) decide(v *view, rows []*Row, answers map[string]procinfo.Progr
 		if r.plan.NeedsSession && facts.Session == "" && p.titles != nil {
 			r.Report.SessionWhy = p.titles.Why(r.plan.Lead.ID)
 		}
-		switch {
-		case !known:
+		if !known || wait > 0 {
 			// One lost process_info reply must not flip a tab running vim
 			// to its directory and back: decide again next pass.
-			r.Report.ProgramWhy = "unknown: herdr did not answer pane.process_info"
-			r.decision.Want, r.Report.Want = "", ""
-		case wait > 0:
-			r.Report.ProgramWhy += fmt.Sprintf("; new, named after --settle (in %v)", wait.Round(time.Millisecond))
+			r.Report.ProgramWhy = unknownWhy(known, wait, r.Report.ProgramWhy)
 			r.decision.Want, r.Report.Want = "", ""
 		}
 	}
 	if p.cfg.Unique {
 		p.uniqueNames(rows)
 	}
+}
+
+// unknownWhy says why a name whose program is unknown, or not settled
+// yet, waits for a later pass.
+func unknownWhy(known bool, wait time.Duration, why string) string {
+	if !known {
+		return "unknown: herdr did not answer pane.process_info"
+	}
+	return why + fmt.Sprintf("; new, named after --settle (in %v)", wait.Round(time.Millisecond))
 }
 
 // uniqueNames tells same-named tabs of a workspace apart (--unique).

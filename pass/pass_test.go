@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,14 +16,17 @@ import (
 )
 
 // asker answers process_info from a table of programs by pane, and
-// counts what it was asked.
+// counts what it was asked; a pass asks about its panes at once.
 type asker struct {
 	progs map[string]string
+	mu    sync.Mutex
 	asked []string
 }
 
 func (a *asker) ProcessInfo(_ context.Context, pane string) (herdr.ProcessInfo, error) {
+	a.mu.Lock()
 	a.asked = append(a.asked, pane)
+	a.mu.Unlock()
 	name, ok := a.progs[pane]
 	if !ok {
 		return herdr.ProcessInfo{}, errors.New("no such pane")
@@ -198,5 +202,26 @@ func TestLeadPanesAreAskedOnceForTheLocalWatch(t *testing.T) {
 	}
 	if want := []string{"w1:p1"}; !slices.Equal(a.asked, want) {
 		t.Fatalf("asked herdr about %v over two passes, want the lead pane once: %v", a.asked, want)
+	}
+}
+
+// explain --pane: one pane is decided, and herdr asked about it alone,
+// whichever tab holds it; a pane not in the session leaves no row.
+func TestOnlyPane(t *testing.T) {
+	a := &asker{progs: map[string]string{"w1:p1": "btop", "w1:p2": "vim", "w1:p3": "top"}}
+	p := planner(t, "{proc}", a)
+	panes, err := namer.New(namer.Config{Format: "{proc}", Panes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cfg.PaneNamer = panes
+	snap := session(map[string][]herdr.Pane{"w1:t1": {{ID: "w1:p1"}}, "w1:t2": {{ID: "w1:p2"}, {ID: "w1:p3"}}}, nil)
+	pl := p.Plan(context.Background(), Input{Snap: snap, SnapAt: p.now(), OnlyPane: "w1:p3", ReadOnly: true}, memory(t))
+	if len(pl.Rows) != 1 || pl.Rows[0].Tab.ID != "w1:t2" || len(pl.Panes) != 1 || pl.Panes[0].Report.Want != "top" {
+		t.Fatalf("rows %d, panes %+v", len(pl.Rows), pl.Panes)
+	}
+	pl = p.Plan(context.Background(), Input{Snap: snap, SnapAt: p.now(), OnlyPane: "w1:p9", ReadOnly: true}, memory(t))
+	if len(pl.Rows) != 0 || len(pl.Panes) != 0 {
+		t.Fatalf("a missing pane left %d rows and %d panes", len(pl.Rows), len(pl.Panes))
 	}
 }

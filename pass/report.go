@@ -13,7 +13,10 @@ import (
 // Report is everything a pass decided about one tab: what `explain`
 // shows and what `once` and the dry run print.
 type Report struct {
-	TabID     string `json:"tab_id"`
+	TabID string `json:"tab_id"`
+	// PaneID is set on a pane's report (--pane-format): the pane named,
+	// TabID its tab.
+	PaneID    string `json:"pane_id,omitempty"`
 	Workspace string `json:"workspace_id"`
 	Label     string `json:"label"`
 	Want      string `json:"want"`
@@ -32,6 +35,24 @@ type Report struct {
 	SessionWhy string            `json:"session_why,omitempty"`
 	Tokens     map[string]string `json:"tokens"`
 	Error      string            `json:"error,omitempty"`
+}
+
+// Subject is what the report is about, as a person reads it: "tab
+// w1:t2" or "pane w1:p3".
+func (r Report) Subject() string {
+	if r.PaneID != "" {
+		return "pane " + r.PaneID
+	}
+	return "tab " + r.TabID
+}
+
+// Named is how the dry run and once print what they rename: a tab by its
+// id alone, as they always have, a pane as "pane w1:p3".
+func (r Report) Named() string {
+	if r.PaneID != "" {
+		return "pane " + r.PaneID
+	}
+	return r.TabID
 }
 
 // judge records whose the tab's label is.
@@ -124,9 +145,12 @@ func isUnsafeRune(r rune) bool {
 }
 
 // Why says in one line why the tab gets its name: its lead pane, program,
-// rule and whose its label was.
+// rule and whose its label was; a pane's name comes from the pane itself.
 func (r Report) Why() string {
 	s := "lead " + r.LeadWhy
+	if r.PaneID != "" {
+		s = "named from " + r.LeadWhy
+	}
 	if r.Program != "" {
 		s += "; program " + r.Program
 	}

@@ -22,6 +22,13 @@
 // a person set it inside the window: it goes back (a put-back, itself a
 // rename of ours with a flight of its own).
 //
+// Panes (their labels, pane.rename) go through the same protocol, less
+// what needs an echo: herdr tells of no pane rename (docs/herdr.md §13),
+// so a pane's re-read always happens, its flight ends with herdr's
+// answer, and a label of ours that may still land reads as ours by its
+// pending label alone. A person's rename landing between that re-read and
+// ours is the one case no one can tell, for want of an echo.
+//
 // # Words
 //
 //   - flight: a rename of ours whose fate is not known yet, from its

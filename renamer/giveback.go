@@ -42,14 +42,13 @@ func (r *Renamer) GiveBack(ctx context.Context, t state.Target, from, to string)
 // poll included, with room for a loaded machine.
 const lockWait = 2 * time.Second
 
-// PutBackLock looks at a tab once more after lock saved the lock at
-// locked. A rename of ours that was on its way then is waited for
+// PutBackLock looks at a tab or pane once more after lock saved the lock
+// at locked. A rename of ours that was on its way then is waited for
 // (bounded) until herdr answered it, so that once lock returns none can
-// land any more; one that landed goes back to the label the tab was
-// locked with. This rename is recorded and followed like any other: a
+// land any more; one that landed goes back to the label it was locked
+// with (for a pane locked with none, none). This rename is recorded and followed like any other: a
 // running daemon adopts its flight before its echo comes.
-func (r *Renamer) PutBackLock(ctx context.Context, tab, label string, locked time.Time) error {
-	t := state.TabTarget(tab)
+func (r *Renamer) PutBackLock(ctx context.Context, t state.Target, label string, locked time.Time) error {
 	// The renames of ours on their way when the lock was written, of any
 	// kind (a name of ours, a label given back): one of them landing
 	// after the lock is what the locked label goes back over.
@@ -70,17 +69,17 @@ func (r *Renamer) PutBackLock(ctx context.Context, tab, label string, locked tim
 	case notFound(err):
 		return nil // closed meanwhile: nothing to keep
 	case err != nil:
-		return fmt.Errorf("look at tab %s after locking it: %w", tab, err)
+		return fmt.Errorf("look at %s %s after locking it: %w", t.Kind, t.ID, err)
 	case shows == label:
 		return nil
 	}
-	x := &Rename{Kind: GiveBack, Target: t, Seen: shows, Want: label, Why: "a rename of ours landed as the tab was locked",
+	x := &Rename{Kind: GiveBack, Target: t, Seen: shows, Want: label, Why: "a rename of ours landed as it was locked",
 		Over: func(now string, mem state.Entry, at time.Time) bool {
 			if !mem.Locked || mem.LockedLabel != label {
 				return false // released or locked anew since: not this lock's to keep
 			}
 			m := namer.Memory{Locked: true, LockedLabel: label, Labels: mem.OurLabels(at), Landing: append(mem.Landing(at), onTheirWay...)}
-			return namer.FateOf(namer.Case{Label: now, Memory: m}).Do == namer.PutBack
+			return namer.FateOf(namer.Case{Label: now, Memory: m, Pane: t.Kind == state.Pane}).Do == namer.PutBack
 		}}
 	r.Send(ctx, []*Rename{x}, nil, false)
 	if x.Err != "" {

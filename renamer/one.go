@@ -53,7 +53,7 @@ func notFound(err error) bool {
 // lock itself puts it back when the rename lands after its own look. It
 // reports whether the label went back.
 func (r *Renamer) putBackLock(ctx context.Context, x *Rename) bool {
-	f := namer.FateOf(namer.Case{Label: x.Want, Memory: MemoryOf(r.entry(x.Target), r.now())})
+	f := namer.FateOf(namer.Case{Label: x.Want, Memory: MemoryOf(r.entry(x.Target), r.now()), Pane: x.Target.Kind == state.Pane})
 	if f.Do != namer.PutBack {
 		return false
 	}
@@ -105,7 +105,9 @@ func (r *Renamer) reread(ctx context.Context, x *Rename, young bool) (send bool,
 // stands in for the read.
 func (r *Renamer) recheck(ctx context.Context, x *Rename, young bool) (send bool, out Outcome, err error) {
 	got := x.Seen
-	if !young {
+	// A pane's rename has no echo to watch for (docs/herdr.md §13): only
+	// the read right before it tells a person's label since.
+	if !young || x.Target.Kind == state.Pane {
 		got, err = r.label(ctx, x.Target)
 		if notFound(err) {
 			r.log.Debug("vanished before rename", x.Target.Kind.String(), x.Target.ID)
@@ -145,6 +147,10 @@ func (r *Renamer) label(ctx context.Context, t state.Target) (string, error) {
 		}
 		return "", &herdr.APIError{Method: "workspace.list", Code: "workspace_not_found", Message: "workspace " + t.ID + " not found"}
 	}
+	if t.Kind == state.Pane {
+		pane, err := r.herdr.Pane(ctx, t.ID)
+		return pane.Label, err
+	}
 	tab, err := r.herdr.Tab(ctx, t.ID)
 	return tab.Label, err
 }
@@ -154,9 +160,12 @@ func (r *Renamer) label(ctx context.Context, t state.Target) (string, error) {
 // herdr may still apply it). It is safe on any goroutine.
 func (r *Renamer) request(ctx context.Context, t state.Target, want string) (Outcome, error) {
 	var err error
-	if t.Kind == state.Workspace {
+	switch t.Kind {
+	case state.Workspace:
 		_, err = r.herdr.RenameWorkspace(ctx, t.ID, want)
-	} else {
+	case state.Pane:
+		_, err = r.herdr.RenamePane(ctx, t.ID, want)
+	default:
 		_, err = r.herdr.RenameTab(ctx, t.ID, want)
 	}
 	if r.hooks.Renamed != nil {

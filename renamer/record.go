@@ -99,8 +99,14 @@ func (r *Renamer) recordAfter(rs []*Rename, edits state.Edits) {
 		if x.Out == Done {
 			r.note(x.Target, x.Want)
 		}
-		switch x.Out {
-		case Done, InFlight, LockedBack:
+		switch {
+		case x.Target.Kind == state.Pane:
+			// herdr tells of no pane rename (docs/herdr.md §13): no echo
+			// will decide it, so its flight ends with its answer. A
+			// label of ours still landing reads as ours by its pending
+			// label alone.
+			edits.Add(ended(x)...)
+		case x.Out == Done || x.Out == InFlight || x.Out == LockedBack:
 			// Applied, or maybe: a person's rename inside it goes back,
 			// even under a lock's label put back over it.
 			f := &flight{want: x.Want, seen: x.recorded, after: x.After, gen: r.gen(), at: x.sent, watched: x.sent, given: x.Kind != OurName}
@@ -115,7 +121,7 @@ func (r *Renamer) recordAfter(rs []*Rename, edits state.Edits) {
 			r.unfollow(x.Target, x.Want, x.recorded, x.sent)
 		}
 		edits.Add(r.outcome(x)...)
-		if b := x.back; b != nil {
+		if b := x.back; b != nil && x.Target.Kind != state.Pane {
 			r.follow(x.Target, &flight{want: b.Want, seen: b.Seen, gen: r.gen(), at: b.Sent, watched: b.Sent, given: true})
 			if x.backOut == Done {
 				edits.Add(func(tx *state.Tx) { tx.Answer(x.Target, b.Want, b.Sent) })
@@ -128,6 +134,17 @@ func (r *Renamer) recordAfter(rs []*Rename, edits state.Edits) {
 	if err := r.save(edits.Apply); err != nil {
 		r.log.Warn("could not save state; keeping it in memory", "err", err)
 	}
+}
+
+// ended ends the flights of a rename whose fate nothing more will tell:
+// its own, and a lock's label put back over it.
+func ended(x *Rename) []func(*state.Tx) {
+	t, want, sent := x.Target, x.Want, x.sent
+	out := []func(*state.Tx){func(tx *state.Tx) { tx.Settle(t, want, sent) }}
+	if b := x.back; b != nil {
+		out = append(out, func(tx *state.Tx) { tx.Settle(t, b.Want, b.Sent) })
+	}
+	return out
 }
 
 func answered(x *Rename) func(*state.Tx) {

@@ -13,7 +13,9 @@ import (
 type Herdr interface {
 	RenameTab(ctx context.Context, id, label string) (herdr.Tab, error)
 	RenameWorkspace(ctx context.Context, id, label string) (herdr.Workspace, error)
+	RenamePane(ctx context.Context, id, label string) (herdr.Pane, error)
 	Tab(ctx context.Context, id string) (herdr.Tab, error)
+	Pane(ctx context.Context, id string) (herdr.Pane, error)
 	Workspaces(ctx context.Context) ([]herdr.Workspace, error)
 	Protocol() int
 }

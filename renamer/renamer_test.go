@@ -228,7 +228,7 @@ func TestGiveBacksAreFollowed(t *testing.T) {
 				tx.Answer(tab, "web", g.now)
 				tx.Lock(tab, "notes")
 			})
-			return g.r.PutBackLock(context.Background(), tab.ID, "notes", g.now)
+			return g.r.PutBackLock(context.Background(), tab, "notes", g.now)
 		}, "notes"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -268,7 +268,7 @@ func TestPutBackLockWaitsForRenamesOnTheirWay(t *testing.T) {
 		g.h.set(tab, "web") // herdr applies our rename, late
 		g.mem.InMemory(func(tx *state.Tx) { tx.Answer(tab, "web", sent) })
 	}()
-	if err := g.r.PutBackLock(context.Background(), tab.ID, "notes", sent.Add(10*time.Millisecond)); err != nil {
+	if err := g.r.PutBackLock(context.Background(), tab, "notes", sent.Add(10*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -489,7 +489,7 @@ func TestPutBackLockRecordsWhatItReplaces(t *testing.T) {
 		tx.Lock(tab, "notes")
 		tx.Settle(tab, "web", g.now)
 	})
-	if err := g.r.PutBackLock(context.Background(), tab.ID, "notes", g.now); err != nil {
+	if err := g.r.PutBackLock(context.Background(), tab, "notes", g.now); err != nil {
 		t.Fatal(err)
 	}
 	fs := g.mem.Entry(tab).Flights
@@ -497,7 +497,7 @@ func TestPutBackLockRecordsWhatItReplaces(t *testing.T) {
 		t.Fatalf("put-back recorded as %+v, want notes over web", fs)
 	}
 	before := len(g.h.events)
-	if err := g.r.PutBackLock(context.Background(), tab.ID, "notes", g.now); err != nil {
+	if err := g.r.PutBackLock(context.Background(), tab, "notes", g.now); err != nil {
 		t.Fatal(err)
 	}
 	if len(g.h.events) != before || len(g.mem.Entry(tab).Flights) != 1 {
@@ -727,7 +727,7 @@ func TestPutBackLockRespectsARelease(t *testing.T) {
 		tx.Lock(tab, "notes")
 		tx.Release(tab)
 	})
-	if err := g.r.PutBackLock(context.Background(), tab.ID, "notes", g.now); err != nil {
+	if err := g.r.PutBackLock(context.Background(), tab, "notes", g.now); err != nil {
 		t.Fatal(err)
 	}
 	if got := g.h.label(tab); got != "web" {

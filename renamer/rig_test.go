@@ -31,6 +31,9 @@ func (h *fakeHerdr) set(t state.Target, label string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.labels[t] = label
+	if t.Kind == state.Pane {
+		return // herdr tells of no pane rename
+	}
 	ev := herdr.Event{Kind: herdr.TabRenamed, TabID: t.ID, Label: label}
 	if t.Kind == state.Workspace {
 		ev = herdr.Event{Kind: herdr.WorkspaceRenamed, WorkspaceID: t.ID, Label: label}
@@ -58,6 +61,14 @@ func (h *fakeHerdr) RenameTab(_ context.Context, id, label string) (herdr.Tab, e
 
 func (h *fakeHerdr) RenameWorkspace(_ context.Context, id, label string) (herdr.Workspace, error) {
 	return herdr.Workspace{ID: id, Label: label}, h.rename(state.WorkspaceTarget(id), label)
+}
+
+func (h *fakeHerdr) RenamePane(_ context.Context, id, label string) (herdr.Pane, error) {
+	return herdr.Pane{ID: id, Label: label}, h.rename(state.PaneTarget(id), label)
+}
+
+func (h *fakeHerdr) Pane(_ context.Context, id string) (herdr.Pane, error) {
+	return herdr.Pane{ID: id, Label: h.label(state.PaneTarget(id))}, nil
 }
 
 func (h *fakeHerdr) Tab(_ context.Context, id string) (herdr.Tab, error) {

@@ -21,6 +21,7 @@ const (
 	KeyPrefix          = "\x02" // ctrl+b
 	KeyRenameTab       = "T"    // prefix+shift+t: the active tab
 	KeyRenameWorkspace = "W"    // prefix+shift+w: the active workspace
+	KeyRenamePane      = "P"    // prefix+shift+p: the focused pane
 	KeyNewTab          = "c"    // prefix+c: the new-tab prompt (ui.prompt_new_tab_name, on by default)
 	KeyDetach          = "q"    // prefix+q
 	KeyClear           = "\x03" // ctrl+c inside a rename modal empties its input
@@ -33,6 +34,7 @@ const (
 const (
 	ModalRenameTab       = "rename tab"
 	ModalRenameWorkspace = "rename workspace"
+	ModalRenamePane      = "rename pane"
 	ModalNewTab          = "new tab"
 )
 
@@ -167,7 +169,7 @@ func (c *Client) Modal() (title, input string, ok bool) {
 // below it.
 func modalOn(lines []string) (title, input string, ok bool) {
 	for i, l := range lines {
-		for _, t := range []string{ModalRenameWorkspace, ModalRenameTab, ModalNewTab} {
+		for _, t := range []string{ModalRenameWorkspace, ModalRenameTab, ModalRenamePane, ModalNewTab} {
 			at := strings.Index(l, t)
 			if at < 0 || i+2 >= len(lines) || strings.TrimSpace(boxInner(l, at)) != t {
 				continue
@@ -289,6 +291,22 @@ func (c *Client) PrepareRenameTab(tab, label string) error {
 // (prefix, shift+t), empty the input, type label, Enter.
 func (c *Client) RenameTab(tab, label string) error {
 	if err := c.PrepareRenameTab(tab, label); err != nil {
+		return err
+	}
+	return c.Save()
+}
+
+// RenamePane renames the focused pane of tab as a person does: focus the
+// tab, open the pane's rename modal (prefix, shift+p), empty the input,
+// type label ("" clears the label), Enter.
+func (c *Client) RenamePane(tab, label string) error {
+	if err := c.FocusTab(tab); err != nil {
+		return err
+	}
+	if err := c.OpenModal(KeyRenamePane, ModalRenamePane); err != nil {
+		return err
+	}
+	if err := c.Fill(label); err != nil {
 		return err
 	}
 	return c.Save()

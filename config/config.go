@@ -1,4 +1,7 @@
-package main
+// Package config reads the TOML config file: every long flag name is a
+// key, plus the [[rules]], [[rewrites]] and [glyphs] tables. It records each
+// key's line as it reads, so every later error names its place.
+package config
 
 import (
 	"errors"
@@ -20,50 +23,50 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
 
-// configFile is the TOML file: every long flag name is a key (`max-len =
+// File is the TOML file: every long flag name is a key (`max-len =
 // 24`), plus the per-directory [[rules]], program-name [[rewrites]] and
 // the [glyphs] table.
 // Precedence is flags > HERDRTABRENAMER_* env > file > defaults; kong gives
 // env priority over resolvers, and a resolver only fills unset flags.
-type configFile struct {
+type File struct {
 	Path     string
-	values   map[string]configValue
+	values   map[string]value
 	Rules    []namer.RuleSpec
 	Rewrites []procinfo.RewriteSpec
 	Glyphs   map[string]string // [glyphs]: program = "glyph"
 	// ruleLines and rewriteLines are the lines of each table's header, so
 	// an error about rule N points at its table.
 	ruleLines, rewriteLines []int
-	// broken is why the file cannot be used; the file then sets nothing,
+	// Broken is why the file cannot be used; the file then sets nothing,
 	// and only the commands that need it fail (see Main).
-	broken error
+	Broken error
 }
 
-// configValue is a top-level key's value and the line that set it.
-type configValue struct {
+// value is a top-level key's value and the line that set it.
+type value struct {
 	v     any // string, int64, float64, bool or []any of strings
 	line  int
 	items []int // a list's entries' lines
 }
 
-// ConfigError is a problem at a place in the config file.
-type ConfigError struct {
+// Error is a problem at a place in the config file.
+type Error struct {
 	Path string
 	Line int // 0: the file as a whole
 	Err  error
 }
 
-func (e *ConfigError) Error() string {
+func (e *Error) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
 	}
 	return fmt.Sprintf("config %s: %v", e.Path, e.Err)
 }
 
-func (e *ConfigError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-// defaultConfigPath is $XDG_CONFIG_HOME/herdrtabrenamer/config.toml.
-func defaultConfigPath() string {
+// DefaultPath is $XDG_CONFIG_HOME/herdrtabrenamer/config.toml.
+func DefaultPath() string {
 	dir := os.Getenv("XDG_CONFIG_HOME")
 	if dir == "" {
 		home, err := os.UserHomeDir()
@@ -75,28 +78,28 @@ func defaultConfigPath() string {
 	return filepath.Join(dir, "herdrtabrenamer", "config.toml")
 }
 
-// maxConfigSize bounds what is read of the config file.
-const maxConfigSize = 4 << 20
+// maxSize bounds what is read of the config file.
+const maxSize = 4 << 20
 
-// loadConfigFile reads path. A missing default file is no config; a missing
-// file the user named is an error. The error is a *ConfigError naming the
+// Load reads path. A missing default file is no config; a missing
+// file the user named is an error. The error is a *Error naming the
 // file and, where there is one, the line.
-func loadConfigFile(path string, named bool) (*configFile, error) {
-	cf := &configFile{Path: path, values: map[string]configValue{}}
+func Load(path string, named bool) (*File, error) {
+	cf := &File{Path: path, values: map[string]value{}}
 	if path == "" {
 		return cf, nil
 	}
 	// A FIFO or device at the config path must not hang every command.
-	b, err := safefile.ReadFile(path, maxConfigSize)
+	b, err := safefile.ReadFile(path, maxSize)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !named {
 			return cf, nil
 		}
 		var pe *os.PathError
 		if errors.As(err, &pe) {
-			err = pe.Err // the path is said once, by ConfigError
+			err = pe.Err // the path is said once, by Error
 		}
-		return nil, &ConfigError{Path: path, Err: err}
+		return nil, &Error{Path: path, Err: err}
 	}
 	if err := cf.decode(b); err != nil {
 		return nil, err
@@ -107,7 +110,7 @@ func loadConfigFile(path string, named bool) (*configFile, error) {
 // decode is the one reader of the file: it walks TOML expressions in order
 // and records each key's line as it goes, so every later error can name
 // its line without looking at the text again.
-func (cf *configFile) decode(b []byte) error {
+func (cf *File) decode(b []byte) error {
 	var p unstable.Parser
 	p.Reset(b)
 	d := &configDecoder{cf: cf, lines: newLineIndex(b), seen: map[string]int{}}
@@ -132,7 +135,7 @@ func (cf *configFile) decode(b []byte) error {
 		if errors.As(err, &pe) {
 			return d.bad(d.lines.line(int(p.Range(pe.Highlight).Offset)), "%s", pe.Message)
 		}
-		return &ConfigError{Path: cf.Path, Err: err}
+		return &Error{Path: cf.Path, Err: err}
 	}
 	return nil
 }
@@ -140,7 +143,7 @@ func (cf *configFile) decode(b []byte) error {
 // configDecoder is where decode is in the file: the table it reads and
 // the keys set there so far.
 type configDecoder struct {
-	cf    *configFile
+	cf    *File
 	lines lineIndex
 	table string         // "", "rules", "rewrites" or "glyphs"
 	seen  map[string]int // keys of the current table -> line
@@ -151,7 +154,7 @@ func (d *configDecoder) line(n *unstable.Node) int { return d.lines.line(int(n.R
 
 // bad is an error at line l of the file.
 func (d *configDecoder) bad(l int, format string, args ...any) error {
-	return &ConfigError{Path: d.cf.Path, Line: l, Err: fmt.Errorf(format, args...)}
+	return &Error{Path: d.cf.Path, Line: l, Err: fmt.Errorf(format, args...)}
 }
 
 // arrayTable opens a [[rules]] or [[rewrites]] entry.
@@ -203,7 +206,7 @@ func (d *configDecoder) keyValue(e *unstable.Node, key string, keyLine int) erro
 	}
 	cf := d.cf
 	if err := cf.set(d.table, key, v, keyLine); err != nil {
-		return &ConfigError{Path: cf.Path, Line: keyLine, Err: err}
+		return &Error{Path: cf.Path, Line: keyLine, Err: err}
 	}
 	if cv, ok := cf.values[key]; ok && d.table == "" && items != nil {
 		cv.items = items
@@ -290,13 +293,13 @@ func scalar(n *unstable.Node) (any, error) {
 }
 
 // set stores one key of the top level or of the current table.
-func (cf *configFile) set(table, key string, v any, line int) error {
+func (cf *File) set(table, key string, v any, line int) error {
 	switch table {
 	case "":
 		if key == "glyphs" {
 			return fmt.Errorf("glyphs: want a table [glyphs] of program = \"glyph\", got %v", v)
 		}
-		cf.values[key] = configValue{v: v, line: line}
+		cf.values[key] = value{v: v, line: line}
 		return nil
 	case "rules":
 		r := &cf.Rules[len(cf.Rules)-1]
@@ -309,6 +312,8 @@ func (cf *configFile) set(table, key string, v any, line int) error {
 			return setString(&r.Format, key, v)
 		case "name":
 			return setString(&r.Name, key, v)
+		case "pane-format":
+			return setString(&r.PaneFormat, key, v)
 		case "skip":
 			b, ok := v.(bool)
 			if !ok {
@@ -317,7 +322,7 @@ func (cf *configFile) set(table, key string, v any, line int) error {
 			r.Skip = b
 			return nil
 		}
-		return fmt.Errorf("unknown key %q in [[rules]] (want dir, program, format, name, skip)", key)
+		return fmt.Errorf("unknown key %q in [[rules]] (want dir, program, format, name, skip, pane-format)", key)
 	case "glyphs":
 		g, ok := v.(string)
 		if !ok {
@@ -353,13 +358,13 @@ func setString(dst *string, key string, v any) error {
 }
 
 // Validate is kong's resolver check, run while parsing. It passes: the
-// file was checked by checkKeys before, and a file that failed then is
+// file was checked by CheckKeys before, and a file that failed then is
 // marked broken and sets nothing, so that only commands that need it stop.
-func (cf *configFile) Validate(*kong.Application) error { return nil }
+func (cf *File) Validate(*kong.Application) error { return nil }
 
-// checkKeys rejects keys that are no flag and values of the wrong type,
+// CheckKeys rejects keys that are no flag and values of the wrong type,
 // naming file and line.
-func (cf *configFile) checkKeys(app *kong.Application) error {
+func (cf *File) CheckKeys(app *kong.Application) error {
 	flags := map[string]*kong.Flag{}
 	_ = kong.Visit(app, func(n kong.Visitable, next kong.Next) error {
 		if f, ok := n.(*kong.Flag); ok {
@@ -376,17 +381,17 @@ func (cf *configFile) checkKeys(app *kong.Application) error {
 	for _, k := range keys {
 		v := cf.values[k]
 		f, ok := flags[k]
-		if !ok || configExcluded[k] {
-			return &ConfigError{Path: cf.Path, Line: v.line,
+		if !ok || Excluded[k] {
+			return &Error{Path: cf.Path, Line: v.line,
 				Err: fmt.Errorf("unknown key %q (keys are long flag names, e.g. format, max-len, plus [[rules]], [[rewrites]] and [glyphs])", k)}
 		}
 		if err := checkType(f, v.v); err != nil {
-			return &ConfigError{Path: cf.Path, Line: v.line, Err: fmt.Errorf("%s: %w", k, err)}
+			return &Error{Path: cf.Path, Line: v.line, Err: fmt.Errorf("%s: %w", k, err)}
 		}
 		if k == "ignore" || k == "extend-ignore" {
 			for i, p := range v.v.([]any) {
 				if err := namer.CheckIgnore(p.(string)); err != nil {
-					return &ConfigError{Path: cf.Path, Line: v.items[i], Err: fmt.Errorf("%s: entry %d: %w", k, i+1, err)}
+					return &Error{Path: cf.Path, Line: v.items[i], Err: fmt.Errorf("%s: entry %d: %w", k, i+1, err)}
 				}
 			}
 		}
@@ -394,11 +399,11 @@ func (cf *configFile) checkKeys(app *kong.Application) error {
 	return nil
 }
 
-// configExcluded are flags that make no sense in a file.
-var configExcluded = map[string]bool{
+// Excluded are flags that make no sense in a file.
+var Excluded = map[string]bool{
 	"help": true, "version": true, "config": true,
 	// per-invocation switches, not settings
-	"when": true, "quiet": true, "json": true, "cmd": true, "no-preexec": true, "pause": true, "if-not-running": true, "notify": true,
+	"when": true, "quiet": true, "json": true, "cmd": true, "no-preexec": true, "pause": true, "if-not-running": true, "notify": true, "pane": true,
 }
 
 var durationType = reflect.TypeFor[time.Duration]()
@@ -444,8 +449,8 @@ func checkType(f *kong.Flag, v any) error {
 // Resolve hands kong the file's value for a flag; kong calls it only for
 // flags not set on the command line or in the environment. Validate has
 // checked every value, and a broken file sets nothing.
-func (cf *configFile) Resolve(_ *kong.Context, _ *kong.Path, f *kong.Flag) (any, error) {
-	if cf.broken != nil {
+func (cf *File) Resolve(_ *kong.Context, _ *kong.Path, f *kong.Flag) (any, error) {
+	if cf.Broken != nil {
 		return nil, nil
 	}
 	v, ok := cf.values[f.Name]
@@ -465,26 +470,26 @@ func (cf *configFile) Resolve(_ *kong.Context, _ *kong.Path, f *kong.Flag) (any,
 	return v.v, nil
 }
 
-// boolValue is the file's value of a top-level boolean key; ok is false
+// BoolValue is the file's value of a top-level boolean key; ok is false
 // when the file has none (or is broken, which sets nothing).
-func (cf *configFile) boolValue(key string) (v, ok bool) {
-	if cf == nil || cf.broken != nil {
+func (cf *File) BoolValue(key string) (v, ok bool) {
+	if cf == nil || cf.Broken != nil {
 		return false, false
 	}
 	v, ok = cf.values[key].v.(bool)
 	return v, ok
 }
 
-// configSocket reads the file's socket key and nothing after it, for the
+// Socket reads the file's socket key and nothing after it, for the
 // hooks' nudge, which runs twice per shell command: top-level keys come
 // before the first table, so it stops at the key or at the first table.
 // A file that cannot be read that far, or a socket that is no string, is
 // an error, which the full load then states with its line.
-func configSocket(path string, named bool) (string, error) {
+func Socket(path string, named bool) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	b, err := safefile.ReadFile(path, maxConfigSize)
+	b, err := safefile.ReadFile(path, maxSize)
 	if errors.Is(err, os.ErrNotExist) && !named {
 		return "", nil
 	}
@@ -514,31 +519,31 @@ func configSocket(path string, named bool) (string, error) {
 	return "", nil
 }
 
-// atKey puts file and line on an error about a top-level key's value when
+// AtKey puts file and line on an error about a top-level key's value when
 // that value is the one in use (a flag or env var may have replaced it).
-func (cf *configFile) atKey(key string, inUse any, err error) error {
+func (cf *File) AtKey(key string, inUse any, err error) error {
 	if cf == nil || cf.Path == "" {
 		return err
 	}
 	if v, ok := cf.values[key]; ok && v.v == inUse {
-		return &ConfigError{Path: cf.Path, Line: v.line, Err: err}
+		return &Error{Path: cf.Path, Line: v.line, Err: err}
 	}
 	return err
 }
 
-// atTable puts file and line on an error about the file's rules: the
+// AtTable puts file and line on an error about the file's rules: the
 // [[rules]] or [[rewrites]] table it is about, else the file.
-func (cf *configFile) atTable(err error) error {
+func (cf *File) AtTable(err error) error {
 	if cf == nil || cf.Path == "" {
 		return err
 	}
 	var re *namer.RuleError
 	if errors.As(err, &re) && re.Index >= 1 && re.Index <= len(cf.ruleLines) {
-		return &ConfigError{Path: cf.Path, Line: cf.ruleLines[re.Index-1], Err: err}
+		return &Error{Path: cf.Path, Line: cf.ruleLines[re.Index-1], Err: err}
 	}
 	var we *procinfo.RewriteError
 	if errors.As(err, &we) && we.Index >= 1 && we.Index <= len(cf.rewriteLines) {
-		return &ConfigError{Path: cf.Path, Line: cf.rewriteLines[we.Index-1], Err: err}
+		return &Error{Path: cf.Path, Line: cf.rewriteLines[we.Index-1], Err: err}
 	}
-	return &ConfigError{Path: cf.Path, Err: err}
+	return &Error{Path: cf.Path, Err: err}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package config
 
 import (
 	"path/filepath"
@@ -18,7 +18,7 @@ func TestConfigFIFOIsRefusedAtOnce(t *testing.T) {
 		t.Skipf("mkfifo: %v", err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := loadConfigFile(path, true); done <- err }()
+	go func() { _, err := Load(path, true); done <- err }()
 	select {
 	case err := <-done:
 		if err == nil || !strings.Contains(err.Error(), "not a regular file") || !strings.Contains(err.Error(), path) {

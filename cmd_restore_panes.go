@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// restorePanes clears every pane label of ours in scope (--pane, else
+// --workspace, else all), with --apply, and prints what it does; a pane
+// label is cleared with pane.rename "", herdr's own "no label". Pane
+// labels are judged whether or not pane names are on now: a daemon run
+// with --pane-format before left its labels in the memory. It returns
+// the panes to forget and how many clears failed.
+func (c *RestoreCmd) restorePanes(ctx context.Context, env *runEnv, d *daemon.Daemon, snap *herdr.Snapshot, reps []pass.Report) (forget []state.Target, failed int, err error) {
+	judged := map[string]namer.Verdict{}
+	for _, r := range reps {
+		if r.PaneID != "" {
+			judged[r.PaneID] = r.Judged
+		}
+	}
+	live := map[string]bool{}
+	for _, p := range snap.Panes {
+		live[p.ID] = true
+		if !c.paneInScope(p) {
+			continue
+		}
+		t := state.PaneTarget(p.ID)
+		keep, ok := c.restorePane(ctx, env, d, p, judged)
+		switch {
+		case !ok:
+			failed++
+		case keep != "locked" && d.State().Has(t):
+			forget = append(forget, t)
+		}
+	}
+	if c.Pane != "" && !live[c.Pane] {
+		return nil, 0, fmt.Errorf("restore --pane: herdr at %s has no pane %s (herdr pane list shows the panes)", d.Client().SocketPath(), c.Pane)
+	}
+	for _, id := range d.State().IDs(state.Pane) {
+		t := state.PaneTarget(id)
+		if !live[id] && !d.State().Entry(t).Locked && (c.Pane == "" || c.Pane == id) && c.inWorkspace(id) {
+			fmt.Fprintf(env.stdout, "%s pane %s: the pane is gone\n", c.forgotWord(), id)
+			forget = append(forget, t)
+		}
+	}
+	return forget, failed, nil
+}
+
+// paneInScope reports whether restore looks at pane p.
+func (c *RestoreCmd) paneInScope(p herdr.Pane) bool {
+	if c.Pane != "" {
+		return p.ID == c.Pane
+	}
+	return c.Workspace == "" || p.WorkspaceID == c.Workspace
+}
+
+// inWorkspace reports whether pane id is in --workspace (every pane
+// without it).
+func (c *RestoreCmd) inWorkspace(id string) bool {
+	ws, _, err := herdr.ParsePaneID(id)
+	return err == nil && (c.Workspace == "" || ws == c.Workspace)
+}
+
+// restorePane clears pane p's label when it is ours and prints what it
+// does; a pane with no label and no memory goes unmentioned. keep is
+// "locked" for a pane a person locked; ok is false when the clear failed.
+func (c *RestoreCmd) restorePane(ctx context.Context, env *runEnv, d *daemon.Daemon, p herdr.Pane, judged map[string]namer.Verdict) (keep string, ok bool) {
+	t := state.PaneTarget(p.ID)
+	mem := d.State().Entry(t)
+	verdict := namer.FateOf(namer.Case{Label: p.Label, Memory: namer.Memory{Labels: mem.OurLabels(time.Now())}, Pane: true}).Verdict
+	if judged[p.ID] == namer.Ours {
+		verdict = namer.Ours // a render of the pane template, remembered or not
+	}
+	switch {
+	case mem.Locked:
+		fmt.Fprintf(env.stdout, "left     pane %s %q: locked, a person chose to keep it\n", p.ID, p.Label)
+		return "locked", true
+	case p.Label == "":
+		if d.State().Has(t) {
+			fmt.Fprintf(env.stdout, "%s pane %s: no label\n", c.forgotWord(), p.ID)
+		}
+	case verdict != namer.Ours:
+		fmt.Fprintf(env.stdout, "left     pane %s %q: a person's name\n", p.ID, p.Label)
+	case !c.Apply:
+		fmt.Fprintf(env.stdout, "would clear pane %s %q\n", p.ID, p.Label)
+	default:
+		err := d.Renamer().GiveBack(ctx, t, p.Label, "")
+		switch {
+		case errors.Is(err, renamer.ErrRenamedSince):
+			// Someone named it as restore read the session: theirs stays.
+			fmt.Fprintf(env.stdout, "left     pane %s %q: %v\n", p.ID, p.Label, err)
+		case err != nil:
+			fmt.Fprintf(env.stderr, "herdrtabrenamer: restore: clear pane %s: %v\n", p.ID, err)
+			return "", false
+		default:
+			fmt.Fprintf(env.stdout, "cleared  pane %s %q\n", p.ID, p.Label)
+		}
+	}
+	return "", true
+}

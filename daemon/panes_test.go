@@ -1,0 +1,134 @@
+package daemon
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+func withPanes(t *testing.T, format string) func(*Options) {
+	return func(o *Options) {
+		nm, err := namer.New(namer.Config{Format: format, MaxLen: 24, Home: home, Panes: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Naming.PaneNamer = nm
+	}
+}
+
+func (f *fixture) wantPanes(want ...string) {
+	f.t.Helper()
+	var got []string
+	for _, p := range f.srv.Snapshot().Panes {
+		got = append(got, p.Label)
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		f.t.Fatalf("pane labels = %q, want %q", got, want)
+	}
+}
+
+// Pane names: two agents of one tab get names told apart, which follow a
+// program change; a person's pane label stays across a program change
+// and a new daemon; a person clearing it hands the pane back at the next
+// pass; an idle pass sends herdr no pane.rename.
+func TestPaneNames(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "{dir}", withPanes(t, "{agent|proc|dir}"))
+	_, _, p1 := f.srv.NewWorkspace("", home+"/src/api")
+	p3 := f.srv.Split(p1, home+"/src/doc")
+	p2 := f.srv.Split(p3, home+"/src/web")
+	f.srv.SetAgent(p1, "claude", herdr.StatusIdle)
+	f.srv.SetAgent(p2, "claude", herdr.StatusWorking)
+	f.once()
+	f.wantPanes("api/claude", "doc", "web/claude")
+
+	f.srv.ResetCounters()
+	f.once()
+	if n := f.srv.Calls("pane.rename"); n != 0 {
+		t.Fatalf("an idle pass sent %d pane.rename", n)
+	}
+
+	f.srv.SetAgent(p2, "", herdr.StatusUnknown)
+	f.srv.SetForeground(p2, herdrsim.Proc{Argv: []string{"vim"}})
+	f.once()
+	f.wantPanes("claude", "doc", "vim")
+
+	// A person's label: herdr tells no one, the snapshot shows it.
+	c := herdr.New(f.srv.SocketPath())
+	if _, err := c.RenamePane(context.Background(), p3, "tests"); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.SetForeground(p3, herdrsim.Proc{Argv: []string{"make"}})
+	f.once()
+	f.wantPanes("claude", "tests", "vim")
+	d2, err := New(f.d.opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.d = d2
+	f.srv.SetForeground(p3, herdrsim.Proc{Argv: []string{"top"}})
+	f.once()
+	f.wantPanes("claude", "tests", "vim")
+
+	// Cleared: herdr's own label again, so the pane is ours to name.
+	if _, err := c.RenamePane(context.Background(), p3, ""); err != nil {
+		t.Fatal(err)
+	}
+	f.once()
+	f.wantPanes("claude", "top", "vim")
+	if e := f.d.State().Entry(state.PaneTarget(p3)); e.Label != "top" || len(e.Flights) != 0 {
+		t.Fatalf("memory of %s: %+v", p3, e)
+	}
+}
+
+// The reports of a pass are its tabs', then its panes' (PaneID set);
+// explain decides one pane alone, and says so when pane names are off or
+// the pane is not there.
+func TestPaneReports(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "{dir}", withPanes(t, "{dir}"))
+	_, tab, p1 := f.srv.NewWorkspace("", home+"/src/api")
+	p2 := f.srv.Split(p1, home+"/src/web")
+	var got []string
+	for _, r := range f.once() {
+		got = append(got, r.Subject()+"="+r.Want)
+	}
+	if want := "tab " + tab + "=api|pane " + p1 + "=api|pane " + p2 + "=web"; strings.Join(got, "|") != want {
+		t.Fatalf("reports %q, want %q", got, want)
+	}
+	r, err := f.d.ExplainPane(context.Background(), p2)
+	if err != nil || r.PaneID != p2 || r.Label != "web" || r.Verdict != namer.Ours.String() {
+		t.Fatalf("explain %s: %+v, %v", p2, r, err)
+	}
+	if _, err := f.d.ExplainPane(context.Background(), "w9:p1"); err == nil || !strings.Contains(err.Error(), "w9:p1") {
+		t.Fatalf("explain of a missing pane: %v", err)
+	}
+	off := newFixture(t, "{dir}", nil)
+	if _, err := off.d.ExplainPane(context.Background(), p1); err == nil {
+		t.Fatal("explain --pane with pane names off gave no error")
+	}
+}
+
+// A dry run shows each new pane decision once, apart from its tab's.
+func TestDryRunShowsPanes(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	var r dryRun
+	reps := []pass.Report{
+		{TabID: "w1:t1", Label: "1", Want: "api", Action: pass.ActionWouldRename, Verdict: "herdr's", LeadWhy: "the only pane"},
+		{TabID: "w1:t1", PaneID: "w1:p1", Want: "api", Action: pass.ActionWouldRename, Verdict: "herdr's", LeadWhy: "the pane itself"},
+	}
+	r.tabs(&b, reps)
+	r.tabs(&b, reps)
+	want := `would rename w1:t1 "1" -> "api" (lead the only pane; label was herdr's)` + "\n" +
+		`would rename pane w1:p1 "" -> "api" (named from the pane itself; label was herdr's)` + "\n"
+	if b.String() != want {
+		t.Fatalf("dry run showed\n%s\nwant\n%s", b.String(), want)
+	}
+}
