@@ -75,12 +75,17 @@ func newWatcher(t *testing.T, k func() (kernel, error)) *Watcher {
 
 // A shell with no hooks: a program starting, the program exiting (Ctrl-C)
 // and a cd are each reported with what the look read, and the kernel
-// told of each (terminal input, an exit): the watch does not run on the
-// slow look alone.
+// told of the start and the cd (terminal input): the watch does not run
+// on the slow look alone. The exit's pidfd event is not asserted: on a
+// loaded machine the slow look may see the shell back at its prompt
+// first, and the pidfd is dropped unread then.
 func TestProgramStartExitAndCdAreReported(t *testing.T) {
 	for _, k := range shellKinds {
 		t.Run(k.name, func(t *testing.T) {
 			startExitAndCd(t, k.name, newKernel, func(what string, events uint64, _ time.Duration, w *Watcher) {
+				if what == "the program exited" {
+					return
+				}
 				testutil.WaitFor(t, what+": a kernel event", func() bool { return w.Stats().Events > events },
 					func() string { return fmt.Sprintf("stats %+v", w.Stats()) })
 			})
