@@ -268,15 +268,17 @@ func (s *Server) setAgent(p *pane, agent string, status herdr.AgentStatus) {
 // unseenCompletion reports whether a hook's report of idle leaves p
 // "done" (idle, not yet seen): herdr marks a pane unseen when its agent
 // finishes (working or blocked to idle, or unknown to idle under the same
-// agent) outside the focused tab, and an unseen pane stays unseen until
-// its tab is focused (src/app/actions.rs@v0.8.2 apply_pane_state_change).
+// agent) outside the focused tab, or in it while the person's terminal is
+// away, and an unseen pane stays unseen until its tab is focused or the
+// person comes back to it (src/app/actions.rs@v0.8.2
+// apply_pane_state_change, active_tab_suppresses_notifications).
 func (s *Server) unseenCompletion(p *pane, agent string) bool {
 	switch prev := p.agentStatus(); {
 	case prev == herdr.StatusDone:
 		return true
 	case prev == herdr.StatusWorking, prev == herdr.StatusBlocked,
 		prev == herdr.StatusUnknown && p.agent != "" && p.agent == agent:
-		return !s.sess.tabFocused(p.tab)
+		return !s.sess.tabFocused(p.tab) || s.sess.away
 	}
 	return false
 }
@@ -359,6 +361,22 @@ func markSeen(t *tab) {
 		if p.agentStatus() == herdr.StatusDone {
 			p.status = herdr.StatusIdle
 		}
+	}
+}
+
+// OuterFocus is the person's terminal, the one herdr's client draws in,
+// losing (false) or gaining (true) the focus: the client reads ESC [ O or
+// ESC [ I from it and tells the server. While the terminal is away, an
+// agent that finishes in the focused tab is "done" as in any other; when
+// the person comes back, the focused tab's "done" panes are seen, idle
+// from then on, and herdr emits nothing for it (src/app/runtime.rs@v0.8.2
+// OuterFocusGained: mark_active_tab_seen). Silent.
+func (s *Server) OuterFocus(focused bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sess.away = !focused
+	if ws := s.sess.focusedWS; focused && ws != nil && ws.active != nil {
+		markSeen(ws.active)
 	}
 }
 
