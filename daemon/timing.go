@@ -53,6 +53,25 @@ const (
 	existsTimeout = 5 * herdr.Tick
 )
 
+// The seen watch (seen.go).
+const (
+	// seenPoll is how often the status poll reads the session while an
+	// agent is done in the focused tab and no terminal of herdr's clients
+	// is watched: how long at most its icon stays done after the person
+	// came back to it, at one snapshot every seenPoll for as long as it
+	// sits there.
+	seenPoll = 2 * time.Second
+	// seenGap spaces the passes that clients' input runs: a person typing
+	// into herdr while the done agent sits there costs at most
+	// 1/seenGap passes a second.
+	seenGap = 250 * time.Millisecond
+	// seenRechecks is how many more passes follow a client's input, each
+	// seenGap after the last, while the agent still shows done: herdr
+	// takes the focus-in from its client and our snapshot request from
+	// its socket on separate paths, and may answer the snapshot first.
+	seenRechecks = 2
+)
+
 // The herdr plugin that started the daemon.
 const (
 	// pluginCheckEvery is how often a tied daemon looks at the socket and
