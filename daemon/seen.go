@@ -38,11 +38,13 @@ type seenWatch struct {
 	clients map[int]bool
 	server  int
 	// timer fires for the pass a client's input asks for (armed), and
-	// owed re-checks follow it; last is when such a pass last ran.
+	// owed re-checks follow it; last is when such a pass last ran, and
+	// gap how long after it the next one waits (0: seenGap).
 	timer *time.Timer
 	armed bool
 	owed  int
 	last  time.Time
+	gap   time.Duration
 }
 
 // changed fires when the watch has reports; nil (never) while none runs.
@@ -142,7 +144,7 @@ func (s *seenWatch) stop() {
 	if s.w != nil {
 		_ = s.w.Close()
 	}
-	s.w, s.clients, s.server, s.on, s.armed, s.owed = nil, nil, 0, false, false, 0
+	s.w, s.clients, s.server, s.on, s.armed, s.owed, s.gap = nil, nil, 0, false, false, 0, 0
 	s.timer.Stop()
 }
 
@@ -171,25 +173,34 @@ func (s *seenWatch) take(d *Daemon) (changed bool) {
 }
 
 // input asks for the pass a client's input calls for: at once, or at the
-// end of seenGap after the last one; the re-checks after it are owed.
+// end of the gap after the last one. The first input's re-checks are
+// owed too.
 func (s *seenWatch) input(now time.Time) {
-	s.owed = seenRechecks
+	if s.gap == 0 {
+		s.gap, s.owed = seenGap, seenRechecks
+	}
 	if s.armed {
 		return
 	}
 	s.armed = true
-	s.timer.Reset(max(0, seenGap-now.Sub(s.last)))
+	s.timer.Reset(max(0, s.gap-now.Sub(s.last)))
 }
 
 // seenPass is that pass: a read of the statuses, then a re-check after
-// seenGap while the agent still shows done and one is owed.
+// seenGap while the agent still shows done and one is owed. Input that
+// left the agent done (the person typed, but herdr saw no return) makes
+// the next input's pass wait twice as long, up to seenGapMax.
 func (l *loop) seenPass() {
 	s := &l.seen
 	s.armed, s.last = false, l.d.now()
 	l.run(passInput{Input: pass.Input{AgentPoll: true, Urgent: true}})
-	if s.on && s.owed > 0 {
+	switch {
+	case !s.on:
+	case s.owed > 0:
 		s.owed--
 		s.armed = true
 		s.timer.Reset(seenGap)
+	default:
+		s.gap = min(2*s.gap, seenGapMax)
 	}
 }

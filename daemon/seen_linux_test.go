@@ -50,27 +50,52 @@ func TestDoneTurnsIdleWhenThePersonComesBack(t *testing.T) {
 		t.Fatalf("the client's terminal is watched with no done agent in the focused tab\n%s", f.log.String())
 	}
 
-	// The agent in the focused tab finishes while the person is away; the
-	// plugin's event hook tells the daemon.
-	f.srv.OuterFocus(false)
-	f.srv.SetAgent(p1, "claude", herdr.StatusDone)
-	if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenAgent); err != nil {
-		t.Fatal(err)
-	}
-	testutil.WaitFor(t, "done icon", func() bool { return f.labels()[0] == "🟢rmk" }, detail)
-	testutil.WaitFor(t, "the client's terminal watched", func() bool { return inotifyWatched(t, client.tty) }, detail)
-
-	// The person comes back: herdr's client reads the focus-in.
 	polls := len(f.traces.of(TracePolls))
-	f.srv.OuterFocus(true)
-	back := time.Now()
-	client.send(t, "\x1b[I")
-	testutil.WaitForWithin(t, 2*time.Second, "idle icon", func() bool { return f.labels()[0] == "⚪rmk" }, detail)
-	t.Logf("the icon followed the person's return in %v", time.Since(back))
+	// The agent in the focused tab finishes while the person is away (the
+	// plugin's event hook tells the daemon); the person comes back:
+	// herdr's client reads the focus-in.
+	away := func() {
+		t.Helper()
+		f.srv.OuterFocus(false)
+		f.srv.SetAgent(p1, "claude", herdr.StatusDone)
+		if err := nudge.Send(nudge.SocketPath(f.srv.SocketPath()), p1, nudge.WhenAgent); err != nil {
+			t.Fatal(err)
+		}
+		testutil.WaitFor(t, "done icon", func() bool { return f.labels()[0] == "🟢rmk" }, detail)
+		testutil.WaitFor(t, "the client's terminal watched", func() bool { return inotifyWatched(t, client.tty) }, detail)
+	}
+	back := func(within time.Duration) {
+		t.Helper()
+		f.srv.OuterFocus(true)
+		at := time.Now()
+		client.send(t, "\x1b[I")
+		testutil.WaitForWithin(t, within, "idle icon", func() bool { return f.labels()[0] == "⚪rmk" }, detail)
+		t.Logf("the icon followed the person's return in %v", time.Since(at))
+		testutil.WaitFor(t, "the client's terminal no longer watched", func() bool { return !inotifyWatched(t, client.tty) }, detail)
+	}
+	away()
+	back(2 * time.Second)
+
+	// Keys read with no return (herdr marks nothing seen) each ask for a
+	// pass, spaced wider and wider, so typing costs little; the return
+	// after them waits a second more at most.
+	away()
+	passes := len(f.traces.of(TracePass))
+	typing := time.Now()
+	for range 40 {
+		client.send(t, "x")
+		time.Sleep(50 * time.Millisecond)
+	}
+	ran := len(f.traces.of(TracePass)) - passes
+	if limit := 3 + int(time.Since(typing)/seenGap); ran < 1 || ran > limit {
+		t.Fatalf("%d passes for keys read over %v, want 1 to %d", ran, time.Since(typing), limit)
+	}
+	t.Logf("%d passes for 40 keys read over %v", ran, time.Since(typing))
+	back(seenGapMax + 2*time.Second)
+
 	for _, p := range f.traces.of(TracePolls)[polls:] {
 		if p.Poll != 0 || p.AgentPoll != 0 {
 			t.Fatalf("a poll ran while the done agent sat in the focused tab: %+v\n%s", p, f.log.String())
 		}
 	}
-	testutil.WaitFor(t, "the client's terminal no longer watched", func() bool { return !inotifyWatched(t, client.tty) }, detail)
 }

@@ -61,11 +61,13 @@ const (
 	// came back to it, at one snapshot every seenPoll for as long as it
 	// sits there.
 	seenPoll = 2 * time.Second
-	// seenGap spaces the passes that clients' input runs: a person typing
-	// into herdr while the done agent sits there costs at most
-	// 1/seenGap passes a second.
-	seenGap = 250 * time.Millisecond
-	// seenRechecks is how many more passes follow a client's input, each
+	// seenGap spaces the passes that clients' input runs, at first: each
+	// input that leaves the agent done doubles the gap, up to seenGapMax,
+	// so a person typing with no return herdr sees costs at most one pass
+	// a second, and their return waits a second at most.
+	seenGap    = 250 * time.Millisecond
+	seenGapMax = time.Second
+	// seenRechecks is how many more passes follow the first input, each
 	// seenGap after the last, while the agent still shows done: herdr
 	// takes the focus-in from its client and our snapshot request from
 	// its socket on separate paths, and may answer the snapshot first.
