@@ -55,42 +55,83 @@ func TestHerdrClients(t *testing.T) {
 	}
 }
 
-// herdr's CLI run in one of herdr's panes (an agent's hook) is no
-// client: the server holds its terminal. The test stands in for the
-// server, holding the terminal of a process of its own executable.
-func TestHerdrClientsPassOverThePanes(t *testing.T) {
+// Processes of the test binary stand in for herdr's: a server on no
+// terminal; herdr's CLI run in one of its panes (an agent's hook), on a
+// terminal the server holds; another herdr server, holding a pty master
+// of its own; a client, on a terminal that is not the server's. Only the
+// client is one.
+func TestHerdrClientsPassOverPanesAndServers(t *testing.T) {
+	server := startHelper(t, "wait", false)
+	client := startHelper(t, "wait", true)
+	other := startHelper(t, "host", true)
+	inPane := startHelper(t, "wait", true) // on a terminal the test holds
+	got, err := HerdrClients(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got, client) {
+		t.Errorf("HerdrClients = %v: the client %d is missing", got, client)
+	}
+	if slices.Contains(got, other) {
+		t.Errorf("HerdrClients = %v lists %d, which holds a pty master", got, other)
+	}
+	got, err = HerdrClients(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(got, inPane) {
+		t.Errorf("HerdrClients(self) = %v lists %d, on a terminal the server holds", got, inPane)
+	}
+}
+
+// startHelper starts this test binary as TestHerdrClientsHelper playing
+// role, on a terminal of its own (held by the test) or on none, once it
+// plays it.
+func startHelper(t *testing.T, role string, onTerminal bool) int {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^TestHerdrClientsHelper$")
-	cmd.Env = append(os.Environ(), helperEnv+"=1")
-	tty, err := pty.Start(cmd)
-	if err != nil {
-		t.Fatal(err)
+	cmd.Env = append(os.Environ(), helperEnv+"="+role)
+	if onTerminal {
+		tty, err := pty.Start(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = tty.Close() })
+	} else {
+		cmd.SysProcAttr = &unix.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); _ = tty.Close() })
-	testutil.WaitFor(t, "the helper on its terminal", func() bool {
-		st, err := readStat(cmd.Process.Pid)
-		return err == nil && st.TTY != 0
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	pid := cmd.Process.Pid
+	testutil.WaitFor(t, "the helper playing "+role, func() bool {
+		st, err := readStat(pid)
+		return err == nil && st.TTY != 0 == onTerminal && (role != "host" || hostsTerminals(pid))
 	})
-	got, err := HerdrClients(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if slices.Contains(got, cmd.Process.Pid) {
-		t.Fatalf("HerdrClients(self) = %v lists %d, on a terminal the server holds", got, cmd.Process.Pid)
-	}
+	return pid
 }
 
-// helperEnv makes TestHerdrClientsHelper a process that waits.
+// helperEnv makes TestHerdrClientsHelper a process that waits ("wait")
+// or that holds a pty master and waits ("host").
 const helperEnv = "HTR_PROCINFO_CLIENT_HELPER"
 
-// TestHerdrClientsHelper is not a test: it waits, as herdr's CLI in a
-// pane, when TestHerdrClientsPassOverThePanes runs it.
+// TestHerdrClientsHelper is not a test: it plays a part of herdr's for
+// TestHerdrClientsPassOverPanesAndServers.
 func TestHerdrClientsHelper(t *testing.T) {
-	if os.Getenv(helperEnv) == "" {
+	switch os.Getenv(helperEnv) {
+	case "":
 		t.Skip("a helper process")
+	case "host":
+		master, _, err := pty.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer master.Close()
 	}
 	time.Sleep(time.Minute)
 }

@@ -2,7 +2,9 @@ package procinfo
 
 import (
 	"fmt"
+	"os"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -45,12 +47,28 @@ func herdrClients(server int) ([]int, error) {
 		if s, err := readStat(pid); err != nil || s.TTY == 0 || s.State == 'Z' {
 			continue
 		}
-		if _, held := heldTerminal(server, pid); held {
-			continue // herdr's CLI in one of its panes
+		if _, held := heldTerminal(server, pid); held || hostsTerminals(pid) {
+			continue // herdr's CLI in one of its panes; another server
 		}
 		if out = append(out, pid); len(out) == maxClients {
 			break
 		}
 	}
 	return out, nil
+}
+
+// hostsTerminals says whether pid holds the master of a pty, as a herdr
+// server holds its panes' and a client never does: another server, run
+// in the foreground of a terminal, is no client.
+func hostsTerminals(pid int) bool {
+	fds, err := procNames(procPath(pid, "fd"))
+	if err != nil {
+		return false
+	}
+	for _, fd := range fds {
+		if target, err := os.Readlink(procPath(pid, "fd/"+fd)); err == nil && strings.HasSuffix(target, "/ptmx") {
+			return true
+		}
+	}
+	return false
 }
