@@ -1,10 +1,9 @@
 // Package daemon is herdrtabrenamer's coordinator: it merges the triggers
 // (herdr's events, a poll ticker, nudges from shell hooks and the plugin,
 // the kernel's word on local shells and on herdr's clients), debounces
-// them, and runs passes: a
-// pass reads the session once, the planner (package pass) decides every
-// tab's name, and the renamer (package renamer) sends the renames where a
-// label differs and is not a person's. It also owns the nudge listener;
+// them, and runs passes: a pass reads the session once, the planner
+// (package pass) decides every tab's name, and the renamer (package
+// renamer) sends the renames where a label differs and is not a person's. It also owns the nudge listener;
 // the claim on a herdr server is package claim's, the memory package
 // state's, where its files go package rundir's.
 //

@@ -107,7 +107,7 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 	l.planPolls(false)
 	l.local.start(d)
 	defer l.local.stop()
-	defer func() { l.seen.stop() }()
+	defer l.seen.stop()
 	if d.opt.Plugin.ID != "" {
 		tick := time.NewTicker(pluginCheckEvery)
 		defer tick.Stop()

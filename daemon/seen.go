@@ -97,6 +97,11 @@ func (s *seenWatch) trace(d *Daemon) {
 // (procinfo.HerdrClients), when the server is herdr here.
 func (s *seenWatch) find(d *Daemon) {
 	s.server = d.server
+	defer func() {
+		if len(s.clients) == 0 {
+			s.close() // a watch of nothing: its kernel resources go back
+		}
+	}()
 	if !d.opt.Naming.LocalWatch || !d.serverHere() {
 		return
 	}
@@ -129,6 +134,14 @@ func (s *seenWatch) find(d *Daemon) {
 	}
 }
 
+// close ends the kernel's watch, keeping the rest.
+func (s *seenWatch) close() {
+	if s.w != nil {
+		_ = s.w.Close()
+	}
+	s.w, s.clients = nil, nil
+}
+
 // serverHere says whether the process serving herdr's socket is herdr on
 // this machine, not a forwarder: it started a pane's shell here (a
 // stand-in for herdr, pass.Planner's proof), or its name says so.
@@ -141,10 +154,8 @@ func (d *Daemon) serverHere() bool {
 
 // stop ends the watch and what it asked for.
 func (s *seenWatch) stop() {
-	if s.w != nil {
-		_ = s.w.Close()
-	}
-	s.w, s.clients, s.server, s.on, s.armed, s.owed, s.gap = nil, nil, 0, false, false, 0, 0
+	s.close()
+	s.server, s.on, s.armed, s.owed, s.gap = 0, false, false, 0, 0
 	s.timer.Stop()
 }
 

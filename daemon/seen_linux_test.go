@@ -99,3 +99,33 @@ func TestDoneTurnsIdleWhenThePersonComesBack(t *testing.T) {
 		}
 	}
 }
+
+// A client that ends while the done agent sits there (the person
+// detached) leaves no terminal to watch: the slow status poll stands in,
+// and reads the agent idle once the person is back.
+func TestSeenWatchWithTheClientGone(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rmk")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	client := startStandIn(t)
+	f := newFixture(t, "{icon}{proc|dir}", func(o *Options) {
+		o.Poll, o.AgentPoll, o.Naming.LocalWatch, o.Naming.Inspector = 0, 20*time.Millisecond, true, procinfo.Local()
+	})
+	_, _, p1 := f.srv.NewWorkspace("main", dir)
+	cmd, _ := testutil.PlainShell(t, dir)
+	f.srv.AttachProcess(p1, cmd.Process.Pid)
+	f.srv.OuterFocus(false)
+	f.srv.SetAgent(p1, "claude", herdr.StatusDone)
+	runDaemon(t, f, nil)
+	detail := func() string { return fmt.Sprintf("polls %+v\n%s", f.traces.of(TracePolls), f.log.String()) }
+	testutil.WaitFor(t, "done icon", func() bool { return f.labels()[0] == "🟢rmk" }, detail)
+	testutil.WaitFor(t, "the client's terminal watched", func() bool { return inotifyWatched(t, client.tty) }, detail)
+	testutil.WaitFor(t, "no status poll", func() bool { return lastPolls(f).AgentPoll == 0 }, detail)
+
+	client.end(t)
+	testutil.WaitFor(t, "the slow status poll", func() bool { return lastPolls(f).AgentPoll == seenPoll }, detail)
+	f.srv.OuterFocus(true)
+	testutil.WaitForWithin(t, seenPoll+2*time.Second, "idle icon", func() bool { return f.labels()[0] == "⚪rmk" }, detail)
+	testutil.WaitFor(t, "no status poll once no agent is done there", func() bool { return lastPolls(f).AgentPoll == 0 }, detail)
+}

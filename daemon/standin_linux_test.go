@@ -60,7 +60,7 @@ func startStandIn(t *testing.T) *standIn {
 		t.Fatal(err)
 	}
 	s := &standIn{relay: relay, in: in}
-	t.Cleanup(func() { _ = s.in.Close(); _ = s.relay.Wait() })
+	t.Cleanup(func() { s.end(t) })
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		t.Fatalf("stand-in client: %v", err)
@@ -78,6 +78,13 @@ func (s *standIn) send(t *testing.T, b string) {
 	if _, err := io.WriteString(s.in, b); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// end ends the client, as a person detaching from herdr does.
+func (s *standIn) end(t *testing.T) {
+	t.Helper()
+	_ = s.in.Close()
+	_ = s.relay.Wait()
 }
 
 // standInMain runs the role asked for and returns the exit code.
