@@ -93,6 +93,9 @@ type Daemon struct {
 		checked bool
 		gen     uint64
 	}
+	// server is the pid serving herdr's socket as this machine's kernel
+	// names it, as the last check found it (0: none).
+	server int
 	// sessions reads agent session titles for {session}; in Run it also
 	// watches their files and wakes a pass when a title changes.
 	sessions *session.Sessions

@@ -1,9 +1,9 @@
 // Package daemon is herdrtabrenamer's coordinator: it merges the triggers
 // (herdr's events, a poll ticker, nudges from shell hooks and the plugin,
-// the kernel's word on local shells), debounces them, and runs passes: a
-// pass reads the session once, the planner (package pass) decides every
-// tab's name, and the renamer (package renamer) sends the renames where a
-// label differs and is not a person's. It also owns the nudge listener;
+// the kernel's word on local shells and on herdr's clients), debounces
+// them, and runs passes: a pass reads the session once, the planner
+// (package pass) decides every tab's name, and the renamer (package
+// renamer) sends the renames where a label differs and is not a person's. It also owns the nudge listener;
 // the claim on a herdr server is package claim's, the memory package
 // state's, where its files go package rundir's.
 //
@@ -15,6 +15,7 @@
 //	nudge (shell hook, plugin) ───────────────────┤
 //	preexec wait: a program appeared (preexec.go) ┼─> loop.step (loop.go)
 //	local watch (procwatch) ──────────────────────┤      │ one at a time
+//	seen watch: herdr's client read (seen.go) ────┤      │
 //	polls: full, agent status, rest (polls.go) ───┤      v
 //	reload (SIGHUP), --settle, a session's title ─┘   Daemon.pass (passes.go):
 //	                                                    snapshot, claim.Check
@@ -48,6 +49,10 @@
 //   - preexec wait: after a preexec nudge, looks at the pane until its
 //     program appears (or a title set at the prompt starts none).
 //   - local watch: the kernel's watch of local shells (procwatch).
+//   - seen watch: while an agent is done in the focused tab, the kernel's
+//     watch of the terminals of herdr's clients here, whose input may be
+//     the person's return that herdr turns done into idle for, telling
+//     no one (seen.go; the status poll stands in where it cannot run).
 //   - herdr's session: herdr's workspaces, tabs and panes, read as a
 //     snapshot; an agent session is an agent's own conversation, whose
 //     title {session} shows (facts/session).
@@ -71,8 +76,9 @@
 //     through the loop's channels;
 //   - preexec waits read only what foregroundProbe captured for them on
 //     the loop goroutine;
-//   - the nudge listener, the local watch and the agents' sessions
-//     (facts/session) signal through channels and guard their own fields.
+//   - the nudge listener, the local watch, the seen watch and the agents'
+//     sessions (facts/session) signal through channels and guard their
+//     own fields.
 //
 // The timings that tie these together are in timing.go; the traced
 // moments tests wait on, in trace.go.

@@ -57,6 +57,9 @@ type loop struct {
 	lastReadAhead time.Time
 	// local is the kernel's watch of local shells.
 	local localWatch
+	// seen watches herdr's clients while an agent is done in the focused
+	// tab (seen.go).
+	seen seenWatch
 	// hookSeen is when the plugin's event hook last nudged us about an
 	// agent's status: while it vouches for the hook, statuses need no
 	// poll. agentInput is when the local watch last saw an agent's
@@ -104,6 +107,7 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 	l.planPolls(false)
 	l.local.start(d)
 	defer l.local.stop()
+	defer l.seen.stop()
 	if d.opt.Plugin.ID != "" {
 		tick := time.NewTicker(pluginCheckEvery)
 		defer tick.Stop()
@@ -136,6 +140,7 @@ func newLoop(ctx context.Context, d *Daemon, cl *claim.Claim) *loop {
 		nudgeTimer:    stoppedTimer(),
 		forced:        map[string]bool{},
 		waits:         map[string]bool{},
+		seen:          seenWatch{timer: stoppedTimer()},
 	}
 }
 
@@ -230,6 +235,12 @@ func (l *loop) step(reload <-chan Options) bool {
 		}
 	case <-l.local.changed():
 		l.watchReported()
+	case <-l.seen.changed():
+		if l.seen.take(d) {
+			l.planPolls(l.local.allWatched)
+		}
+	case <-l.seen.timer.C:
+		l.seenPass()
 	case <-l.nudgeTimer.C:
 		if len(l.forced) > 0 {
 			l.nudgePass(nil)

@@ -25,7 +25,10 @@ import (
 //     see. An agent at rest waits for a prompt, which the local watch sees
 //     it read. Each poll is one snapshot, where the per-pane subscription
 //     herdr offers would cost it a read of every agent's pane every 100 ms
-//     (docs/herdr.md §7).
+//     (docs/herdr.md §7). It also runs, every seenPoll, hook or not,
+//     while an agent is done in the focused tab and no terminal of
+//     herdr's clients is watched (seen.go): herdr turns it idle when the
+//     person comes back to that terminal, and tells no one.
 
 // hookTrust is how long a nudge from the plugin's event hook vouches for
 // the hook: a hook that fell silent for that long (the plugin disabled
@@ -81,6 +84,11 @@ func (l *loop) planPolls(allWatched bool) {
 	agents := time.Duration(0)
 	if l.agentsMayChange() && d.namesShowStatus() && !l.hookServes() {
 		agents = d.opt.AgentPoll
+	}
+	if agents == 0 {
+		// herdr calls no hook when a person's look turns done into idle:
+		// the hook vouches for no such change.
+		agents = l.seen.poll(d.opt.AgentPoll)
 	}
 	changedFull := l.polls.full.set(full)
 	changedAgents := l.polls.agents.set(agents)

@@ -53,6 +53,27 @@ const (
 	existsTimeout = 5 * herdr.Tick
 )
 
+// The seen watch (seen.go).
+const (
+	// seenPoll is how often the status poll reads the session while an
+	// agent is done in the focused tab and no terminal of herdr's clients
+	// is watched: how long at most its icon stays done after the person
+	// came back to it, at one snapshot every seenPoll for as long as it
+	// sits there.
+	seenPoll = 2 * time.Second
+	// seenGap spaces the passes that clients' input runs, at first: each
+	// input that leaves the agent done doubles the gap, up to seenGapMax,
+	// so a person typing with no return herdr sees costs at most one pass
+	// a second, and their return waits a second at most.
+	seenGap    = 250 * time.Millisecond
+	seenGapMax = time.Second
+	// seenRechecks is how many more passes follow the first input, each
+	// seenGap after the last, while the agent still shows done: herdr
+	// takes the focus-in from its client and our snapshot request from
+	// its socket on separate paths, and may answer the snapshot first.
+	seenRechecks = 2
+)
+
 // The herdr plugin that started the daemon.
 const (
 	// pluginCheckEvery is how often a tied daemon looks at the socket and

@@ -57,6 +57,13 @@ const (
 	// TraceWatched: the local watch saw a change in Pane's shell (News),
 	// or input read from its terminal (Input).
 	TraceWatched TraceKind = "watched"
+	// TraceSeenWatch: the seen watch started, stopped or changed: Done
+	// says whether an agent is done in the focused tab, Clients how many
+	// terminals of herdr's clients it watches (none while Done: the
+	// status poll stands in).
+	TraceSeenWatch TraceKind = "seen_watch"
+	// TraceSeenInput: a watched client of herdr read its terminal (PID).
+	TraceSeenInput TraceKind = "seen_input"
 )
 
 // Trace is one traced moment.
@@ -83,6 +90,11 @@ type Trace struct {
 	Path string
 	// Polls: the intervals.
 	Poll, AgentPoll time.Duration
+	// SeenWatch: whether an agent is done in the focused tab, and the
+	// clients watched. SeenInput: the client.
+	Done    bool
+	Clients int
+	PID     int
 }
 
 // tracer logs the daemon's traced moments and hands them to

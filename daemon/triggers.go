@@ -215,6 +215,7 @@ func (l *loop) run(in passInput) {
 	l.back()
 	d.showDry(reps)
 	l.local.allWatched = l.local.rewatch(d, reps)
+	l.seen.follow(d)
 	l.planPolls(l.local.allWatched)
 }
 

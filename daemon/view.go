@@ -103,6 +103,21 @@ func (v *view) agents() []herdr.Pane {
 	return out
 }
 
+// doneInFocus says whether an agent is done in the focused tab of the
+// focused workspace: the one pane herdr may turn idle with no event
+// (docs/herdr.md §14).
+func (v *view) doneInFocus() bool {
+	if v.snap == nil || v.snap.FocusedTabID == "" {
+		return false
+	}
+	for _, p := range v.snap.Panes {
+		if p.TabID == v.snap.FocusedTabID && p.Agent != "" && p.AgentStatus == herdr.StatusDone {
+			return true
+		}
+	}
+	return false
+}
+
 // note records a label a tab or workspace shows now, after our own
 // rename: its echo is old news.
 func (v *view) note(t state.Target, label string) {

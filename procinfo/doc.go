@@ -14,7 +14,8 @@
 // wrapper's newest child, with their command lines and directories), read
 // once by ReadFront or again and again, cheaply, by a FrontReader (a
 // watch); ProveLocal says whether a shell herdr names is proven to be a
-// process here, from the process serving herdr's socket (SocketPeer).
+// process here, from the process serving herdr's socket (SocketPeer);
+// HerdrClients lists the processes that may be herdr's clients of it.
 //
 // Agents are not this package's business: the caller drops {proc} for a
 // pane where herdr detected an agent.

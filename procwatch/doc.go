@@ -27,4 +27,9 @@
 // kernel refuses (its inotify instances or watches used up) is watched by
 // quick looks instead, a pread of a few stat files on a bounded schedule
 // shared by all such shells; Watcher.Blind says which limit to raise.
+//
+// An InputWatch is the bare events without the looks: it tells when a
+// process reads its terminal, and when it ends, and reads nothing of it
+// (Linux only). The daemon follows herdr's clients with one, for the
+// moment a person comes back to the terminal showing herdr.
 package procwatch

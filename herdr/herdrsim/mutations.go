@@ -268,15 +268,17 @@ func (s *Server) setAgent(p *pane, agent string, status herdr.AgentStatus) {
 // unseenCompletion reports whether a hook's report of idle leaves p
 // "done" (idle, not yet seen): herdr marks a pane unseen when its agent
 // finishes (working or blocked to idle, or unknown to idle under the same
-// agent) outside the focused tab, and an unseen pane stays unseen until
-// its tab is focused (src/app/actions.rs@v0.8.2 apply_pane_state_change).
+// agent) outside the focused tab, or in it while the person's terminal is
+// away, and an unseen pane stays unseen until its tab is focused or the
+// person comes back to it (src/app/actions.rs@v0.8.2
+// apply_pane_state_change, active_tab_suppresses_notifications).
 func (s *Server) unseenCompletion(p *pane, agent string) bool {
 	switch prev := p.agentStatus(); {
 	case prev == herdr.StatusDone:
 		return true
 	case prev == herdr.StatusWorking, prev == herdr.StatusBlocked,
 		prev == herdr.StatusUnknown && p.agent != "" && p.agent == agent:
-		return !s.sess.tabFocused(p.tab)
+		return !s.sess.tabFocused(p.tab) || s.sess.away
 	}
 	return false
 }
@@ -348,17 +350,6 @@ func (s *Server) Focus(paneID string) {
 		p.tab.focus, p.tab.ws.active, s.sess.focusedWS = p, p.tab, p.tab.ws
 		markSeen(p.tab)
 		s.syncFocus()
-	}
-}
-
-// markSeen is a person looking at t, as when herdr switches to a tab: its
-// "done" panes are idle from then on, without an event of their own
-// (src/workspace.rs@v0.8.2 switch_tab).
-func markSeen(t *tab) {
-	for _, p := range t.panes {
-		if p.agentStatus() == herdr.StatusDone {
-			p.status = herdr.StatusIdle
-		}
 	}
 }
 

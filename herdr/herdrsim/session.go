@@ -86,6 +86,9 @@ type session struct {
 	// stateSeq counts agent state changes over the whole session, like
 	// herdr's next_agent_state_change_seq (src/app/actions.rs@v0.8.2).
 	stateSeq uint64
+	// away: the person's terminal, where herdr's client runs, has lost
+	// the focus (OuterFocus).
+	away bool
 }
 
 func (ws *workspace) tabPosition(t *tab) int {

@@ -1,0 +1,4 @@
+package procwatch
+
+// inputEvents: Linux tells of a terminal's reads (inotify IN_ACCESS).
+const inputEvents = true
