@@ -140,8 +140,9 @@ func (tx *Tx) Forget(t Target) { delete(tx.s.entries[t.Kind], t.ID) }
 
 // Undo forgets what we remember of a target unless a person locked it:
 // restore's end, which must not take a lock taken meanwhile with it. A
-// rename herdr has not answered yet (a killed daemon's) may still land:
-// it stays followed, its label ours while it may.
+// rename of ours herdr has not answered yet (a killed daemon's) may still
+// land: it stays followed, its label ours while it may. A label given
+// back (no pending label of ours) is no one's to recognise if it lands.
 func (tx *Tx) Undo(t Target) {
 	e := tx.get(t)
 	if e.Locked {
@@ -149,13 +150,12 @@ func (tx *Tx) Undo(t Target) {
 	}
 	var left Entry
 	for _, f := range e.Flights {
-		if f.Answered {
+		i := slices.IndexFunc(e.Pending, func(p Pending) bool { return p.Label == f.Want })
+		if f.Answered || i < 0 {
 			continue
 		}
 		left.Flights = append(left.Flights, f)
-		if i := slices.IndexFunc(e.Pending, func(p Pending) bool { return p.Label == f.Want }); i >= 0 {
-			left.Pending = addPending(left.Pending, e.Pending[i])
-		}
+		left.Pending = addPending(left.Pending, e.Pending[i])
 	}
 	if len(left.Flights) == 0 {
 		tx.Forget(t)
