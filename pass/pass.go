@@ -270,14 +270,11 @@ func (p *Planner) leadsOf(v *view, rows []*Row) []leadPane {
 	return leads
 }
 
-// unprovenAgent: for the local watch, pn runs an agent whose shell is not
-// known to run here yet.
+// unprovenAgent: for the local watch, pn runs an agent whose shell has
+// not been asked about yet. Once asked, it is proven local or not; a pane
+// proven elsewhere is not asked again at every pass.
 func (p *Planner) unprovenAgent(pn herdr.Pane) bool {
-	if !p.cfg.LocalWatch || pn.Agent == "" {
-		return false
-	}
-	c := p.progs.of(pn.ID)
-	return c == nil || !c.localOK
+	return p.cfg.LocalWatch && pn.Agent != "" && p.progs.of(pn.ID) == nil
 }
 
 // sessionLeads lists the panes whose agent session title a name needs

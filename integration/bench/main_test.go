@@ -47,3 +47,34 @@ func TestLogBetween(t *testing.T) {
 		t.Errorf("logBetween =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// An at-rest figure is the median of its spans, shown with their range:
+// the middle span of an odd count, the mean of the middle two of an even
+// one.
+func TestSharesFormat(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   shares
+		want string
+	}{
+		{"none", nil, "no spans"},
+		{"three, unsorted", shares{0.5, 0.3, 0.4}, "0.40 % of a core (median of 3 spans, 0.30–0.50)"},
+		{"four", shares{0.2, 0.6, 0.4, 0.3}, "0.35 % of a core (median of 4 spans, 0.20–0.60)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.in.format(2); got != tc.want {
+				t.Errorf("format = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// herdr's CPU against its baseline is the difference of the medians, so
+// one odd span on either side does not move it.
+func TestPointsOfMedians(t *testing.T) {
+	base := restFigures{herdr: shares{0.4, 2.0, 0.4}}
+	f := restFigures{herdr: shares{0.5, 0.5, 0.1}}
+	if got := points(f, base); got < 0.0999 || got > 0.1001 {
+		t.Errorf("points = %.4f, want 0.10", got)
+	}
+}

@@ -19,22 +19,37 @@ import (
 )
 
 // herdr's CPU at rest. For each session (restCases), a real herdr of its
-// own idles three times, each for realIdleFor: with no daemon; with our
-// daemon as a service runs it (standalone); and with our daemon as the
-// plugin runs it (the environment herdr gives its [[startup]] command,
-// the plugin linked so that its event hook runs). Each daemon idles a
-// first minute before its span, past its subscription's replay and its
-// start-up passes: what a person's daemon does all day is the figure.
-// Both name tabs {icon}{proc|dir} (a config file), so that agents'
-// statuses matter to them. herdr logs every request at debug level
-// (HERDR_LOG=herdr=debug, its herdr-server.log), and the requests of each
-// span are counted by method from that log.
+// own idles three times, each for restSpans spans of realIdleFor: with no
+// daemon; with our daemon as a service runs it (standalone); and with our
+// daemon as the plugin runs it (the environment herdr gives its
+// [[startup]] command, the plugin linked so that its event hook runs).
+// Each daemon idles a first minute before its spans, past its
+// subscription's replay and its start-up passes: what a person's daemon
+// does all day is the figure. Both name tabs {icon}{proc|dir} (a config
+// file), so that agents' statuses matter to them. herdr logs every
+// request at debug level (HERDR_LOG=herdr=debug, its herdr-server.log),
+// and the requests of each span are counted by method from that log.
 
-// restCase is one session herdr idles with: tabs tabs, each one shell,
-// the first agents of them with an agent reported.
-type restCase struct{ tabs, agents int }
+// restCase is one session herdr idles with: tabs tabs, each one shell
+// (two with split), the first agents of the panes with an agent reported.
+type restCase struct {
+	tabs, agents int
+	// split: each tab holds two panes, its first and one split off it.
+	split bool
+}
 
-var restCases = []restCase{{6, 0}, {6, 6}, {40, 0}}
+var restCases = []restCase{{tabs: 6}, {tabs: 6, agents: 6}, {tabs: 40}}
+
+func (c restCase) String() string {
+	tabs := fmt.Sprintf("%d tabs", c.tabs)
+	if c.tabs == 1 {
+		tabs = "1 tab"
+	}
+	if c.split {
+		tabs += " of 2 panes"
+	}
+	return fmt.Sprintf("%s, %d agents", tabs, c.agents)
+}
 
 // realIdleRows measures every rest case and returns its rows and their
 // note.
@@ -43,18 +58,18 @@ func (w *world) realIdleRows(bin string) ([]row, string, error) {
 	for _, c := range restCases {
 		r, err := w.restCase(bin, c)
 		if err != nil {
-			return nil, "", fmt.Errorf("%d tabs, %d agents: %w", c.tabs, c.agents, err)
+			return nil, "", fmt.Errorf("%v: %w", c, err)
 		}
 		rows = append(rows, r...)
-		fmt.Fprintf(os.Stderr, "bench: real herdr at rest, %d tabs, %d agents done\n", c.tabs, c.agents)
+		fmt.Fprintf(os.Stderr, "bench: real herdr at rest, %v done\n", c)
 	}
-	note := fmt.Sprintf("At rest: a real herdr of its own per session, each pane a bash with no hooks, agents reported with `pane.report_agent`; spans of %v, each daemon's past its first %v; CPU is utime+stime of the process over the span (herdr's `herdr server`, our daemon), a share of one core; requests are herdr's own log lines of them (HERDR_LOG=herdr=debug); standalone is `run --apply`, the plugin is the same with the environment herdr gives the plugin's startup command and the plugin linked, its event hook on; both name tabs {icon}{proc|dir}.", realIdleFor, realFirstFor)
+	note := fmt.Sprintf("At rest: a real herdr of its own per session, each pane a bash with no hooks, agents reported with `pane.report_agent`; each CPU figure is the median of %d spans of %v (their range beside it), the spans with no daemon first, then each daemon's once it is past its first %v; CPU is utime+stime of the process over a span (herdr's `herdr server`, our daemon), a share of one core; points are the medians' difference; requests are herdr's own log lines of them (HERDR_LOG=herdr=debug); standalone is `run --apply`, the plugin is the same with the environment herdr gives the plugin's startup command and the plugin linked, its event hook on; both name tabs {icon}{proc|dir}.", restSpans, realIdleFor, realFirstFor)
 	return rows, note, nil
 }
 
 // restCase runs c's session with no daemon, then with each kind of daemon.
 func (w *world) restCase(bin string, c restCase) ([]row, error) {
-	rs, err := w.restServer(bin, c)
+	rs, _, err := w.restServer(bin, c)
 	if err != nil {
 		return nil, err
 	}
@@ -63,39 +78,51 @@ func (w *world) restCase(bin string, c restCase) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	session := fmt.Sprintf("%d tabs, %d agents", c.tabs, c.agents)
 	alone, err := measureRest(rs, pid, 0)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("no daemon: %w", err)
 	}
-	rows := []row{{fmt.Sprintf("real herdr at rest, %s: herdr's CPU, no daemon", session), pctOfCore(alone.herdr, alone.span), "-"}}
+	rows := []row{{fmt.Sprintf("real herdr at rest, %v: herdr's CPU, no daemon", c), alone.herdr.format(2), "-"}}
 	for _, kind := range []string{"standalone", "plugin"} {
 		f, err := w.restDaemon(rs, pid, kind)
 		if err != nil {
 			return nil, fmt.Errorf("%s daemon: %w", kind, err)
 		}
 		rows = append(rows, row{
-			fmt.Sprintf("real herdr at rest, %s: our daemon %s: herdr's CPU (against none); our daemon's CPU; herdr's requests", session, kind),
-			fmt.Sprintf("%s (%+.2f points); %s; %s", pctOfCore(f.herdr, f.span), points(f, alone), pctOfCore(f.daemon, f.span), f.perMinute()),
+			fmt.Sprintf("real herdr at rest, %v: our daemon %s: herdr's CPU (against none); our daemon's CPU; herdr's requests", c, kind),
+			fmt.Sprintf("%s (%+.2f points); %s; %s", f.herdr.format(2), points(f, alone), f.daemon.format(2), f.perMinute()),
 			"within 0.15 points; daemon under 0.2 %"})
 	}
 	return rows, nil
 }
 
-// restServer starts a herdr with c's session: c.tabs tabs in one
-// workspace, each a bash at its prompt, the first c.agents with an agent.
-func (w *world) restServer(bin string, c restCase) (*realServer, error) {
+// restServer starts a herdr logging at debug level with c's session:
+// c.tabs tabs in one workspace, each a bash at its prompt (two with
+// c.split), the first c.agents panes with an agent reported idle. It
+// returns the server and the agents' panes.
+func (w *world) restServer(bin string, c restCase) (*realServer, []string, error) {
 	shell, err := exec.LookPath("bash")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	srv, err := realherdr.Start(bin, realherdr.Options{Shell: shell, Env: []string{"HERDR_LOG=herdr=debug"}})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rs := &realServer{srv: srv, client: herdr.New(srv.Socket, herdr.WithTimeout(10*time.Second))}
-	if err := w.restFiles(rs); err != nil {
+	panes, err := w.restSession(rs, c)
+	if err != nil {
 		rs.close()
+		return nil, nil, err
+	}
+	time.Sleep(3 * time.Second) // the shells' start-up
+	return rs, panes, nil
+}
+
+// restSession opens c's tabs on rs and reports its agents; it returns
+// the agents' panes.
+func (w *world) restSession(rs *realServer, c restCase) ([]string, error) {
+	if err := w.restFiles(rs); err != nil {
 		return nil, err
 	}
 	names := make([]string, c.tabs)
@@ -104,17 +131,28 @@ func (w *world) restServer(bin string, c restCase) (*realServer, error) {
 	}
 	tabs, err := rs.openTabs(names)
 	if err != nil {
-		rs.close()
 		return nil, err
 	}
-	for _, t := range tabs[:c.agents] {
-		if err := rs.report(t.pane, herdr.StatusIdle)(); err != nil {
-			rs.close()
-			return nil, err
+	var panes []string
+	for _, t := range tabs {
+		panes = append(panes, t.pane)
+		if c.split {
+			p, err := rs.split(t.pane, filepath.Join(rs.srv.Home, t.dir))
+			if err != nil {
+				return nil, err
+			}
+			panes = append(panes, p)
 		}
 	}
-	time.Sleep(3 * time.Second) // the shells' start-up
-	return rs, nil
+	if c.agents > len(panes) {
+		return nil, fmt.Errorf("%d agents for %d panes", c.agents, len(panes))
+	}
+	for _, p := range panes[:c.agents] {
+		if err := rs.report(p, herdr.StatusIdle)(); err != nil {
+			return nil, fmt.Errorf("report an agent in %s: %w", p, err)
+		}
+	}
+	return panes[:c.agents], nil
 }
 
 // restFiles writes the shells' rc file and the daemons' config file.
@@ -130,7 +168,7 @@ func (w *world) restFiles(rs *realServer) error {
 }
 
 // restDaemon runs a daemon of kind (standalone, plugin) on rs for its
-// first minute and then measures its span.
+// first minute and then measures its spans.
 func (w *world) restDaemon(rs *realServer, pid int, kind string) (restFigures, error) {
 	env := rs.srv.Env("XDG_STATE_HOME=" + filepath.Join(w.dir, "state-"+kind))
 	if kind == "plugin" {
@@ -162,14 +200,26 @@ func (w *world) restDaemon(rs *realServer, pid int, kind string) (restFigures, e
 	return measureRest(rs, pid, cmd.Process.Pid)
 }
 
-// restFigures are what one idle span measured.
+// restFigures are what at-rest spans measured.
 type restFigures struct {
-	herdr, daemon time.Duration // CPU
-	span          time.Duration
+	herdr, daemon shares         // CPU, one share per span
+	span          time.Duration  // every span together
 	requests      map[string]int // herdr's log lines of requests, by method
 }
 
-// perMinute lists the requests of the span per minute, by method.
+// add counts span g in f.
+func (f *restFigures) add(g restFigures) {
+	f.herdr, f.daemon = append(f.herdr, g.herdr...), append(f.daemon, g.daemon...)
+	f.span += g.span
+	if f.requests == nil {
+		f.requests = map[string]int{}
+	}
+	for m, n := range g.requests {
+		f.requests[m] += n
+	}
+}
+
+// perMinute lists the requests of the spans per minute, by method.
 func (f restFigures) perMinute() string {
 	if len(f.requests) == 0 {
 		return "none"
@@ -181,43 +231,61 @@ func (f restFigures) perMinute() string {
 	return strings.Join(parts, ", ")
 }
 
-// points is f's herdr CPU less base's, in points of a core.
-func points(f, base restFigures) float64 {
-	return 100 * (float64(f.herdr)/float64(f.span) - float64(base.herdr)/float64(base.span))
-}
+// points is f's median herdr CPU less base's, in points of a core.
+func points(f, base restFigures) float64 { return f.herdr.median() - base.herdr.median() }
 
-// measureRest idles for realIdleFor and returns the CPU herdr (pid) and
-// the daemon (daemonPID, 0: none) used meanwhile, and herdr's requests.
+// measureRest idles for restSpans spans of realIdleFor and returns the
+// CPU herdr (pid) and the daemon (daemonPID, 0: none) used in each, and
+// herdr's requests.
 func measureRest(rs *realServer, pid, daemonPID int) (restFigures, error) {
 	var f restFigures
-	h0, err := cpuTicks(pid)
+	for i := range restSpans {
+		g, err := measureSpan(rs, pid, daemonPID)
+		if err != nil {
+			return f, fmt.Errorf("span %d: %w", i+1, err)
+		}
+		f.add(g)
+	}
+	return f, nil
+}
+
+// measureSpan idles for realIdleFor and returns what one span measured.
+func measureSpan(rs *realServer, pid, daemonPID int) (restFigures, error) {
+	var f restFigures
+	pids := []int{pid}
+	if daemonPID > 0 {
+		pids = append(pids, daemonPID)
+	}
+	before, err := ticksOf(pids)
 	if err != nil {
 		return f, err
-	}
-	var d0 uint64
-	if daemonPID > 0 {
-		if d0, err = cpuTicks(daemonPID); err != nil {
-			return f, err
-		}
 	}
 	start := time.Now()
 	time.Sleep(realIdleFor)
-	f.span = time.Since(start)
-	h1, err := cpuTicks(pid)
+	after, err := ticksOf(pids)
 	if err != nil {
 		return f, err
 	}
-	// USER_HZ is 100, as in idleDaemon.read.
-	f.herdr = time.Duration(h1-h0) * 10 * time.Millisecond
+	f.span = time.Since(start)
+	f.herdr = shares{share(tickTime(after[0]-before[0]), f.span)}
 	if daemonPID > 0 {
-		d1, err := cpuTicks(daemonPID)
-		if err != nil {
-			return f, err
-		}
-		f.daemon = time.Duration(d1-d0) * 10 * time.Millisecond
+		f.daemon = shares{share(tickTime(after[1]-before[1]), f.span)}
 	}
 	f.requests, err = herdrRequests(filepath.Join(rs.srv.ConfigHome, "herdr", "herdr-server.log"), start, start.Add(f.span))
 	return f, err
+}
+
+// ticksOf reads the CPU ticks of each of pids.
+func ticksOf(pids []int) ([]uint64, error) {
+	ticks := make([]uint64, len(pids))
+	for i, pid := range pids {
+		t, err := cpuTicks(pid)
+		if err != nil {
+			return nil, err
+		}
+		ticks[i] = t
+	}
+	return ticks, nil
 }
 
 // herdrRequests counts, by method, the requests herdr's log says it
@@ -247,9 +315,4 @@ func herdrRequests(path string, start, end time.Time) (map[string]int, error) {
 		}
 	}
 	return counts, sc.Err()
-}
-
-// pctOfCore shows cpu used over span as a share of one core.
-func pctOfCore(cpu, span time.Duration) string {
-	return fmt.Sprintf("%.2f %% of a core (%s)", 100*float64(cpu)/float64(span), ms(cpu))
 }
