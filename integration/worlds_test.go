@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
@@ -300,10 +302,21 @@ func (w *simWorld) shell(t *testing.T, ws, tab, pane, cwd string) {
 	var once sync.Once
 	kill := func() {
 		once.Do(func() {
+			// A program the shell runs in front (its own process group)
+			// holds the terminal open after the shell dies: it goes too,
+			// or the copy never ends.
+			if pg, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCGPGRP); err == nil && pg > 0 {
+				_ = syscall.Kill(-pg, syscall.SIGKILL)
+			}
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
 			tty.Close()
-			<-copied
+			select {
+			case <-copied:
+			case <-time.After(waitTimeout):
+				t.Logf("pane %s: its terminal stayed open after its shell was killed", pane)
+			}
 		})
 	}
 	t.Cleanup(kill)
