@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "382b8d938b2052629fbc0b328c33857258a8f66ce044339aff6a5791f18d4345"
+      sha256 "57134b0b8c423925840146d15ccd576e4a46d6480f2ad2b001eb5c2f70d61bbc"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "5f6fd3f3c32a1a70fbefbca607ce8fda42f6c97bb2ab4e75587ef679b8635fb1"
+      sha256 "662d4e3884b1b02975a89231c79376b923774d9da1bfdb985aaf11c526752aa2"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "cd084c2090a629cf88f3660cfcd75404bc1ab1cad621e43d16f0c60d7d49236c"
+      sha256 "e36e30bff4296d26046e42b3071f73d7fc77c8cc7ba508a4527da07f17c62300"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "0290b3d9c8538302ad7d0edbefe8aee646f267e6d61794801cf9c0d1bb485507"
+      sha256 "68f580b2ef525d10c6ac57a2180745be4bcb604df2cdf098ec5530f6ea8e0b1e"
     end
   end
 
