@@ -57,13 +57,7 @@ func TestLocalWatchNamesWithoutHooks(t *testing.T) {
 // is recent), and stops again.
 func TestAgentAtRestIsNotPolled(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "rmk")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	f := newFixture(t, "{icon}{proc|dir}", func(o *Options) {
-		o.Poll, o.AgentPoll, o.Naming.LocalWatch, o.Naming.Inspector = 0, 20*time.Millisecond, true, procinfo.Local()
-	})
+	f, dir := agentsAtRest(t)
 	_, _, p1 := f.srv.NewWorkspace("main", dir)
 	cmd, tty := testutil.PlainShell(t, dir)
 	f.srv.AttachProcess(p1, cmd.Process.Pid)
@@ -90,13 +84,7 @@ func TestAgentAtRestIsNotPolled(t *testing.T) {
 // too, so with both at rest no status poll runs.
 func TestTwoAgentsInOneTabAtRestAreNotPolled(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "rmk")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	f := newFixture(t, "{icon}{proc|dir}", func(o *Options) {
-		o.Poll, o.AgentPoll, o.Naming.LocalWatch, o.Naming.Inspector = 0, 20*time.Millisecond, true, procinfo.Local()
-	})
+	f, dir := agentsAtRest(t)
 	_, _, p1 := f.srv.NewWorkspace("main", dir)
 	p2 := f.srv.Split(p1, dir)
 	for _, p := range []string{p1, p2} {
@@ -108,4 +96,18 @@ func TestTwoAgentsInOneTabAtRestAreNotPolled(t *testing.T) {
 	waitFor(t, "first pass", func() bool { return f.labels()[0] == "⚪rmk" })
 	waitFor(t, "the first pass's plan", f.subscribePassesDone)
 	waitFor(t, "no status poll for two agents at rest", func() bool { return lastPolls(f).AgentPoll == 0 })
+}
+
+// agentsAtRest is a fixture for agents on local shells in folder dir
+// ("rmk"): no full poll, a fast status poll, the local watch on.
+func agentsAtRest(t *testing.T) (*fixture, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "rmk")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, "{icon}{proc|dir}", func(o *Options) {
+		o.Poll, o.AgentPoll, o.Naming.LocalWatch, o.Naming.Inspector = 0, 20*time.Millisecond, true, procinfo.Local()
+	})
+	return f, dir
 }
