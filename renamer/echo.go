@@ -76,8 +76,7 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 	var decide, retired []*flight
 	keep := fs[:0]
 	for _, f := range fs {
-		if !f.heard.IsZero() && r.now().Sub(f.heard) > echoGrace || r.now().Sub(f.watched) > r.flightTTL() ||
-			!replays && f.others && r.now().Sub(f.at) >= state.PendingTTL {
+		if f.over(r.now(), r.flightTTL()) || !replays && f.others && r.now().Sub(f.at) >= state.PendingTTL {
 			// Its echo came long enough ago, or its watch is over
 			// (however long since the pass that would end it): this
 			// event is not its. On 0.9 another process's rename older

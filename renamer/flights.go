@@ -192,14 +192,20 @@ func (fl *flights) targets() []state.Target {
 	return ts
 }
 
-// expire stops following flights sent more than ttl ago, and returns them.
+// over says whether f's watch has ended at now: watched longer than ttl,
+// or its echo came over echoGrace ago.
+func (f *flight) over(now time.Time, ttl time.Duration) bool {
+	return now.Sub(f.watched) > ttl || !f.heard.IsZero() && now.Sub(f.heard) > echoGrace
+}
+
+// expire stops following flights whose watch is over, and returns them.
 func (fl *flights) expire(now time.Time, ttl time.Duration) []settled {
 	var gone []settled
 	for _, t := range fl.targets() {
 		fs := fl.by[t]
 		keep := fs[:0]
 		for _, f := range fs {
-			if now.Sub(f.watched) <= ttl && (f.heard.IsZero() || now.Sub(f.heard) <= echoGrace) {
+			if !f.over(now, ttl) {
 				keep = append(keep, f)
 			} else {
 				gone = append(gone, settled{t, f})
