@@ -257,12 +257,11 @@ func (p *Planner) leadsOf(v *view, rows []*Row) []leadPane {
 	var leads []leadPane
 	for _, r := range rows {
 		lead := r.plan.Lead
-		unasked := p.cfg.LocalWatch && p.progs.of(lead.ID) == nil
-		if r.plan.NeedsProc || r.plan.NeedsHost || unasked || p.unprovenAgent(lead) {
+		if r.plan.NeedsProc || r.plan.NeedsHost || p.unasked(lead) {
 			leads = append(leads, leadPane{pane: lead, forced: r.forced})
 		}
 		for _, pn := range v.panes[r.Tab.ID] {
-			if pn.ID != lead.ID && p.unprovenAgent(pn) {
+			if pn.ID != lead.ID && pn.Agent != "" && p.unasked(pn) {
 				leads = append(leads, leadPane{pane: pn, forced: r.forced})
 			}
 		}
@@ -270,11 +269,11 @@ func (p *Planner) leadsOf(v *view, rows []*Row) []leadPane {
 	return leads
 }
 
-// unprovenAgent: for the local watch, pn runs an agent whose shell has
-// not been asked about yet. Once asked, it is proven local or not; a pane
-// proven elsewhere is not asked again at every pass.
-func (p *Planner) unprovenAgent(pn herdr.Pane) bool {
-	return p.cfg.LocalWatch && pn.Agent != "" && p.progs.of(pn.ID) == nil
+// unasked: for the local watch, pn's shell has not been asked about yet.
+// Once asked, it is proven local or not; a pane proven elsewhere is not
+// asked again at every pass.
+func (p *Planner) unasked(pn herdr.Pane) bool {
+	return p.cfg.LocalWatch && p.progs.of(pn.ID) == nil
 }
 
 // sessionLeads lists the panes whose agent session title a name needs
