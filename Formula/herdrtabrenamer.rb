@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "57134b0b8c423925840146d15ccd576e4a46d6480f2ad2b001eb5c2f70d61bbc"
+      sha256 "d235155e5cbc7aa11a90bb548e4d966165a822d915fb72b851faaf7cff94bceb"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "662d4e3884b1b02975a89231c79376b923774d9da1bfdb985aaf11c526752aa2"
+      sha256 "393bc69c2b533bcc17d3a613ba4ddb95914fc11861d1007bdbab13373ff38926"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "e36e30bff4296d26046e42b3071f73d7fc77c8cc7ba508a4527da07f17c62300"
+      sha256 "dd37ab912fb87d5c25fbfa5e327bc7c375c16b99588112629dd8e158d9785a6c"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "68f580b2ef525d10c6ac57a2180745be4bcb604df2cdf098ec5530f6ea8e0b1e"
+      sha256 "1c6c40886c6a8f8a722b74972209ce32e693a20b4a9e6caf71d2092f4b559b57"
     end
   end
 
