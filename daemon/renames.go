@@ -30,8 +30,14 @@ func (d *Daemon) closeRenames() { d.renamer.Close() }
 // follow takes a rename event or a replay's end to the renamer.
 func (l *loop) follow(it herdr.FeedItem) { l.d.renamer.Take(it) }
 
-// putBackDone concludes a put-back the renamer sent off the loop.
-func (l *loop) putBackDone(b renamer.PutBack) { l.d.renamer.PutBackDone(b) }
+// putBackDone concludes a put-back the renamer sent off the loop, and
+// runs the pass a rename held back while it ran waits for.
+func (l *loop) putBackDone(b renamer.PutBack) {
+	if l.d.renamer.PutBackDone(b) {
+		then := l.news()
+		l.d.log.Debug("a put-back ended with a rename held back", "then", then)
+	}
+}
 
 // endRenames gives the renames still on their way up to
 // shutdownEchoWait to show their fate before the daemon stops.

@@ -209,10 +209,28 @@ func (d *daemonProc) listening(t testing.TB, herdrSock string) {
 		if d.killed {
 			return // the test killed it on purpose
 		}
-		if code := d.Stop(); code != 0 {
+		code := d.Stop()
+		switch {
+		case code != 0:
 			t.Errorf("daemon exited %d after SIGTERM, want 0\nstderr:\n%s", code, d.Stderr.String())
+		case t.Failed():
+			// What the daemon said is the first thing a failure's reader
+			// needs, and a flake cannot be run again to get it.
+			t.Logf("daemon stderr (the test failed):\n%s", tail(d.Stderr.String(), 64<<10))
 		}
 	})
+}
+
+// tail is the last n bytes of s, from a line start.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
 }
 
 // spawnDaemon starts the binary with exactly args (no defaults, no waiting,

@@ -552,7 +552,7 @@ func TestZshHooks(t *testing.T) {
 	}
 	_, tab, pane := srv.NewWorkspace("work", dir)
 	// Polling every 5 s: a rename within that time comes from the hooks.
-	startDaemonIn(t, sb, srv, "--poll", "5s")
+	startDaemonIn(t, sb, srv, "--poll", "5s", "--log-level", "debug")
 	waitLabels(t, srv, "rmk")
 
 	zdot := t.TempDir()

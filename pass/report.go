@@ -98,7 +98,7 @@ func (r *Report) conclude(x *renamer.Rename) {
 		r.Action, r.Label = ActionKeep, x.Shows
 	case renamer.Refused, renamer.InFlight:
 		r.Action, r.Error = ActionFailed, x.Err
-	case renamer.Deferred:
+	case renamer.Deferred, renamer.Held:
 		r.Action, r.Error = ActionKeep, x.Err
 	case renamer.Landed:
 		r.Action = ActionKeep

@@ -27,6 +27,9 @@ type putBacks struct {
 	// and writes both.
 	open    int
 	running map[state.Target][]*flight
+	// held are the targets a Send held back while their put-back ran:
+	// the owner runs a pass once it ends.
+	held map[state.Target]bool
 }
 
 // start notes f's put-back on t as running, and supersedes the ones
@@ -43,12 +46,39 @@ func (b *putBacks) start(t state.Target, f *flight) {
 	b.running[t] = append(b.running[t], f)
 }
 
-// end forgets f's put-back on t.
-func (b *putBacks) end(t state.Target, f *flight) {
+// end forgets f's put-back on t, and says whether a Send held a rename
+// of t back while put-backs ran on it, now that none does.
+func (b *putBacks) end(t state.Target, f *flight) (held bool) {
 	b.running[t] = slices.DeleteFunc(b.running[t], func(g *flight) bool { return g == f })
-	if len(b.running[t]) == 0 {
-		delete(b.running, t)
+	if len(b.running[t]) > 0 {
+		return false
 	}
+	delete(b.running, t)
+	held = b.held[t]
+	delete(b.held, t)
+	return held
+}
+
+// hold takes out of rs the renames of ours whose target has a put-back
+// on its way, marked Held, and returns the rest. herdr applies renames
+// in the order they arrive, so one sent now may land after the person's
+// label goes back and take it again; and a pass that sees our label
+// where the put-back is about to land judges a label about to stop
+// being ours. Labels given back (a lock's, restore's) are never held.
+func (r *Renamer) hold(rs []*Rename) []*Rename {
+	if r.backs == nil || len(r.backs.running) == 0 {
+		return rs
+	}
+	out := rs[:0:0]
+	for _, x := range rs {
+		if x.Kind != GiveBack && len(r.backs.running[x.Target]) > 0 {
+			x.Out, x.Err = Held, "held: a person's label is on its way back to it"
+			r.backs.held[x.Target] = true
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
 // PutBack is a put-back sent, and the flight it was for.
@@ -58,7 +88,7 @@ type PutBack struct {
 }
 
 func newPutBacks() *putBacks {
-	return &putBacks{done: make(chan PutBack, 64), stop: make(chan struct{}), running: map[state.Target][]*flight{}}
+	return &putBacks{done: make(chan PutBack, 64), stop: make(chan struct{}), running: map[state.Target][]*flight{}, held: map[state.Target]bool{}}
 }
 
 // putBack gives the target back the label someone set inside our rename,
@@ -171,10 +201,11 @@ func (r *Renamer) PutBacks() <-chan PutBack {
 
 // PutBackDone takes in, on the owner's goroutine, what a put-back did: its
 // record, its flight, the label the target shows. One that was not done
-// may be tried again at a later echo.
-func (r *Renamer) PutBackDone(b PutBack) {
+// may be tried again at a later echo. again: a rename of the target was
+// held back while it ran (Held), and a pass should decide it now.
+func (r *Renamer) PutBackDone(b PutBack) (again bool) {
 	r.backs.open--
-	r.backs.end(b.x.Target, b.f)
+	again = r.backs.end(b.x.Target, b.f)
 	var decided state.Edits
 	if x := b.x; x.Out == Done || x.Out == Refused || x.Out == NotSent && x.Err == "" {
 		// Its fate is known: put back, or no longer to be.
@@ -185,6 +216,7 @@ func (r *Renamer) PutBackDone(b PutBack) {
 		b.f.putBack = ""
 	}
 	b.f.deferred = b.x.Out == Deferred
+	return again
 }
 
 // RetryPutBacks starts again the put-backs that waited for a damaged

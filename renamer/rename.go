@@ -61,6 +61,10 @@ const (
 	// Deferred: not sent, the caller's time being nearly up; the next
 	// pass decides again.
 	Deferred
+	// Held: not sent, a person's label being on its way back to the
+	// target (a put-back): a rename of ours now could land after it and
+	// take the person's name again. The pass after it decides again.
+	Held
 )
 
 // Rename is one rename on its way through the renamer: what the caller

@@ -200,14 +200,56 @@ func TestPutBackKnowsWhatAPassDidMeanwhile(t *testing.T) {
 	}
 	g.name(tab, "a", "b", false)
 	g.h.before = nil
-	g.feed() // mine, b: the put-back starts, and waits
+	g.name(tab, "b", "c", false) // a pass renames the tab before the echo
+	g.feed()                     // mine, b, c: the put-back starts, and waits
 	if len(g.spawned) != 1 {
 		t.Fatalf("%d put-backs started, want 1", len(g.spawned))
 	}
-	g.name(tab, "b", "c", false) // a pass renames the tab meanwhile
 	g.runSpawned()
 	if got := g.h.label(tab); got != "mine" {
 		t.Fatalf("tab shows %q, want the person's %q", got, "mine")
+	}
+}
+
+// A rename of ours is held back while a put-back is on its way to its
+// target: sent then, it could land after the person's label and take it
+// again. The owner hears when the put-back ends, to decide again.
+func TestARenameWaitsForAPutBackOnItsWay(t *testing.T) {
+	for _, proto := range []int{20, 22} {
+		t.Run(fmt.Sprint("protocol ", proto), func(t *testing.T) {
+			g := newRig(t, proto)
+			g.named(tab, "a")
+			g.replayOver(tab)
+			g.h.before = func(t state.Target, label string) {
+				if label == "b" {
+					g.h.set(t, "mine")
+				}
+			}
+			g.name(tab, "a", "b", false)
+			g.h.before = nil
+			g.feed() // mine, b: the put-back starts, and waits
+			if len(g.spawned) != 1 {
+				t.Fatalf("%d put-backs started, want 1", len(g.spawned))
+			}
+			renames := len(g.h.events)
+			x := g.name(tab, "b", "c", true) // a pass, from a look before the put-back
+			other := g.name(state.TabTarget("w1:t2"), "2", "d", true)
+			if x.Out != Held || len(g.h.events) != renames+1 || other.Out != Done {
+				t.Fatalf("outcomes %v and %v, renames %+v: want the put-back's target held, another renamed", x.Out, other.Out, g.h.events[renames:])
+			}
+			f := g.spawned[0]
+			g.spawned = nil
+			f()
+			if again := g.r.PutBackDone(<-g.r.PutBacks()); !again {
+				t.Fatal("the put-back ended without asking for the pass it held back")
+			}
+			if got := g.h.label(tab); got != "mine" {
+				t.Fatalf("tab shows %q, want the person's %q", got, "mine")
+			}
+			if x := g.name(tab, "mine", "mine2", true); x.Out == Held {
+				t.Fatal("a rename is held back with no put-back on its way")
+			}
+		})
 	}
 }
 

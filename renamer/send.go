@@ -118,6 +118,7 @@ func New(o Options) *Renamer {
 // young: the caller's look is so recent, and the stream watches for the
 // echo, that it stands in for each tab's re-read.
 func (r *Renamer) Send(ctx context.Context, rs []*Rename, edits state.Edits, young bool) (ok bool, gone error) {
+	rs = r.hold(rs)
 	if err := r.recordBefore(rs, edits); err != nil && !givingBack(rs) {
 		r.log.Warn("not renaming: could not save the labels about to be set", "err", err)
 		for _, x := range rs {
