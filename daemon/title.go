@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"time"
 )
 
 // Title changes in shells without hooks. A shell that sets the
@@ -28,7 +29,7 @@ func (l *loop) titleNews(ev herdr.Event) titleHint {
 	if !ok {
 		return titleNothing
 	}
-	f, err := l.d.planner.Front(ev.PaneID, sh.PID, true)
+	f, err := l.d.planner.Front(ev.PaneID, sh.PID, true, time.Time{})
 	switch {
 	case err != nil || f.PGID <= 0:
 		return titleNothing

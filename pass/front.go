@@ -2,6 +2,7 @@ package pass
 
 import (
 	"errors"
+	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
@@ -19,10 +20,14 @@ type Fronts interface {
 var errNoProber = errors.New("no look at this machine's processes here")
 
 // Front is a look at pane's local shell's terminal: a new one when fresh,
-// else the watch's last one when there is one (Config.Fronts).
-func (p *Planner) Front(paneID string, shellPID int, fresh bool) (procinfo.Front, error) {
+// else the watch's last one when there is one (Config.Fronts) not older
+// than after. A look of the planner's own (a nudged pass's) can be newer
+// than the watch's last: the watch's then shows what went before (the
+// shell in front before its program started), and a pass that took it
+// would name the tab backwards until the watch looks again.
+func (p *Planner) Front(paneID string, shellPID int, fresh bool, after time.Time) (procinfo.Front, error) {
 	if p.cfg.Fronts != nil && !fresh {
-		if f, ok := p.cfg.Fronts.Front(paneID, shellPID); ok {
+		if f, ok := p.cfg.Fronts.Front(paneID, shellPID); ok && !f.At.Before(after) {
 			return f, nil
 		}
 	}

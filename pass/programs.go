@@ -262,7 +262,7 @@ var askWhy = [...]string{"nudged", "never asked", "changed", "refresh"}
 // is gone, the leader of a pipeline exited): herdr, which sees the whole
 // group, is asked then. Nudged, the look is a new one.
 func (p *Planner) readLocal(pane herdr.Pane, c *paneProc, forced bool, stats *Stats) (procinfo.Program, bool) {
-	f, err := p.Front(pane.ID, c.shellPID, forced || c.maybeFork())
+	f, err := p.Front(pane.ID, c.shellPID, forced || c.maybeFork(), c.front.At)
 	if err != nil || f.PGID <= 0 || f.ShellPID != c.shellPID {
 		return procinfo.Program{}, false
 	}

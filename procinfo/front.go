@@ -1,6 +1,9 @@
 package procinfo
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Front is what one look at a local shell's terminal read: the shell, the
 // terminal's foreground process group and its leader, and, when that
@@ -30,6 +33,9 @@ type Front struct {
 	// Child is the leader's newest child when the leader wraps the real
 	// program (`sh -c 'make; vim'`), else zero.
 	Child FrontProc
+	// At is when the look read it, by the reader's clock: of two looks
+	// at one terminal, the later one is true (Equal ignores it).
+	At time.Time
 }
 
 // FrontProc is one process of a Front.

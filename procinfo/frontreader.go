@@ -62,13 +62,15 @@ var errGone = errors.New("process has ended")
 // command lines as said of FrontReader. It fails when the shell has
 // ended.
 func (r *FrontReader) Look(deep bool) (Front, error) {
+	now := r.now()
 	if r.ok && r.unmoved() {
+		r.last.At = now
 		if !deep {
 			return r.last, nil
 		}
 		if r.last.Leader.PID == r.pid || r.shellLives() {
 			f := r.last
-			r.deepen(&f, r.starts, r.now())
+			r.deepen(&f, r.starts, now)
 			r.last = f
 			return f, nil
 		}
@@ -78,9 +80,11 @@ func (r *FrontReader) Look(deep bool) (Front, error) {
 		return Front{}, err
 	}
 	if !deep && r.ok && f.sameProcesses(r.last) {
+		r.last.At = now
 		return r.last, nil
 	}
-	r.deepen(&f, starts, r.now())
+	f.At = now
+	r.deepen(&f, starts, now)
 	r.last, r.starts, r.ok = f, starts, true
 	return f, nil
 }
