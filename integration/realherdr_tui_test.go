@@ -211,8 +211,19 @@ func tuiSession(t *testing.T, w world) (ws, t1, p1, t2, p2 string, d *daemonProc
 // names through passes, a program's start and its end.
 func keptThrough(t *testing.T, w world, d *daemonProc, ws, tab, pane, tabName, wsName string) {
 	t.Helper()
+	// herdr has no conditional rename: a person's name set while ours is
+	// on its way is overwritten, then put back once our rename's echo
+	// shows it. So the names must come back and then stay.
 	check := func(when string) {
 		t.Helper()
+		var tabGot, wsGot string
+		if !poll(waitTimeout, func() bool {
+			tabGot, wsGot = worldLabel(t, w, tab), workspaceLabel(t, w, ws)
+			return tabGot == tabName && wsGot == wsName
+		}) {
+			t.Fatalf("%s: %s: the person's names became %q and %q, want %q and %q\n%s", w.Name(), when, tabGot, wsGot, tabName, wsName, d.Log())
+		}
+		nudgedPasses(t, w, d, 3)
 		if got := worldLabel(t, w, tab); got != tabName {
 			t.Errorf("%s: %s: the person's tab name became %q, want %q\n%s", w.Name(), when, got, tabName, d.Log())
 		}
