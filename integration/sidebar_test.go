@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/realherdr"
 )
 
@@ -29,6 +30,17 @@ var sidebarArgs = []string{"--sidebar-tokens", "agent,dir"}
 // rows and logs every request it serves.
 var sidebarWorld = worldOptions{HerdrConfig: sidebarHerdrConfig, Env: []string{"HERDR_LOG=herdr=debug"}}
 
+// sidebarSetup makes a workspace in ~/projects/zebra whose one pane runs
+// Claude Code, as herdr is told of it.
+func sidebarSetup(t *testing.T, w world) (*sandbox, string) {
+	t.Helper()
+	sb := w.Sandbox()
+	dirs := mkdirs(t, sb, "projects/zebra")
+	_, _, p1 := w.NewWorkspace(t, dirs[0])
+	reportAgent(t, w, p1, "claude", "idle")
+	return sb, p1
+}
+
 // TestRealHerdrSidebarTokens: with sidebar tokens set, the attached
 // client's screen shows our values in an agent row configured with them;
 // a new agent replaces the value; an idle daemon sends no
@@ -36,10 +48,7 @@ var sidebarWorld = worldOptions{HerdrConfig: sidebarHerdrConfig, Env: []string{"
 // the row shows none.
 func TestRealHerdrSidebarTokens(t *testing.T) {
 	onWorlds(t, sidebarWorld, func(t *testing.T, w world) {
-		sb := w.Sandbox()
-		dirs := mkdirs(t, sb, "projects/zebra")
-		_, _, p1 := w.NewWorkspace(t, dirs[0])
-		reportAgent(t, w, p1, "claude", "idle")
+		sb, p1 := sidebarSetup(t, w)
 		scr := openSidebar(t, w)
 		scr.wait(t, "the agent row without our tokens", func(s string) bool { return !strings.Contains(s, "claude") })
 		before := scr.text()
@@ -85,9 +94,7 @@ func TestRealHerdrSidebarTokens(t *testing.T) {
 // on the restored session's agent pane.
 func TestRealHerdrSidebarTokensAfterARestart(t *testing.T) {
 	onWorlds(t, sidebarWorld, func(t *testing.T, w world) {
-		dirs := mkdirs(t, w.Sandbox(), "projects/zebra")
-		_, _, p1 := w.NewWorkspace(t, dirs[0])
-		reportAgent(t, w, p1, "claude", "idle")
+		_, p1 := sidebarSetup(t, w)
 		d := startWorldDaemon(t, w, sidebarArgs...)
 		waitPaneTokens(t, w, d, p1, map[string]string{"htr_agent": "claude", "htr_dir": "zebra"})
 		if _, ok := w.(*realWorld); ok {
@@ -118,10 +125,7 @@ func reportsSince(t *testing.T, w world, start time.Time) int {
 // nothing to herdr and prints what it would send.
 func TestRealHerdrSidebarTokensDryRun(t *testing.T) {
 	onWorlds(t, sidebarWorld, func(t *testing.T, w world) {
-		sb := w.Sandbox()
-		dirs := mkdirs(t, sb, "projects/zebra")
-		_, _, p1 := w.NewWorkspace(t, dirs[0])
-		reportAgent(t, w, p1, "claude", "idle")
+		sb, p1 := sidebarSetup(t, w)
 		out, stderr, code := runCLI(t, sb, "once", "--socket", w.Socket(), "--state", sb.StatePath, "--sidebar-tokens", "agent,dir")
 		if code != 0 {
 			t.Fatalf("%s: once: exit %d: %s", w.Name(), code, stderr)
@@ -139,13 +143,19 @@ func TestRealHerdrSidebarTokensDryRun(t *testing.T) {
 // paneTokensOf is one pane's metadata tokens as w's herdr holds them.
 func paneTokensOf(t *testing.T, w world, pane string) map[string]string {
 	t.Helper()
+	return worldPane(t, w, pane).Tokens
+}
+
+// worldPane is one pane of w's session.
+func worldPane(t *testing.T, w world, id string) herdr.Pane {
+	t.Helper()
 	for _, p := range w.Snapshot(t).Panes {
-		if p.ID == pane {
-			return p.Tokens
+		if p.ID == id {
+			return p
 		}
 	}
-	t.Fatalf("%s: no pane %s", w.Name(), pane)
-	return nil
+	t.Fatalf("%s: no pane %s", w.Name(), id)
+	return herdr.Pane{}
 }
 
 // waitPaneTokens waits until pane shows each token of want ("" for
@@ -179,16 +189,7 @@ func openSidebar(t *testing.T, w world) sidebarScreen {
 	if !ok {
 		return sidebarScreen{}
 	}
-	c, err := rw.srv.OpenClient()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return sidebarScreen{c: c}
+	return sidebarScreen{c: attachClient(t, rw)}
 }
 
 // text is the screen's lines, blanks at their ends cut.
