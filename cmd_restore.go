@@ -119,7 +119,7 @@ func (c *RestoreCmd) undo(ctx context.Context, env *runEnv, d *daemon.Daemon) (f
 	if err != nil {
 		return nil, 0, err
 	}
-	return append(forget, panes...), failed + pfailed, nil
+	return append(forget, panes...), failed + pfailed + c.restoreSidebar(ctx, env, d, snap), nil
 }
 
 // forgotWord starts the line of a tab restore forgets, its columns lined

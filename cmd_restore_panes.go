@@ -11,6 +11,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/sidebar"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -106,4 +107,31 @@ func (c *RestoreCmd) restorePane(ctx context.Context, env *runEnv, d *daemon.Dae
 		}
 	}
 	return "", true
+}
+
+// restoreSidebar clears every sidebar token of ours on the panes in
+// scope, with --apply, and prints what it does: herdr keeps a token until
+// its server stops, and a sidebar row would show ours meanwhile. It
+// returns how many clears failed.
+func (c *RestoreCmd) restoreSidebar(ctx context.Context, env *runEnv, d *daemon.Daemon, snap *herdr.Snapshot) (failed int) {
+	var panes []herdr.Pane
+	for _, p := range snap.Panes {
+		if c.paneInScope(p) {
+			panes = append(panes, p)
+		}
+	}
+	rep := sidebar.New(d.Client())
+	for _, r := range sidebar.Clear(panes) {
+		if !c.Apply {
+			fmt.Fprintf(env.stdout, "would clear sidebar tokens %s\n", r)
+			continue
+		}
+		if _, err := rep.Send(ctx, []sidebar.Report{r}); err != nil {
+			fmt.Fprintf(env.stderr, "herdrtabrenamer: restore: clear %v\n", err)
+			failed++
+			continue
+		}
+		fmt.Fprintf(env.stdout, "cleared  sidebar tokens %s\n", r)
+	}
+	return failed
 }

@@ -43,6 +43,9 @@ type NamingFlags struct {
 	// (or ignore = [] in the file) ignores nothing.
 	Ignore       []string `help:"Quick commands that never name a tab, as globs on the program name (a glob with a blank, \"git status*\", on the command line); replaces the built-in list (ls, cat, cp, rm, echo, git status and more: see README)." placeholder:"GLOB"`
 	ExtendIgnore []string `help:"More quick commands, added to the built-in list or to --ignore." placeholder:"GLOB"`
+	// SidebarTokens puts these tokens' values for each agent's pane in
+	// herdr's sidebar, as pane metadata tokens htr_NAME.
+	SidebarTokens []string `help:"Report these tokens of each agent's pane (e.g. agent,task,branch) to herdr as pane metadata tokens htr_NAME, which herdr's sidebar rows show as \"$htr_NAME\"; empty reports none." placeholder:"TOKEN"`
 }
 
 // minPoll is the shortest --poll: below it a typo (1ns, 1us) would turn the

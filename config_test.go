@@ -67,6 +67,8 @@ func TestConfigShapesRejected(t *testing.T) {
 		{"[[rules]]\ndir = 1\n", ":2: dir: want a string, got 1"},
 		{"[[other]]\n", ":1: unknown table [[other]]"},
 		{"max-len = 99999999999999999999\n", ":1: "},
+		{"sidebar-tokens = [\n  \"task\",\n  \"proc\",\n]\n", `:3: sidebar-tokens: entry 2: unknown token "proc"`},
+		{"sidebar-tokens = [\"task\", \"task\"]\n", `:1: sidebar-tokens: entry 2: token "task" is listed twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {

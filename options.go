@@ -15,6 +15,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
+	"github.com/herdrtabrenamer/herdrtabrenamer/sidebar"
 )
 
 // newOptions builds the daemon's options that run, once, explain and
@@ -41,6 +42,10 @@ func newOptions(f *NamingFlags, g *Globals, env *runEnv) (daemon.Options, error)
 	if err != nil {
 		return daemon.Options{}, withExit(2, err)
 	}
+	side, err := f.sidebarNamer(home)
+	if err != nil {
+		return daemon.Options{}, withExit(2, err)
+	}
 	insp := procinfo.Local()
 	procs, err := f.resolver(env.config, insp)
 	if err != nil {
@@ -63,6 +68,7 @@ func newOptions(f *NamingFlags, g *Globals, env *runEnv) (daemon.Options, error)
 		Naming: pass.Config{Namer: nm, Procs: procs, Inspector: insp,
 			Git: gitinfo.New(), SSH: sshhosts.New(sshConfig(home)), Glyphs: glyphTable,
 			IndexPrefixAll: f.IndexPrefixAll, WorkspaceNamer: wsNamer, PaneNamer: paneNamer,
+			Sidebar: side, SidebarTokens: f.SidebarTokens,
 			Force: f.Force, Unique: f.Unique, Workspace: f.Workspace},
 		StatePath: state, Out: env.stdout, Log: g.logger(env.stderr),
 	}, nil
@@ -145,6 +151,28 @@ func (f *NamingFlags) paneNamer(cf *config.File, home string) (*namer.Namer, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("pane-format: %w", err)
+	}
+	return n, nil
+}
+
+// sidebarNamer compiles the namer of the sidebar's tokens with
+// --sidebar-tokens (nil without): a pane namer whose template needs every
+// token listed, values up to herdr's 80 characters.
+func (f *NamingFlags) sidebarNamer(home string) (*namer.Namer, error) {
+	if len(f.SidebarTokens) == 0 {
+		return nil, nil
+	}
+	if err := sidebar.Check(f.SidebarTokens); err != nil {
+		// The file's list was checked with file:line on load: this one
+		// came from the flag or its environment variable.
+		return nil, fmt.Errorf("--sidebar-tokens: %w", err)
+	}
+	n, err := namer.New(namer.Config{
+		Format: sidebar.Format(f.SidebarTokens), MaxLen: 80, Icons: f.Icons, Home: home,
+		HideDefaultBranch: f.HideDefaultBranch, SameDir: pass.SameDir, Panes: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sidebar-tokens: %w", err)
 	}
 	return n, nil
 }

@@ -202,6 +202,13 @@ var optionsCases = []optionsCase{
 		flags: func(f *NamingFlags) { f.PaneFormat = "{nope}" }, wantErr: "CONFIG:1: pane-format: "},
 	{name: "bad rule pane-format in the file", config: "[[rules]]\ndir = \"/a\"\npane-format = \"{x\"\n",
 		wantErr: "CONFIG:1: rule 1 (pane-format): "},
+	{name: "bad sidebar token", flags: func(f *NamingFlags) { f.SidebarTokens = []string{"task", "token.x"} }, wantErr: `--sidebar-tokens: unknown token "token.x"`},
+	{name: "sidebar tokens", flags: func(f *NamingFlags) { f.State, f.SidebarTokens = "", []string{"task", "branch"} },
+		check: func(t *testing.T, o daemon.Options) {
+			if o.Naming.Sidebar == nil || strings.Join(o.Naming.SidebarTokens, ",") != "task,branch" {
+				t.Errorf("sidebar %v, tokens %q", o.Naming.Sidebar, o.Naming.SidebarTokens)
+			}
+		}},
 	{name: "bad alias", flags: func(f *NamingFlags) { f.Alias = "nvim" }, wantErr: `--alias: alias "nvim": entry 1 "nvim" has no '='`},
 	{name: "bad rewrite in the file", config: "[[rules]]\ndir = \"/a\"\nname = \"a\"\n[[rewrites]]\nmatch = \"(\"\n",
 		wantErr: "CONFIG:4: rewrite rule 1: bad match"},

@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "d235155e5cbc7aa11a90bb548e4d966165a822d915fb72b851faaf7cff94bceb"
+      sha256 "d8e20a666111be9c83b13c982f6581febf61c5de1bbaa81dbf9e44e749eedaa0"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "393bc69c2b533bcc17d3a613ba4ddb95914fc11861d1007bdbab13373ff38926"
+      sha256 "22651cad040477081e324b1bd96b44090c659a77c87273f2d6b875724d6621b2"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "dd37ab912fb87d5c25fbfa5e327bc7c375c16b99588112629dd8e158d9785a6c"
+      sha256 "5158e5187e9d34f666f3f7e00a2de6f59a47a484b37dab86685fd558f9d0d538"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "1c6c40886c6a8f8a722b74972209ce32e693a20b4a9e6caf71d2092f4b559b57"
+      sha256 "8d17625df67260a296c7aa05a76da2e5e4bffaa161a7cd1e48149682c34ec075"
     end
   end
 

@@ -21,6 +21,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+	"github.com/herdrtabrenamer/herdrtabrenamer/sidebar"
 )
 
 // File is the TOML file: every long flag name is a key (`max-len =
@@ -388,12 +389,35 @@ func (cf *File) CheckKeys(app *kong.Application) error {
 		if err := checkType(f, v.v); err != nil {
 			return &Error{Path: cf.Path, Line: v.line, Err: fmt.Errorf("%s: %w", k, err)}
 		}
-		if k == "ignore" || k == "extend-ignore" {
-			for i, p := range v.v.([]any) {
-				if err := namer.CheckIgnore(p.(string)); err != nil {
-					return &Error{Path: cf.Path, Line: v.items[i], Err: fmt.Errorf("%s: entry %d: %w", k, i+1, err)}
-				}
-			}
+		if err := cf.checkEntries(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkEntries checks each entry of the lists whose entries have rules
+// of their own, naming the entry's line: ignore's globs, and
+// sidebar-tokens' names (each known, none twice).
+func (cf *File) checkEntries(k string, v value) error {
+	list, ok := v.v.([]any)
+	if !ok {
+		return nil
+	}
+	var names []string
+	for i, p := range list {
+		var err error
+		switch k {
+		case "ignore", "extend-ignore":
+			err = namer.CheckIgnore(p.(string))
+		case "sidebar-tokens":
+			names = append(names, p.(string))
+			err = sidebar.Check(names)
+		default:
+			return nil
+		}
+		if err != nil {
+			return &Error{Path: cf.Path, Line: v.items[i], Err: fmt.Errorf("%s: entry %d: %w", k, i+1, err)}
 		}
 	}
 	return nil

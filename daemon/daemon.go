@@ -13,6 +13,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/sidebar"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -74,6 +75,9 @@ type Daemon struct {
 	state   *state.State
 	planner *pass.Planner
 	renamer *renamer.Renamer
+	// sidebar reports each agent pane's chosen tokens to herdr's sidebar
+	// (--sidebar-tokens), and remembers what it reported.
+	sidebar *sidebar.Reporter
 	// feed is the event subscription (Run only); gen is the subscription
 	// whose items the loop takes now, as its NoteSubscribed said, and
 	// subscribed whether one was ever acked.
@@ -146,6 +150,7 @@ func New(opt Options) (*Daemon, error) {
 	d.opt.Naming.Fronts = &d.fronts
 	d.planner = pass.New(d.opt.Naming, d.api, d.sessions, d.clock, d.log)
 	d.initRenamer()
+	d.sidebar = sidebar.New(client)
 	return d, nil
 }
 

@@ -2,12 +2,14 @@ package daemon
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/sidebar"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -28,6 +30,9 @@ const (
 	// is there now. At the start of a 0.7/0.8 subscription the replay
 	// brings tabs and panes that closed before we ever saw them.
 	lookFirst
+	// ownReport: herdr's pane.updated for our own sidebar tokens, no
+	// news and no hint of a program either.
+	ownReport
 )
 
 // triage asks, and changes nothing: learn takes the event in afterwards.
@@ -37,6 +42,7 @@ type triage struct {
 	mem     *state.State
 	planner *pass.Planner
 	now     func() time.Time
+	sidebar *sidebar.Reporter
 }
 
 // judge says whether an event may change a name the last snapshot would
@@ -44,6 +50,9 @@ type triage struct {
 func (tr triage) judge(ev herdr.Event, live bool) news {
 	if tr.view.none() {
 		return isNews
+	}
+	if old, ok := tr.view.paneOf(ev.PaneID); ok && ev.Kind == herdr.PaneUpdated && ev.Pane != nil && tr.sidebar.Echo(old, *ev.Pane) {
+		return ownReport
 	}
 	var n bool
 	switch ev.Kind.Object() {
@@ -197,7 +206,19 @@ func (tr triage) paneUpdated(ev herdr.Event) bool {
 				ps[j] = *upd
 			}
 		}
-	})
+	}) || tr.sidebarDiffers(old, *upd)
+}
+
+// sidebarDiffers reports whether what a pane's sidebar shows of ours
+// changes from old to upd (a new task in its title, say), with the facts
+// already known.
+func (tr triage) sidebarDiffers(old, upd herdr.Pane) bool {
+	tab, ok := tr.view.tabOf(old.TabID)
+	if !ok {
+		return false
+	}
+	ws, _ := tr.view.workspaceOf(tab.WorkspaceID)
+	return !maps.Equal(tr.planner.SidebarValues(tab, ws, old), tr.planner.SidebarValues(tab, ws, upd))
 }
 
 // nameDiffers reports whether the tab's name, decided from the last

@@ -129,7 +129,7 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 func newLoop(ctx context.Context, d *Daemon, cl *claim.Claim) *loop {
 	return &loop{
 		d: d, ctx: ctx, claim: cl,
-		tr:            triage{view: &d.view, mem: d.state, planner: d.planner, now: d.clock},
+		tr:            triage{view: &d.view, mem: d.state, planner: d.planner, now: d.clock, sidebar: d.sidebar},
 		nudges:        make(chan nudge.Message, 1024),
 		items:         make(chan herdr.FeedItem, 256),
 		preexecDone:   make(chan preexecReady, 64),

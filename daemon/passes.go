@@ -69,6 +69,9 @@ func (d *Daemon) runPass(ctx context.Context, in passInput) ([]pass.Report, pass
 		_, err = d.renamer.Send(ctx, plan.Renames, plan.Edits, young)
 		plan.Conclude()
 	}
+	if n, serr := d.sidebar.Pass(ctx, snap, plan.Sidebar, d.opt.Naming.Apply, d.opt.Out); serr != nil || n > 0 {
+		d.log.Debug("sidebar tokens reported", "reports", n, "err", serr)
+	}
 	d.dry.workspaces(d.opt.Out, plan.Workspaces)
 	// The tabs' reports, then the panes' (PaneID set), as the plan
 	// sends their renames.
@@ -102,6 +105,7 @@ func (d *Daemon) checkInstance(ctx context.Context, snap *herdr.Snapshot, write 
 	if res.Revalidated && write {
 		d.renamer.ServerGone()
 		d.view.newServer()
+		d.sidebar.Forget()
 	}
 	switch {
 	case res.Verdict == claim.Restarted:

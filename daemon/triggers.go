@@ -86,6 +86,8 @@ func (l *loop) event(it herdr.FeedItem) {
 		then = looking
 		l.lookFor(ev)
 		return
+	case ownReport:
+		return
 	}
 	if l.local.watched(ev.PaneID) {
 		return // the kernel tells of this shell's programs already

@@ -42,3 +42,19 @@ func (c *Client) paneCall(ctx context.Context, method string, params any) (Pane,
 	}
 	return *r.Pane, nil
 }
+
+// ReportMetadata sets and clears a pane's metadata tokens under source
+// (pane.report_metadata): a nil value clears its key, and so does one
+// that herdr's cleaning (trim, no control characters, 80 characters)
+// leaves empty. herdr takes at most 16 keys a request and 32 a pane; a
+// token that changed bumps the pane's revision and emits pane.updated
+// (docs/herdr.md §15).
+func (c *Client) ReportMetadata(ctx context.Context, paneID, source string, tokens map[string]*string) error {
+	params := struct {
+		PaneID string             `json:"pane_id"`
+		Source string             `json:"source"`
+		Tokens map[string]*string `json:"tokens"`
+	}{paneID, source, tokens}
+	_, err := typedCall[resultHeader](ctx, c, "pane.report_metadata", params, "ok")
+	return err
+}

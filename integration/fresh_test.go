@@ -629,7 +629,7 @@ func herdrRequestsDuring(t *testing.T, w world, span time.Duration) map[string]i
 	t.Helper()
 	switch w := w.(type) {
 	case *simWorld:
-		methods := []string{"session.snapshot", "pane.process_info", "tab.get", "tab.rename", "events.subscribe"}
+		methods := []string{"session.snapshot", "pane.process_info", "tab.get", "tab.rename", "events.subscribe", "pane.report_metadata"}
 		before := map[string]int{}
 		for _, m := range methods {
 			before[m] = w.srv.Calls(m)

@@ -25,15 +25,7 @@ func TestRealHerdrDoneTurnsIdleWhenThePersonComesBack(t *testing.T) {
 	w := newRealWorld(t, worldOptions{})
 	dirs := mkdirs(t, w.Sandbox(), "projects/rmk")
 	ws, tab, pane := w.NewWorkspace(t, dirs[0])
-	c, err := w.srv.OpenClient()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	c := attachClient(t, w)
 	k := &tuiKeyboard{w: w, c: c}
 	k.must(t, c.FocusWorkspace(ws))
 	k.FocusTab(t, tab)

@@ -35,21 +35,27 @@ func openKeyboard(t *testing.T, w world) keyboard {
 	t.Helper()
 	switch w := w.(type) {
 	case *realWorld:
-		c, err := w.srv.OpenClient()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if err := c.Close(); err != nil {
-				t.Error(err)
-			}
-		})
-		return &tuiKeyboard{w: w, c: c}
+		return &tuiKeyboard{w: w, c: attachClient(t, w)}
 	case *simWorld:
 		return &simKeyboard{w: w}
 	}
 	t.Fatalf("no keyboard for %T", w)
 	return nil
+}
+
+// attachClient attaches herdr's TUI client to w's server until t ends.
+func attachClient(t *testing.T, w *realWorld) *realherdr.Client {
+	t.Helper()
+	c, err := w.srv.OpenClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return c
 }
 
 // renameTab and renameWorkspace type a whole rename.

@@ -220,13 +220,7 @@ func reportClaudeSession(t *testing.T, w world, pane, id string) {
 // paneSession is the agent_session herdr's snapshot shows for pane.
 func paneSession(t *testing.T, w world, pane string) *herdr.AgentSession {
 	t.Helper()
-	for _, p := range w.Snapshot(t).Panes {
-		if p.ID == pane {
-			return p.AgentSession
-		}
-	}
-	t.Fatalf("%s: no pane %s", w.Name(), pane)
-	return nil
+	return worldPane(t, w, pane).AgentSession
 }
 
 // idle waits until d, which does not poll, has nothing under way: it has

@@ -14,6 +14,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/sidebar"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -25,14 +26,19 @@ type Config struct {
 	WorkspaceNamer *namer.Namer
 	// PaneNamer names every pane of the tabs in scope too
 	// (--pane-format, a namer built with namer.Config.Panes); nil: off.
-	PaneNamer    *namer.Namer
-	Procs        *procinfo.Resolver
-	Inspector    procinfo.Inspector // nil: always ask herdr
-	Git          *gitinfo.Cache
-	SSH          *sshhosts.Aliases
-	Glyphs       *glyphs.Table // nil: the built-in table
-	Apply, Force bool
-	Unique       bool
+	PaneNamer *namer.Namer
+	// Sidebar, with SidebarTokens, gives every agent's pane the values
+	// of those tokens for herdr's sidebar (package sidebar): a namer
+	// built with namer.Config.Panes and sidebar.Format; nil: off.
+	Sidebar       *namer.Namer
+	SidebarTokens []string
+	Procs         *procinfo.Resolver
+	Inspector     procinfo.Inspector // nil: always ask herdr
+	Git           *gitinfo.Cache
+	SSH           *sshhosts.Aliases
+	Glyphs        *glyphs.Table // nil: the built-in table
+	Apply, Force  bool
+	Unique        bool
 	// IndexPrefixAll puts the tab position in front of people's labels
 	// too.
 	IndexPrefixAll bool
@@ -137,8 +143,12 @@ type Plan struct {
 	Edits   state.Edits
 	// Workspaces are the workspace names a dry run would give.
 	Workspaces []WorkspaceDecision
-	Stats      Stats
-	positions  map[string]int
+	// Sidebar is what each pane's sidebar should show, when sidebar
+	// tokens are on: every pane of the tabs in scope whose facts are
+	// known.
+	Sidebar   []sidebar.Pane
+	Stats     Stats
+	positions map[string]int
 }
 
 // Row is one tab's way through a pass.
@@ -174,14 +184,16 @@ func (p *Planner) Plan(ctx context.Context, in Input, mem *state.State) *Plan {
 	pl := &Plan{positions: v.positions}
 	pl.Rows = p.planRows(v)
 	pl.Panes = p.planPanes(v, pl.Rows)
-	leads := paneLeads(p.leadsOf(v, pl.Rows), pl.Panes)
+	side := p.planSidebar(v, pl.Rows)
+	leads := paneLeads(paneLeads(p.leadsOf(v, pl.Rows), pl.Panes), side)
 	answers := p.gather(ctx, leads, gatherScope{refresh: !in.Urgent && !in.AgentPoll, nudged: len(in.Forced) > 0}, &pl.Stats)
 	titles := map[string]string{}
 	if p.titles != nil {
-		titles = p.titles.Titles(sessionLeads(pl.Rows, pl.Panes))
+		titles = p.titles.Titles(sessionLeads(pl.Rows, append(side, pl.Panes...)))
 	}
 	p.decide(v, pl.Rows, answers, titles)
 	p.decidePanes(v, pl.Panes, answers, titles)
+	pl.Sidebar = p.decideSidebar(v, side, answers, titles)
 	p.judge(v, pl, mem)
 	p.judgePanes(v, pl, mem)
 	p.workspaces(v, pl, answers, mem)
@@ -290,6 +302,7 @@ func sessionLeads(rows []*Row, panes []*PaneRow) []herdr.Pane {
 	for _, pn := range paneSessionLeads(panes) {
 		if !listed[pn.ID] {
 			leads = append(leads, pn)
+			listed[pn.ID] = true
 		}
 	}
 	return leads

@@ -399,18 +399,21 @@ const (
 	maxTTLMillis       = 86_400_000
 )
 
-// cleanMetadata trims, drops control characters and caps at 80 chars.
+// cleanMetadata trims, drops control characters, caps at 80 chars and
+// trims again, in herdr 0.8.2's order (normalize_metadata_tokens,
+// normalize_presentation_text): a control character between blanks
+// leaves a blank that counts toward the 80.
 func cleanMetadata(v string) string {
-	v = strings.TrimSpace(strings.Map(func(r rune) rune {
+	v = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return -1
 		}
 		return r
-	}, v))
+	}, strings.TrimSpace(v))
 	if r := []rune(v); len(r) > 80 {
 		v = string(r[:80])
 	}
-	return v
+	return strings.TrimSpace(v)
 }
 
 // metadataReport is the params of one pane.report_metadata request; has*
@@ -436,7 +439,8 @@ func readMetadataReport(pr *params) *metadataReport {
 	r.display, r.hasDisplay = pr.str("display_agent", false)
 	pr.str("agent", false)
 	r.hasLabels = pr.object("state_labels", &r.labels)
-	r.hasTokens = pr.object("tokens", &r.tokens)
+	// An empty tokens object sets nothing: herdr reads it as absent.
+	r.hasTokens = pr.object("tokens", &r.tokens) && len(r.tokens) > 0
 	r.clearTitle, r.clearDisplay, r.clearLabels = pr.boolean("clear_title"), pr.boolean("clear_display_agent"), pr.boolean("clear_state_labels")
 	r.seq, r.hasSeq = pr.uint("seq", false)
 	r.ttl, r.hasTTL = pr.uint("ttl_ms", false)
@@ -477,24 +481,26 @@ func (s *Server) paneReportMetadata(pr *params) (any, error) {
 	return typeOnly{Type: "ok"}, nil
 }
 
-// validate checks the report as herdr does, in herdr's order.
+// validate checks the report as herdr does, in herdr's order: source,
+// tokens (over 16 is a bad token report, not the pane's limit), ttl,
+// applies_to_source, state labels.
 func (r *metadataReport) validate() error {
 	if !sourcePattern().MatchString(r.source) {
 		return errf("invalid_metadata_source", "metadata source %q must be 1-80 characters of A-Z a-z 0-9 : . _ -", r.source)
 	}
-	if r.hasApplies && !sourcePattern().MatchString(strings.TrimSpace(r.applies)) {
-		return errf("invalid_metadata_source", "applies_to_source %q must be 1-80 characters of A-Z a-z 0-9 : . _ -", r.applies)
-	}
-	if r.hasTTL && (r.ttl < 1 || r.ttl > maxTTLMillis) {
-		return errf("invalid_metadata_ttl", "ttl_ms must be between 1 and %d", maxTTLMillis)
-	}
 	if len(r.tokens) > maxTokensPerReport {
-		return errf("metadata_token_limit", "at most %d tokens per report", maxTokensPerReport)
+		return errf("invalid_metadata_token", "at most %d tokens per report", maxTokensPerReport)
 	}
 	for k := range r.tokens {
 		if !tokenKeyPattern().MatchString(k) {
 			return errf("invalid_metadata_token", "metadata token key %q must be 1-32 characters of A-Z a-z 0-9 _ -", k)
 		}
+	}
+	if r.hasTTL && (r.ttl < 1 || r.ttl > maxTTLMillis) {
+		return errf("invalid_metadata_ttl", "ttl_ms must be between 1 and %d", maxTTLMillis)
+	}
+	if r.hasApplies && !sourcePattern().MatchString(strings.TrimSpace(r.applies)) {
+		return errf("invalid_metadata_source", "applies_to_source %q must be 1-80 characters of A-Z a-z 0-9 : . _ -", r.applies)
 	}
 	for k := range r.labels {
 		if statusRank(herdr.AgentStatus(k)) == 0 && k != string(herdr.StatusUnknown) {

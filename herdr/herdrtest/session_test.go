@@ -153,7 +153,8 @@ func TestReportMetadataValidation(t *testing.T) {
 	}{
 		{map[string]any{"pane_id": p, "source": "bad source", "title": "x"}, "invalid_metadata_source"},
 		{map[string]any{"pane_id": p, "source": "s", "tokens": map[string]any{"bad key": "v"}}, "invalid_metadata_token"},
-		{map[string]any{"pane_id": p, "source": "s", "tokens": many}, "metadata_token_limit"},
+		{map[string]any{"pane_id": p, "source": "s", "tokens": many}, "invalid_metadata_token"},
+		{map[string]any{"pane_id": p, "source": "s", "tokens": map[string]any{}}, "invalid_metadata_request"},
 		{map[string]any{"pane_id": p, "source": "s", "title": "x", "ttl_ms": 0}, "invalid_metadata_ttl"},
 		{map[string]any{"pane_id": p, "source": "s"}, "invalid_metadata_request"},
 		{map[string]any{"pane_id": p, "source": "s", "title": "x", "clear_title": true}, "invalid_metadata_request"},
@@ -270,5 +271,40 @@ func TestAttachProcessReal(t *testing.T) {
 	}
 	if pn := result(t, call(t, s, "pane.get", map[string]any{"pane_id": p}))["pane"].(map[string]any); pn["foreground_cwd"] != "/tmp" {
 		t.Fatalf("foreground_cwd %v", pn)
+	}
+}
+
+// TestReportMetadataTokens: token values as herdr 0.8.2 stores them
+// (trimmed, control characters dropped, 80 characters, trimmed again;
+// empty or null clears) and the revision bumped only by a change.
+func TestReportMetadataTokens(t *testing.T) {
+	s := start(t)
+	_, _, p := s.NewWorkspace("w", "/tmp")
+	tokens := func() map[string]any {
+		pn := result(t, call(t, s, "pane.get", map[string]any{"pane_id": p}))["pane"].(map[string]any)
+		m, _ := pn["tokens"].(map[string]any)
+		return m
+	}
+	long := " \x01 " + strings.Repeat("x", 80)
+	for _, tt := range []struct {
+		name   string
+		tokens map[string]any
+		want   map[string]any
+		rev    float64
+	}{
+		{"set", map[string]any{"a": " main\t", "b": "x"}, map[string]any{"a": "main", "b": "x"}, 1},
+		{"same again", map[string]any{"a": "main"}, map[string]any{"a": "main", "b": "x"}, 1},
+		{"blank after the control character counts", map[string]any{"a": long}, map[string]any{"a": strings.Repeat("x", 79), "b": "x"}, 2},
+		{"empty clears", map[string]any{"a": " \x02 "}, map[string]any{"b": "x"}, 3},
+		{"null clears", map[string]any{"b": nil}, nil, 4},
+		{"null of none", map[string]any{"b": nil}, nil, 4},
+	} {
+		call(t, s, "pane.report_metadata", map[string]any{"pane_id": p, "source": "s", "tokens": tt.tokens})
+		if got := tokens(); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: tokens %v, want %v", tt.name, got, tt.want)
+		}
+		if got := revision(t, s, p); got != tt.rev {
+			t.Errorf("%s: revision %v, want %v", tt.name, got, tt.rev)
+		}
 	}
 }
