@@ -57,6 +57,7 @@ func (w *world) waitCase(bin string, c restCase) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
+	panes = panes[:c.agents]
 	defer rs.close()
 	pid, err := herdrServerPID(rs)
 	if err != nil {
@@ -83,7 +84,7 @@ func (w *world) waitCase(bin string, c restCase) ([]row, error) {
 // one wait held per agent of panes, in turn.
 func alternateSpans(rs *realServer, pid int, panes []string) (alone, waited restFigures, err error) {
 	for i := range restSpans {
-		g, err := measureSpan(rs, pid, 0)
+		g, err := measureSpan(rs, pid, 0, realIdleFor)
 		if err != nil {
 			return alone, waited, fmt.Errorf("span %d without waits: %w", i+1, err)
 		}
@@ -106,7 +107,7 @@ func waitedSpan(rs *realServer, pid int, panes []string) (restFigures, error) {
 		return restFigures{}, err
 	}
 	time.Sleep(waitSettle)
-	g, err := measureSpan(rs, pid, 0)
+	g, err := measureSpan(rs, pid, 0, realIdleFor)
 	answers, waitErr := ws.stop()
 	switch {
 	case err != nil:

@@ -40,7 +40,8 @@ func main() {
 	flag.DurationVar(&traceOver, "trace", 0, "run the latency daemons (herdrsim and real herdr) at debug level and print their log around every sample slower than this (0: off)")
 	flag.DurationVar(&realIdleFor, "real-idle", time.Minute, "real herdr: length of each at-rest span measuring CPU (our daemon's, herdr's, with and without agent.wait)")
 	flag.DurationVar(&realFirstFor, "real-first", time.Minute, "real herdr: how long a daemon runs before its at-rest spans")
-	only := flag.String("only", "", "comma-separated parts to run: idle, latency, realherdr (its latencies and at rest), realrest (real herdr at rest only), agentwait, cpu (pass CPU, nudge and the idle daemon), idlecpu (the idle daemon only), nudge (default: all)")
+	flag.DurationVar(&paneIdleFor, "pane-idle", 30*time.Second, "real herdr, realpanes: length of each at-rest span (herdr alone, then beside a daemon naming panes)")
+	only := flag.String("only", "", "comma-separated parts to run: idle, latency, realherdr (its latencies and at rest), realrest (real herdr at rest only), agentwait, realpanes (pane names on real herdr: latencies and at rest, about 5 minutes), cpu (pass CPU, nudge and the idle daemon), idlecpu (the idle daemon only), nudge (default: all)")
 	flag.Parse()
 	parts = map[string]bool{}
 	for _, p := range strings.Split(*only, ",") {
@@ -137,7 +138,7 @@ func (w *world) serverRows() (rows []row, notes []string, err error) {
 		rows = append(rows, lat...)
 		fmt.Fprintln(os.Stderr, "bench: latency done")
 	}
-	if want("realherdr") || want("realrest") || want("agentwait") {
+	if want("realherdr") || want("realrest") || want("agentwait") || want("realpanes") {
 		real, realNotes, err := w.realHerdr()
 		if err != nil {
 			return nil, nil, fmt.Errorf("real herdr: %w", err)

@@ -78,3 +78,47 @@ func TestPointsOfMedians(t *testing.T) {
 		t.Errorf("points = %.4f, want 0.10", got)
 	}
 }
+
+// The pane rows' rest figures are what pane names could add at rest:
+// pane.rename sent (none when herdr's log has none) and snapshots a
+// minute over every span together.
+func TestPaneRestCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   restFigures
+		want string
+	}{
+		{"no spans", restFigures{}, "no spans"},
+		{"none sent", restFigures{span: 90 * time.Second, requests: map[string]int{"session.snapshot": 3}},
+			"`pane.rename` 0; `session.snapshot` 3 in 1.5 min (2.0/min)"},
+		{"some sent", restFigures{span: 2 * time.Minute, requests: map[string]int{"session.snapshot": 5, "pane.rename": 2, "pane.get": 2}},
+			"`pane.rename` 2; `session.snapshot` 5 in 2.0 min (2.5/min)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := paneRestCounts(tc.in); got != tc.want {
+				t.Errorf("paneRestCounts = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A sample waits for its target's own "renamed" line: a pane's under
+// "pane", a tab's under "tab", never one of the other kind with the same
+// id.
+func TestTargetOf(t *testing.T) {
+	tab, pane := target{id: "w1:t1"}, target{id: "w1:t1", pane: true}
+	tabLine, paneLine := logLine{Msg: "renamed", Tab: "w1:t1"}, logLine{Msg: "renamed", Pane: "w1:t1"}
+	for _, tc := range []struct {
+		t    target
+		e    logLine
+		want bool
+	}{
+		{tab, tabLine, true}, {tab, paneLine, false},
+		{pane, paneLine, true}, {pane, tabLine, false},
+		{target{id: "w1:t2", pane: true}, paneLine, false},
+	} {
+		if got := tc.t.of(tc.e); got != tc.want {
+			t.Errorf("%v.of(%+v) = %v, want %v", tc.t, tc.e, got, tc.want)
+		}
+	}
+}

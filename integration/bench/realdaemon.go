@@ -21,7 +21,31 @@ type logLine struct {
 	Time time.Time `json:"time"`
 	Msg  string    `json:"msg"`
 	Tab  string    `json:"tab"`
+	Pane string    `json:"pane"`
 	New  string    `json:"new"`
+}
+
+// target is what a sample waits for the daemon to rename: a tab, or a
+// pane (named with --pane-format). The daemon's "renamed" line names it
+// under its kind: "tab" or "pane".
+type target struct {
+	id   string
+	pane bool
+}
+
+func (t target) String() string {
+	if t.pane {
+		return "pane " + t.id
+	}
+	return "tab " + t.id
+}
+
+// of tells whether e is a line about t.
+func (t target) of(e logLine) bool {
+	if t.pane {
+		return e.Pane == t.id
+	}
+	return e.Tab == t.id
 }
 
 // realDaemon is `herdrtabrenamer run --apply` against a real herdr, with
@@ -106,15 +130,15 @@ func (d *realDaemon) renameCount() int {
 }
 
 // renamedAt waits until one of the daemon's renames after the first from
-// gave tab a label holding want, and returns when the daemon logged
-// herdr's answer to it.
-func (d *realDaemon) renamedAt(tab, want string, from int) (time.Time, bool) {
+// gave t a label holding want, and returns when the daemon logged herdr's
+// answer to it.
+func (d *realDaemon) renamedAt(t target, want string, from int) (time.Time, bool) {
 	var at time.Time
 	ok := testutil.Poll(realWithin, func() bool {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		for _, e := range d.renames[from:] {
-			if e.Tab == tab && strings.Contains(e.New, want) {
+			if t.of(e) && strings.Contains(e.New, want) {
 				at = e.Time
 				return true
 			}

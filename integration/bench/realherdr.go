@@ -21,7 +21,8 @@ import (
 // and fish, each with a tab whose rc file sources the hook snippet; the
 // zsh and bash servers also hold a tab without hooks or title, and the
 // zsh server the agent tab. Then, on servers of their own, herdr's CPU at
-// rest (realidle.go) and what agent.wait costs it (agentwait.go).
+// rest (realidle.go), what agent.wait costs it (agentwait.go), and pane
+// names' latency and cost at rest (realpanes.go).
 
 // Settings of the real-herdr part, from the command line.
 var (
@@ -43,7 +44,8 @@ var realNote = fmt.Sprintf("Real herdr rows: herdr 0.8.2 built from source (%s),
 
 // realHerdr measures the wanted real-herdr parts and returns their rows
 // with the notes that explain them: latencies and herdr at rest
-// (realherdr), herdr at rest alone (realrest), agent.wait (agentwait).
+// (realherdr), herdr at rest alone (realrest), agent.wait (agentwait),
+// pane names (realpanes).
 // Without a built herdr it returns one row naming the command that builds
 // one.
 func (w *world) realHerdr() ([]row, []string, error) {
@@ -78,6 +80,13 @@ func (w *world) realHerdr() ([]row, []string, error) {
 			return nil, nil, fmt.Errorf("agent.wait: %w", err)
 		}
 		rows, notes = append(rows, aw...), append(notes, awNote)
+	}
+	if want("realpanes") {
+		pr, prNote, err := w.realPaneRows(bin)
+		if err != nil {
+			return nil, nil, fmt.Errorf("pane names: %w", err)
+		}
+		rows, notes = append(rows, pr...), append(notes, prNote)
 	}
 	return rows, notes, nil
 }

@@ -78,7 +78,7 @@ func (w *world) restCase(bin string, c restCase) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	alone, err := measureRest(rs, pid, 0)
+	alone, err := measureRest(rs, pid, 0, realIdleFor)
 	if err != nil {
 		return nil, fmt.Errorf("no daemon: %w", err)
 	}
@@ -88,18 +88,22 @@ func (w *world) restCase(bin string, c restCase) ([]row, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s daemon: %w", kind, err)
 		}
-		rows = append(rows, row{
-			fmt.Sprintf("real herdr at rest, %v: our daemon %s: herdr's CPU (against none); our daemon's CPU; herdr's requests", c, kind),
-			fmt.Sprintf("%s (%+.2f points); %s; %s", f.herdr.format(2), points(f, alone), f.daemon.format(2), f.perMinute()),
-			"within 0.15 points; daemon under 0.2 %"})
+		rows = append(rows, daemonRestRow(fmt.Sprintf("real herdr at rest, %v: our daemon %s", c, kind), f, alone))
 	}
 	return rows, nil
+}
+
+// daemonRestRow is the row of a daemon's spans f against herdr's alone.
+func daemonRestRow(name string, f, alone restFigures) row {
+	return row{name + ": herdr's CPU (against none); our daemon's CPU; herdr's requests",
+		fmt.Sprintf("%s (%+.2f points); %s; %s", f.herdr.format(2), points(f, alone), f.daemon.format(2), f.perMinute()),
+		"within 0.15 points; daemon under 0.2 %"}
 }
 
 // restServer starts a herdr logging at debug level with c's session:
 // c.tabs tabs in one workspace, each a bash at its prompt (two with
 // c.split), the first c.agents panes with an agent reported idle. It
-// returns the server and the agents' panes.
+// returns the server and every pane, tab by tab, the agents' first.
 func (w *world) restServer(bin string, c restCase) (*realServer, []string, error) {
 	shell, err := exec.LookPath("bash")
 	if err != nil {
@@ -120,7 +124,7 @@ func (w *world) restServer(bin string, c restCase) (*realServer, []string, error
 }
 
 // restSession opens c's tabs on rs and reports its agents; it returns
-// the agents' panes.
+// every pane, tab by tab.
 func (w *world) restSession(rs *realServer, c restCase) ([]string, error) {
 	if err := w.restFiles(rs); err != nil {
 		return nil, err
@@ -152,7 +156,7 @@ func (w *world) restSession(rs *realServer, c restCase) ([]string, error) {
 			return nil, fmt.Errorf("report an agent in %s: %w", p, err)
 		}
 	}
-	return panes[:c.agents], nil
+	return panes, nil
 }
 
 // restFiles writes the shells' rc file and the daemons' config file.
@@ -197,7 +201,7 @@ func (w *world) restDaemon(rs *realServer, pid int, kind string) (restFigures, e
 		}
 	}()
 	time.Sleep(realFirstFor)
-	return measureRest(rs, pid, cmd.Process.Pid)
+	return measureRest(rs, pid, cmd.Process.Pid, realIdleFor)
 }
 
 // restFigures are what at-rest spans measured.
@@ -234,13 +238,13 @@ func (f restFigures) perMinute() string {
 // points is f's median herdr CPU less base's, in points of a core.
 func points(f, base restFigures) float64 { return f.herdr.median() - base.herdr.median() }
 
-// measureRest idles for restSpans spans of realIdleFor and returns the
-// CPU herdr (pid) and the daemon (daemonPID, 0: none) used in each, and
-// herdr's requests.
-func measureRest(rs *realServer, pid, daemonPID int) (restFigures, error) {
+// measureRest idles for restSpans spans of span and returns the CPU herdr
+// (pid) and the daemon (daemonPID, 0: none) used in each, and herdr's
+// requests.
+func measureRest(rs *realServer, pid, daemonPID int, span time.Duration) (restFigures, error) {
 	var f restFigures
 	for i := range restSpans {
-		g, err := measureSpan(rs, pid, daemonPID)
+		g, err := measureSpan(rs, pid, daemonPID, span)
 		if err != nil {
 			return f, fmt.Errorf("span %d: %w", i+1, err)
 		}
@@ -249,8 +253,8 @@ func measureRest(rs *realServer, pid, daemonPID int) (restFigures, error) {
 	return f, nil
 }
 
-// measureSpan idles for realIdleFor and returns what one span measured.
-func measureSpan(rs *realServer, pid, daemonPID int) (restFigures, error) {
+// measureSpan idles for span and returns what one span measured.
+func measureSpan(rs *realServer, pid, daemonPID int, span time.Duration) (restFigures, error) {
 	var f restFigures
 	pids := []int{pid}
 	if daemonPID > 0 {
@@ -261,7 +265,7 @@ func measureSpan(rs *realServer, pid, daemonPID int) (restFigures, error) {
 		return f, err
 	}
 	start := time.Now()
-	time.Sleep(realIdleFor)
+	time.Sleep(span)
 	after, err := ticksOf(pids)
 	if err != nil {
 		return f, err

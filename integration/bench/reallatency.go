@@ -22,53 +22,85 @@ type realRun struct {
 
 // waitNamed waits until the daemon has named every tab after its folder.
 func (r realRun) waitNamed(tabs []realTab) error {
+	want := map[target]string{}
 	for _, t := range tabs {
-		var got string
-		if !testutil.Poll(realWithin, func() bool {
-			if got = r.rs.label(t.tab); got == t.dir {
-				return true
-			}
-			time.Sleep(20 * time.Millisecond)
-			return false
-		}) {
-			return fmt.Errorf("tab %s is %q, not %q, %v after the daemon started", t.tab, got, t.dir, realWithin)
-		}
+		want[t.target()] = t.dir
 	}
-	return nil
+	return r.waitLabels(want)
+}
+
+// waitLabels waits until every target of want shows its label there, or
+// any label at all where that is "".
+func (r realRun) waitLabels(want map[target]string) error {
+	var got map[target]string
+	shows := func() bool {
+		for t, l := range want {
+			if g := got[t]; g == "" || l != "" && g != l {
+				return false
+			}
+		}
+		return true
+	}
+	if testutil.Poll(realWithin, func() bool {
+		if got = r.rs.labels(); shows() {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+		return false
+	}) {
+		return nil
+	}
+	seen := map[target]string{}
+	for t := range want {
+		seen[t] = got[t]
+	}
+	return fmt.Errorf("labels %v, want %v (\"\": any), %v after the daemon started", seen, want, realWithin)
 }
 
 // timed does act, which returns once herdr has answered the request that
-// makes something happen in t's pane, and returns how long from that
-// answer until the daemon had herdr's answer to renaming t to a label
-// holding want.
-func (r realRun) timed(t realTab, want string, act func() error) (time.Duration, error) {
+// makes something happen in a pane, and returns how long from that answer
+// until the daemon had herdr's answer to renaming t to a label holding
+// want.
+func (r realRun) timed(t target, want string, act func() error) (time.Duration, error) {
 	from := r.d.renameCount()
 	if err := act(); err != nil {
 		return 0, err
 	}
 	start := time.Now()
-	at, ok := r.d.renamedAt(t.tab, want, from)
+	at, ok := r.d.renamedAt(t, want, from)
 	if !ok {
-		return 0, fmt.Errorf("tab %s (%s/): no rename to %q within %v (label %q)", t.tab, t.dir, want, realWithin, r.rs.label(t.tab))
+		return 0, fmt.Errorf("%v: no rename to %q within %v (label %q)", t, want, realWithin, r.rs.label(t))
 	}
 	took := at.Sub(start)
 	if traceOver > 0 && took > traceOver {
-		fmt.Fprintf(os.Stderr, "bench: trace: real herdr tab %s to %q took %s\n%s", t.tab, want, ms(took), r.d.between(start, at))
+		fmt.Fprintf(os.Stderr, "bench: trace: real herdr %v to %q took %s\n%s", t, want, ms(took), r.d.between(start, at))
 	}
 	return took, nil
 }
 
-// startsAndExits types `sleep 30` into t's shell and then Ctrl-C, n times,
+// subject is where samples are taken: the pane typed into, what its
+// changes rename (its tab, or the pane itself), and that one's name with
+// the pane's shell at its prompt in its own folder.
+type subject struct {
+	pane   string
+	target target
+	atRest string
+}
+
+// subject is t's pane, renaming t, named after t's folder at rest.
+func (t realTab) subject() subject { return subject{t.pane, t.target(), t.dir} }
+
+// startsAndExits types `sleep 30` into s's shell and then Ctrl-C, n times,
 // each after gap with no rename, and times the renames they bring.
-func (r realRun) startsAndExits(t realTab, n int, gap time.Duration) (starts, exits []time.Duration, err error) {
+func (r realRun) startsAndExits(s subject, n int, gap time.Duration) (starts, exits []time.Duration, err error) {
 	for range n {
 		time.Sleep(gap)
-		st, err := r.timed(t, "sleep", r.rs.typeLine(t.pane, "sleep 30"))
+		st, err := r.timed(s.target, "sleep", r.rs.typeLine(s.pane, "sleep 30"))
 		if err != nil {
 			return nil, nil, fmt.Errorf("start: %w", err)
 		}
 		time.Sleep(gap)
-		ex, err := r.timed(t, t.dir, r.rs.key(t.pane, "ctrl+c"))
+		ex, err := r.timed(s.target, s.atRest, r.rs.key(s.pane, "ctrl+c"))
 		if err != nil {
 			return nil, nil, fmt.Errorf("exit: %w", err)
 		}
@@ -77,18 +109,18 @@ func (r realRun) startsAndExits(t realTab, n int, gap time.Duration) (starts, ex
 	return starts, exits, nil
 }
 
-// cds types `cd sub` and `cd ..` into t's shell n times and times the
+// cds types `cd sub` and `cd ..` into s's shell n times and times the
 // renames to sub.
-func (r realRun) cds(t realTab, n int) ([]time.Duration, error) {
+func (r realRun) cds(s subject, n int) ([]time.Duration, error) {
 	var took []time.Duration
 	for range n {
 		time.Sleep(sampleGap)
-		c, err := r.timed(t, "sub", r.rs.typeLine(t.pane, "cd sub"))
+		c, err := r.timed(s.target, "sub", r.rs.typeLine(s.pane, "cd sub"))
 		if err != nil {
 			return nil, fmt.Errorf("cd: %w", err)
 		}
 		time.Sleep(sampleGap)
-		if _, err := r.timed(t, t.dir, r.rs.typeLine(t.pane, "cd ..")); err != nil {
+		if _, err := r.timed(s.target, s.atRest, r.rs.typeLine(s.pane, "cd ..")); err != nil {
 			return nil, fmt.Errorf("cd back: %w", err)
 		}
 		took = append(took, c)
@@ -99,7 +131,7 @@ func (r realRun) cds(t realTab, n int) ([]time.Duration, error) {
 // hookedRows times program starts and exits in the hooked tab of shell,
 // at a person's pace.
 func (r realRun) hookedRows(shell string, t realTab) ([]row, error) {
-	ss, se, err := r.startsAndExits(t, samples, sampleGap)
+	ss, se, err := r.startsAndExits(t.subject(), samples, sampleGap)
 	if err != nil {
 		return nil, fmt.Errorf("%s hooks, %w", shell, err)
 	}
@@ -113,11 +145,11 @@ func (r realRun) hookedRows(shell string, t realTab) ([]row, error) {
 // the kernel tells the daemon (--local-watch).
 func (r realRun) plainRows(shell string, t realTab) ([]row, error) {
 	how := shell + " without hooks or title (local watch)"
-	starts, exits, err := r.startsAndExits(t, samples, sampleGap)
+	starts, exits, err := r.startsAndExits(t.subject(), samples, sampleGap)
 	if err != nil {
 		return nil, fmt.Errorf("%s, %w", how, err)
 	}
-	cds, err := r.cds(t, samples)
+	cds, err := r.cds(t.subject(), samples)
 	if err != nil {
 		return nil, fmt.Errorf("%s, %w", how, err)
 	}
@@ -136,7 +168,7 @@ func (r realRun) plainRows(shell string, t realTab) ([]row, error) {
 func (r realRun) agentRows(w *world, t realTab) ([]row, error) {
 	// The tab shows an icon once herdr knows an agent in it
 	// (pane.agent_detected); its statuses come from then on.
-	if _, err := r.timed(t, "⚪", r.rs.report(t.pane, herdr.StatusIdle)); err != nil {
+	if _, err := r.timed(t.target(), "⚪", r.rs.report(t.pane, herdr.StatusIdle)); err != nil {
 		return nil, fmt.Errorf("agent: first report: %w", err)
 	}
 	took, err := r.statusChanges(t, true)
@@ -160,7 +192,7 @@ func (r realRun) agentRows(w *world, t realTab) ([]row, error) {
 func (r realRun) statusChanges(t realTab, prompt bool) ([]time.Duration, error) {
 	var took []time.Duration
 	first := 0
-	if strings.Contains(r.rs.label(t.tab), "🟡") {
+	if strings.Contains(r.rs.label(t.target()), "🟡") {
 		first = 1
 	}
 	for i := first; i < first+samples; i++ {
@@ -174,7 +206,7 @@ func (r realRun) statusChanges(t realTab, prompt bool) ([]time.Duration, error) 
 				return nil, fmt.Errorf("agent prompt: %w", err)
 			}
 		}
-		d, err := r.timed(t, icon, r.rs.report(t.pane, status))
+		d, err := r.timed(t.target(), icon, r.rs.report(t.pane, status))
 		if err != nil {
 			return nil, fmt.Errorf("agent status %s: %w", status, err)
 		}

@@ -71,6 +71,9 @@ func (w *world) writeRealRC(rs *realServer, shell string) error {
 // server's home; at the prompt the daemon names it dir.
 type realTab struct{ dir, tab, pane string }
 
+// target is the tab itself, as what a sample waits to see renamed.
+func (t realTab) target() target { return target{id: t.tab} }
+
 // openTabs opens a tab per name, in one workspace, each in its own folder
 // with a sub/ to cd into.
 func (rs *realServer) openTabs(names []string) ([]realTab, error) {
@@ -150,20 +153,29 @@ func (rs *realServer) report(pane string, status herdr.AgentStatus) func() error
 	}
 }
 
-// label is tab's label now ("" when herdr does not answer).
-func (rs *realServer) label(tab string) string {
+// label is t's label now ("" when herdr does not answer).
+func (rs *realServer) label(t target) string {
+	return rs.labels()[t]
+}
+
+// labels is the label of every tab and pane now (none when herdr does
+// not answer): herdr tells of no pane rename (docs/herdr.md §13), so a
+// pane's label is only ever seen by reading it.
+func (rs *realServer) labels() map[target]string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	snap, err := rs.client.Snapshot(ctx)
 	if err != nil {
-		return ""
+		return nil
 	}
+	out := map[target]string{}
 	for _, t := range snap.Tabs {
-		if t.ID == tab {
-			return t.Label
-		}
+		out[target{id: t.ID}] = t.Label
 	}
-	return ""
+	for _, p := range snap.Panes {
+		out[target{id: p.ID, pane: true}] = p.Label
+	}
+	return out
 }
 
 // hookRuns counts the runs of our plugin's event hook that herdr logged as
