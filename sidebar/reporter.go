@@ -67,6 +67,9 @@ func (r *Reporter) Plan(panes []Pane, apply bool) []Report {
 // "would report sidebar tokens PANE KEY=VALUE ...". It returns how many
 // reports herdr took.
 func (r *Reporter) Pass(ctx context.Context, snap *herdr.Snapshot, panes []Pane, apply bool, out io.Writer) (int, error) {
+	if len(panes) == 0 && len(r.sent) == 0 {
+		return 0, nil // tokens off: a pass costs nothing here
+	}
 	live := make(map[string]bool, len(snap.Panes))
 	for _, p := range snap.Panes {
 		live[p.ID] = true
