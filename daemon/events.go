@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -187,8 +188,8 @@ func (tr triage) workspaceNews(ev herdr.Event, live bool) bool {
 }
 
 // paneUpdated triages a pane.updated: an older revision than the snapshot
-// holds is a replay; a newer one is news only if the tab's name would
-// change with it.
+// holds is a replay; a newer one is news only if the tab's name, a pane's
+// own or what a pane's sidebar shows of ours would change with it.
 func (tr triage) paneUpdated(ev herdr.Event) bool {
 	old, ok := tr.view.paneOf(ev.PaneID)
 	upd := ev.Pane
@@ -221,9 +222,10 @@ func (tr triage) sidebarDiffers(old, upd herdr.Pane) bool {
 	return !maps.Equal(tr.planner.SidebarValues(tab, ws, old), tr.planner.SidebarValues(tab, ws, upd))
 }
 
-// nameDiffers reports whether the tab's name, decided from the last
-// snapshot with the facts already known, changes when change is applied to
-// its panes. It asks herdr nothing.
+// nameDiffers reports whether a name decided from the tab's panes in the
+// last snapshot with the facts already known, the tab's or a pane's own
+// (--pane-format), changes when change is applied to its panes. It asks
+// herdr nothing.
 func (tr triage) nameDiffers(tabID string, change func([]herdr.Pane)) bool {
 	tab, ok := tr.view.tabOf(tabID)
 	if !ok {
@@ -236,7 +238,8 @@ func (tr triage) nameDiffers(tabID string, change func([]herdr.Pane)) bool {
 	}
 	after := append([]herdr.Pane(nil), before...)
 	change(after)
-	return tr.planner.Want(tab, ws, before) != tr.planner.Want(tab, ws, after)
+	return tr.planner.Want(tab, ws, before) != tr.planner.Want(tab, ws, after) ||
+		!slices.Equal(tr.planner.PaneNames(tab, ws, before), tr.planner.PaneNames(tab, ws, after))
 }
 
 // exists asks herdr whether a tab or pane that an event says was created

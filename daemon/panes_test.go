@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
@@ -131,4 +132,44 @@ func TestDryRunShowsPanes(t *testing.T) {
 	if b.String() != want {
 		t.Fatalf("dry run showed\n%s\nwant\n%s", b.String(), want)
 	}
+}
+
+// A pane.updated that changes a pane's own name (--pane-format) and not
+// its tab's (a new title in a pane that does not lead) renames the pane
+// at once, with no poll to wait for; one that changes neither name (a
+// token no template reads) runs no pass.
+func TestPaneNamesFollowEvents(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "{dir}", func(o *Options) {
+		withPanes(t, "{title|dir}")(o)
+		o.Poll = 0
+	})
+	_, _, p1 := f.srv.NewWorkspace("", home+"/src/api")
+	p2 := f.srv.Split(p1, home+"/src/web")
+	runDaemon(t, f, nil)
+	waitFor(t, "the panes named", func() bool { return f.paneLabel(p2) == "web" })
+	waitFor(t, "the passes after subscribing", func() bool { return f.traced(TraceSubscribed) >= 1 && f.subscribePassesDone() })
+
+	f.srv.SetTitle(p2, "build")
+	waitFor(t, "the pane renamed after its title, with polls off", func() bool { return f.paneLabel(p2) == "build" })
+	f.wantLabels("api")
+
+	waitFor(t, "the title's pane.updated triaged", func() bool { return f.triagedUpdates(p2) >= 1 })
+	seen, base := f.triagedUpdates(p2), f.passes()
+	f.srv.SetTokens(p2, map[string]string{"spinner": "⠋"})
+	waitFor(t, "the token's pane.updated triaged", func() bool { return f.triagedUpdates(p2) > seen })
+	time.Sleep(300 * time.Millisecond) // the span in which no pass may run
+	if n := f.passes() - base; n != 0 {
+		t.Fatalf("%d passes after a token no name reads, want 0\n%s", n, f.log)
+	}
+}
+
+// paneLabel is a pane's label as herdrsim holds it.
+func (f *fixture) paneLabel(pane string) string {
+	for _, p := range f.srv.Snapshot().Panes {
+		if p.ID == pane {
+			return p.Label
+		}
+	}
+	return ""
 }

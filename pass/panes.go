@@ -105,6 +105,23 @@ func (p *Planner) decidePanes(v *view, panes []*PaneRow, answers map[string]proc
 	}
 }
 
+// PaneNames is the names --pane-format would give a tab's panes, in
+// their order and told apart as decidePanes tells them, with the facts
+// already known, asking no one: what event triage weighs a pane.updated
+// by. nil with pane names off.
+func (p *Planner) PaneNames(tab herdr.Tab, ws herdr.Workspace, panes []herdr.Pane) []string {
+	if p.cfg.PaneNamer == nil {
+		return nil
+	}
+	items := make([]namer.UniqueItem, len(panes))
+	for i, pn := range panes {
+		plan := p.cfg.PaneNamer.PlanPane(tab, ws, pn)
+		facts, _, _ := p.facts(plan, nil)
+		items[i] = namer.UniqueItem{TabID: pn.ID, Workspace: tab.ID, Name: p.cfg.PaneNamer.Decide(plan, facts).Want, Dir: plan.Dir}
+	}
+	return p.cfg.PaneNamer.Unique(items)
+}
+
 // judgePanes decides whose each pane's label is and what to do with it,
 // with the rule a tab's label is judged by; a pane's only label of
 // herdr's is none at all, so a person clearing theirs hands the pane

@@ -225,3 +225,38 @@ func TestOnlyPane(t *testing.T) {
 		t.Fatalf("a missing pane left %d rows and %d panes", len(pl.Rows), len(pl.Panes))
 	}
 }
+
+// PaneNames, what event triage weighs a pane.updated by, gives a tab's
+// panes the names a pass would, told apart alike, and asks herdr
+// nothing; with pane names off, none.
+func TestPaneNamesAsAPassGivesThem(t *testing.T) {
+	a := &asker{progs: map[string]string{}}
+	p := planner(t, "{dir}", a)
+	panes := []herdr.Pane{
+		{ID: "w1:p1", Cwd: "/src/api", Agent: "claude"},
+		{ID: "w1:p2", Cwd: "/src/web", Agent: "claude", Title: "fix the login"},
+		{ID: "w1:p3", Cwd: "/src/doc"},
+	}
+	snap := session(map[string][]herdr.Pane{"w1:t1": panes}, nil)
+	tab, ws := snap.Tabs[0], snap.Workspaces[0]
+	if got := p.PaneNames(tab, ws, snap.Panes); got != nil {
+		t.Fatalf("pane names off: %q, want none", got)
+	}
+	nm, err := namer.New(namer.Config{Format: "{agent|dir}", Panes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cfg.PaneNamer = nm
+	got := p.PaneNames(tab, ws, snap.Panes)
+	if len(a.asked) != 0 {
+		t.Fatalf("PaneNames asked herdr about %q", a.asked)
+	}
+	pl := p.Plan(context.Background(), Input{Snap: snap, SnapAt: p.now()}, memory(t))
+	var want []string
+	for _, pr := range pl.Panes {
+		want = append(want, pr.Report.Want)
+	}
+	if !slices.Equal(got, want) || got[0] == got[1] {
+		t.Fatalf("PaneNames %q, a pass's %q, want the same, told apart", got, want)
+	}
+}
