@@ -215,12 +215,17 @@ func (r *Renamer) PutBackDone(b PutBack) (again bool) {
 	if b.x.Out != Done && b.f.putBack == b.x.Want {
 		b.f.putBack = ""
 	}
-	b.f.deferred = b.x.Out == Deferred
+	// A look that failed (herdr slow past the put-back's bound, a relay
+	// holding it) goes again at the next pass, as one that waited for the
+	// memory does: given up, the person's name would be lost for a hiccup.
+	// The flight's watch bounds the tries.
+	b.f.deferred = b.x.Out == Deferred || b.x.Out == NotSent && b.x.Err != ""
 	return again
 }
 
 // RetryPutBacks starts again the put-backs that waited for a damaged
-// memory to read again: the owner calls it when it does.
+// memory to read again, or whose look at the target failed: the owner
+// calls it at each pass while the memory reads.
 func (r *Renamer) RetryPutBacks() {
 	if r.flights == nil {
 		return

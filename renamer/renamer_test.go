@@ -877,3 +877,29 @@ func TestAFlightEndsWithoutAPass(t *testing.T) {
 		}
 	}
 }
+
+// A put-back whose look at the target fails (herdr slow past its bound,
+// a relay holding the request) is not given up: it goes again when the
+// owner retries, and the person's name comes back.
+func TestAPutBackWhoseLookFailedGoesAgain(t *testing.T) {
+	g := newRig(t, 22)
+	g.named(tab, "a")
+	g.h.before = func(t state.Target, label string) {
+		if label == "b" {
+			g.h.set(t, "mine")
+		}
+	}
+	g.name(tab, "a", "b", false)
+	g.h.before = nil
+	g.h.lookErrs = 1
+	g.feed()
+	g.runSpawned()
+	if got := g.h.label(tab); got != "b" {
+		t.Fatalf("tab shows %q after a failed look, want our %q still", got, "b")
+	}
+	g.r.RetryPutBacks()
+	g.runSpawned()
+	if got := g.h.label(tab); got != "mine" {
+		t.Fatalf("tab shows %q after the retry, want the person's %q", got, "mine")
+	}
+}

@@ -20,6 +20,8 @@ type fakeHerdr struct {
 	labels map[state.Target]string
 	events []herdr.Event
 	before func(t state.Target, label string)
+	// lookErrs fail that many looks at a tab from now.
+	lookErrs int
 }
 
 func newFakeHerdr(proto int) *fakeHerdr {
@@ -72,6 +74,13 @@ func (h *fakeHerdr) Pane(_ context.Context, id string) (herdr.Pane, error) {
 }
 
 func (h *fakeHerdr) Tab(_ context.Context, id string) (herdr.Tab, error) {
+	h.mu.Lock()
+	if h.lookErrs > 0 {
+		h.lookErrs--
+		h.mu.Unlock()
+		return herdr.Tab{}, context.DeadlineExceeded
+	}
+	h.mu.Unlock()
 	return herdr.Tab{ID: id, Label: h.label(state.TabTarget(id))}, nil
 }
 
