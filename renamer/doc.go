@@ -39,6 +39,8 @@
 //     rename, or the label a lock kept.
 //   - give back: a rename to a label that is not ours (restore's number,
 //     a put-back).
+//   - held: a rename of ours not sent because a put-back is on its way to
+//     its target; the put-back's end asks the owner for a pass.
 //   - live: a subscription entry past its 0.7/0.8 replay; its events
 //     happen now.
 //
