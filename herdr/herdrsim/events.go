@@ -426,10 +426,44 @@ func (s *Server) stream(c *net.UnixConn, id string, subs []*subscription, sig st
 
 // sendRounds runs one round of each subscription and writes its lines. It
 // reports false when the stream ends: history lost or a write failed.
+// The round takes every subscription's lines at one moment, so events
+// released or emitted meanwhile (HoldEvents' release) reach all of a
+// stream's subscriptions in the same round, in their order.
 func (s *Server) sendRounds(c *net.UnixConn, id string, subs []*subscription, lose bool) bool {
+	batches, lost := s.takeRounds(id, subs)
+	for i, lines := range batches {
+		if lose {
+			s.wrote(len(lines), 0)
+			continue
+		}
+		for j, line := range lines {
+			if err := writeLine(c, line); err != nil {
+				s.wrote(len(lines), j)
+				for _, rest := range batches[i+1:] {
+					s.wrote(len(rest), 0)
+				}
+				return false
+			}
+		}
+		s.wrote(len(lines), len(lines))
+	}
+	if lost || lose {
+		s.eventsLost(c, id)
+		return false
+	}
+	return true
+}
+
+// takeRounds takes one round of each subscription under one lock, up to
+// the first whose history was lost (lost then).
+func (s *Server) takeRounds(id string, subs []*subscription) (batches [][][]byte, lost bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, sub := range subs {
-		s.mu.Lock()
-		lines, lost := s.round(sub)
+		lines, l := s.round(sub)
+		if l {
+			return batches, true
+		}
 		if len(lines) > 0 {
 			if s.idRounds == nil {
 				s.idRounds = map[string]int{}
@@ -437,21 +471,9 @@ func (s *Server) sendRounds(c *net.UnixConn, id string, subs []*subscription, lo
 			s.idRounds[id]++
 		}
 		s.taken += len(lines)
-		s.mu.Unlock()
-		if lost || lose {
-			s.wrote(len(lines), 0)
-			s.eventsLost(c, id)
-			return false
-		}
-		for i, line := range lines {
-			if err := writeLine(c, line); err != nil {
-				s.wrote(len(lines), i)
-				return false
-			}
-		}
-		s.wrote(len(lines), len(lines))
+		batches = append(batches, lines)
 	}
-	return true
+	return batches, false
 }
 
 // eventsLost ends a 0.9 stream the way herdr does when a subscription fell
