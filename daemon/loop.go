@@ -188,8 +188,7 @@ func (l *loop) firstPass() {
 // again. At rest the heap grows by a few KB a second, short of the
 // collector's 4 MB floor for many minutes, and a collection keeps the
 // pages it frees for reuse: without this one, start-up's peak would stay
-// resident for the daemon's life. It costs one collection of a heap
-// under a megabyte, once.
+// resident for the daemon's life. It costs one collection, once.
 func handBackStartup(d *Daemon) {
 	debug.FreeOSMemory()
 	d.trace(Trace{Kind: TraceSettled}, "start-up over, its memory handed back")
