@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "d235155e5cbc7aa11a90bb548e4d966165a822d915fb72b851faaf7cff94bceb"
+      sha256 "654a9914344a0cde8b821175c9456d2688b3771e022cd0a439223281b85fa034"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "393bc69c2b533bcc17d3a613ba4ddb95914fc11861d1007bdbab13373ff38926"
+      sha256 "7e05afdf83e11d469a95ab8b84fcc775342d9a25748db17e299541eeabd7c1e3"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "dd37ab912fb87d5c25fbfa5e327bc7c375c16b99588112629dd8e158d9785a6c"
+      sha256 "a7a452e15a1ecc9a888bb2f188739d3bd93b9935a825c11f32d2a6ab8309d24d"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "1c6c40886c6a8f8a722b74972209ce32e693a20b4a9e6caf71d2092f4b559b57"
+      sha256 "7af39a1b89332c270f1b2c9cd7ae29879be81977833ec07961c362b92e457c3e"
     end
   end
 
