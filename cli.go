@@ -431,7 +431,22 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 	if status, stop := configGate(ctx, cli, cf, stderr, warnConfig); stop {
 		return status
 	}
-	return exitCode(ctx.Run(&cli.Globals, newRunEnv(args, stdout, stderr, cf)), stderr)
+	env := newRunEnv(args, stdout, stderr, cf)
+	if run, ok := daemonRun(ctx, cli); ok {
+		return exitCode(run(env), stderr)
+	}
+	return exitCode(ctx.Run(&cli.Globals, env), stderr)
+}
+
+// daemonRun is the daemon's run when ctx selected it, bound to nothing of
+// kong's: kong's grammar of every command and its context (some 200 KB
+// of heap) are garbage while the daemon runs for days. Other commands run
+// through kong (ok false).
+func daemonRun(ctx *kong.Context, cli *CLI) (run func(*runEnv) error, ok bool) {
+	if ctx.Command() != "run" {
+		return nil, false
+	}
+	return func(env *runEnv) error { return cli.Run.Run(&cli.Globals, env) }, true
 }
 
 // configGate stops a command that needs the config file when the file is

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+	"weak"
 )
 
 func parseFor(t *testing.T, args ...string) (*CLI, string, error) {
@@ -327,5 +330,38 @@ func TestOnceWithoutHerdrSaysWhatToDo(t *testing.T) {
 		if msg := errb.String(); !strings.Contains(msg, "start herdr") || !strings.Contains(msg, "--socket") || strings.Count(msg, "\n") != 1 {
 			t.Fatalf("%s: stderr %q does not say what to do in one line", cmd, msg)
 		}
+	}
+}
+
+// The daemon runs for days: what it runs keeps nothing of kong's (the
+// grammar of every command, some 200 KB of heap), while other commands
+// run through kong.
+func TestDaemonRunKeepsNoGrammar(t *testing.T) {
+	parser, cli, _, err := newParser([]string{"run"}, io.Discard, io.Discard, func(int) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := parseArgs(parser, []string{"run"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grammar := weak.Make(parser)
+	run, ok := daemonRun(ctx, cli)
+	if !ok {
+		t.Fatal("run is not the daemon's run")
+	}
+	parser, ctx = nil, nil
+	runtime.GC()
+	if grammar.Value() != nil {
+		t.Fatal("kong's grammar is kept while the daemon runs")
+	}
+	runtime.KeepAlive(run)
+
+	parser, cli, _, _ = newParser([]string{"version"}, io.Discard, io.Discard, func(int) {})
+	if ctx, err = parseArgs(parser, []string{"version"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := daemonRun(ctx, cli); ok {
+		t.Fatal("version runs as the daemon")
 	}
 }

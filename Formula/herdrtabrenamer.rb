@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "d8e20a666111be9c83b13c982f6581febf61c5de1bbaa81dbf9e44e749eedaa0"
+      sha256 "5efb5b2a1a8639613b61b4df685562fbece5dec492f7e1610c8640250499b451"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "22651cad040477081e324b1bd96b44090c659a77c87273f2d6b875724d6621b2"
+      sha256 "2c4df722d11b9d527d3d6c7ea6538ce77d8b154586e3bdb5e68c0afdb44ed0c6"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "5158e5187e9d34f666f3f7e00a2de6f59a47a484b37dab86685fd558f9d0d538"
+      sha256 "e6cf45a97f5d44cff736e81230298977a3991ca6a4633431502fc453ada47b32"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "8d17625df67260a296c7aa05a76da2e5e4bffaa161a7cd1e48149682c34ec075"
+      sha256 "79f1fa0f407777399f61b96192bd8fbf3102812dac0caf801c730f54c4ac8dda"
     end
   end
 

@@ -7,6 +7,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"strings"
 	"sync"
 	"testing"
@@ -368,4 +369,33 @@ func TestMovedForegroundCwdIsNotPairedWithTheLastProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.wantLabels("src")
+}
+
+// Start-up's garbage (flags, config, the first snapshot, the first
+// passes' plans) is handed back to the kernel once, when the full pass
+// after subscribing is done, and never again at later passes.
+func TestStartupMemoryHandedBackOnceSettled(t *testing.T) {
+	f := newFixture(t, "{dir}", nil)
+	ws, _, _ := f.srv.NewWorkspace("main", home+"/a")
+	forced := forcedGCs()
+	runDaemon(t, f, nil)
+	waitFor(t, "settled", func() bool { return f.traced(TraceSettled) >= 1 })
+	if f.traced(TraceFullPassDone) < 1 {
+		t.Fatal("settled before the full pass after subscribing")
+	}
+	if forcedGCs() <= forced {
+		t.Fatal("settled with no collection handing start-up's memory back")
+	}
+	f.srv.NewTab(ws, home+"/b")
+	waitFor(t, "new tab named", func() bool { return len(f.labels()) == 2 && f.labels()[1] == "b" })
+	if n := f.traced(TraceSettled); n != 1 {
+		t.Fatalf("settled %d times, want once", n)
+	}
+}
+
+// forcedGCs is how many collections the program forced so far.
+func forcedGCs() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }

@@ -64,6 +64,9 @@ const (
 	TraceSeenWatch TraceKind = "seen_watch"
 	// TraceSeenInput: a watched client of herdr read its terminal (PID).
 	TraceSeenInput TraceKind = "seen_input"
+	// TraceSettled: start-up is over (the first pass and the full pass
+	// after subscribing ran) and its memory was handed back.
+	TraceSettled TraceKind = "settled"
 )
 
 // Trace is one traced moment.

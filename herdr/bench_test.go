@@ -58,6 +58,22 @@ func BenchmarkSnapshotDecode(b *testing.B) {
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/n, "allocs/pane")
 }
 
+// BenchmarkEncodeRequest is the encoding of one rename request, the
+// commonest we send.
+func BenchmarkEncodeRequest(b *testing.B) {
+	c := &Client{}
+	params := struct {
+		TabID string `json:"tab_id"`
+		Label string `json:"label"`
+	}{"w1:t1", "~/src/herdrtabrenamer · claude"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := c.encodeRequest("tab.rename", params); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkSnapshotRoundTrip is one whole Snapshot call against a raw
 // server that answers instantly: dial, write, read 1.7 MB, decode.
 func BenchmarkSnapshotRoundTrip(b *testing.B) {

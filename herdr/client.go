@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -125,11 +126,16 @@ var (
 )
 
 // encodeRequest builds the one line we write: compact JSON, params always
-// an object, one trailing newline.
+// an object, one trailing newline. It encodes with encoding/json, which
+// state files and logs run anyway, not goccy's encoder: a request is a
+// few small fields, and goccy's encoder brings code of its own (a
+// compiler and its VM) that stays resident in every daemon to save half a
+// microsecond a request (BenchmarkEncodeRequest). goccy earns its place
+// decoding snapshots (bench_json_test.go).
 func (c *Client) encodeRequest(method string, params any) ([]byte, string, error) {
 	p := emptyObject
 	if params != nil {
-		b, err := json.Marshal(params)
+		b, err := stdjson.Marshal(params)
 		if err != nil {
 			return nil, "", fmt.Errorf("herdr %s: encode params: %w", method, err)
 		}
@@ -144,7 +150,7 @@ func (c *Client) encodeRequest(method string, params any) ([]byte, string, error
 		}
 	}
 	id := "htr-" + strconv.FormatUint(c.seq.Add(1), 10)
-	line, err := json.Marshal(request{ID: id, Method: method, Params: p})
+	line, err := stdjson.Marshal(request{ID: id, Method: method, Params: p})
 	if err != nil {
 		return nil, "", fmt.Errorf("herdr %s: encode request: %w", method, err)
 	}

@@ -674,3 +674,33 @@ func TestUpgradeRedetectsSnapshot(t *testing.T) {
 		t.Errorf("session.snapshot asked %d times after the upgrade, want 1", calls["session.snapshot"])
 	}
 }
+
+// A request is one line of compact JSON: labels keep every character,
+// escaped as herdr's parser reads them, and params that are no object
+// are refused before anything is written.
+func TestEncodeRequestLine(t *testing.T) {
+	c := &Client{}
+	type rename struct {
+		TabID string `json:"tab_id"`
+		Label string `json:"label"`
+		Pane  string `json:"pane_id,omitempty"`
+	}
+	line, id, err := c.encodeRequest("tab.rename", rename{TabID: "w1:t1", Label: "<b>&\"é\u2028\x7f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"htr-1","method":"tab.rename","params":{"tab_id":"w1:t1","label":"\u003cb\u003e\u0026\"é\u2028` + "\x7f" + `"}}` + "\n"
+	if string(line) != want || id != "htr-1" {
+		t.Fatalf("encodeRequest = %q, %q\nwant %q, htr-1", line, id, want)
+	}
+	if line, _, _ = c.encodeRequest("ping", nil); string(line) != `{"id":"htr-2","method":"ping","params":{}}`+"\n" {
+		t.Fatalf("no params: %q", line)
+	}
+	var none map[string]string
+	if line, _, _ = c.encodeRequest("ping", none); string(line) != `{"id":"htr-3","method":"ping","params":{}}`+"\n" {
+		t.Fatalf("nil map: %q", line)
+	}
+	if _, _, err := c.encodeRequest("ping", []int{1}); err == nil {
+		t.Fatal("an array as params was encoded")
+	}
+}
