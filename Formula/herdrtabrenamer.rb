@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "5efb5b2a1a8639613b61b4df685562fbece5dec492f7e1610c8640250499b451"
+      sha256 "eba8a19fa30588c7491bc0b149a451a9f457c1ed5790664e0fc506009498f811"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "2c4df722d11b9d527d3d6c7ea6538ce77d8b154586e3bdb5e68c0afdb44ed0c6"
+      sha256 "542508b074e16a1a73116d8abc4bcfb3cd191165f3175be308ad68ef58d86de8"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "e6cf45a97f5d44cff736e81230298977a3991ca6a4633431502fc453ada47b32"
+      sha256 "f038059265ca9db44a1d2c4dff6e0e228b636d72af7a6feb5a483546a4e8ae32"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "79f1fa0f407777399f61b96192bd8fbf3102812dac0caf801c730f54c4ac8dda"
+      sha256 "2224e8ce7b26b853ffbb9af207504a51cee25f8c02b749cb5fc2ba79c8a79d57"
     end
   end
 
