@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "eba8a19fa30588c7491bc0b149a451a9f457c1ed5790664e0fc506009498f811"
+      sha256 "a70c3634117f0a1c536ed13bcf9767dc2fa69a2f14faff65e32e852c6a5bbbe2"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "542508b074e16a1a73116d8abc4bcfb3cd191165f3175be308ad68ef58d86de8"
+      sha256 "060f3ea73b44a2c49b8c650f5a453598fd3dd911a4456c90d32015e57ff32032"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "f038059265ca9db44a1d2c4dff6e0e228b636d72af7a6feb5a483546a4e8ae32"
+      sha256 "4eed02f7966b22c43e30c2688241abde5c343c3c9c8736880b7968293a677e31"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "2224e8ce7b26b853ffbb9af207504a51cee25f8c02b749cb5fc2ba79c8a79d57"
+      sha256 "5ce359a574c9dbc089ba736eed6f210b31aba8bd69078971ebd90c87c5436b11"
     end
   end
 
