@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "a70c3634117f0a1c536ed13bcf9767dc2fa69a2f14faff65e32e852c6a5bbbe2"
+      sha256 "80a8c993bdcb8b76b1d4aacbb4a71e868e1fe37c52709f34354f3a2ef7a6bbb2"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "060f3ea73b44a2c49b8c650f5a453598fd3dd911a4456c90d32015e57ff32032"
+      sha256 "37d61cd1c5e965bc3bd64327510e5e4ff9144b60b2e74b88256b0e725f0f2127"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "4eed02f7966b22c43e30c2688241abde5c343c3c9c8736880b7968293a677e31"
+      sha256 "7cccc90c03b12e1091614130711979e6335ba62bbb8e9737c7c1c62f40b767c0"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "5ce359a574c9dbc089ba736eed6f210b31aba8bd69078971ebd90c87c5436b11"
+      sha256 "bdb6cdeb7636b36f149e1585b4bada1c2b50475468b786034c752ad7dab2f493"
     end
   end
 

@@ -193,13 +193,7 @@ func TestRenameWatchFollowsTheClock(t *testing.T) {
 func TestPutBackKnowsWhatAPassDidMeanwhile(t *testing.T) {
 	g := newRig(t, 22)
 	g.named(tab, "a")
-	g.h.before = func(t state.Target, label string) {
-		if label == "b" {
-			g.h.set(t, "mine")
-		}
-	}
-	g.name(tab, "a", "b", false)
-	g.h.before = nil
+	g.nameWithPersonInside(tab, "a", "b", "mine")
 	g.name(tab, "b", "c", false) // a pass renames the tab before the echo
 	g.feed()                     // mine, b, c: the put-back starts, and waits
 	if len(g.spawned) != 1 {
@@ -220,13 +214,7 @@ func TestARenameWaitsForAPutBackOnItsWay(t *testing.T) {
 			g := newRig(t, proto)
 			g.named(tab, "a")
 			g.replayOver(tab)
-			g.h.before = func(t state.Target, label string) {
-				if label == "b" {
-					g.h.set(t, "mine")
-				}
-			}
-			g.name(tab, "a", "b", false)
-			g.h.before = nil
+			g.nameWithPersonInside(tab, "a", "b", "mine")
 			g.feed() // mine, b: the put-back starts, and waits
 			if len(g.spawned) != 1 {
 				t.Fatalf("%d put-backs started, want 1", len(g.spawned))
@@ -884,13 +872,7 @@ func TestAFlightEndsWithoutAPass(t *testing.T) {
 func TestAPutBackWhoseLookFailedGoesAgain(t *testing.T) {
 	g := newRig(t, 22)
 	g.named(tab, "a")
-	g.h.before = func(t state.Target, label string) {
-		if label == "b" {
-			g.h.set(t, "mine")
-		}
-	}
-	g.name(tab, "a", "b", false)
-	g.h.before = nil
+	g.nameWithPersonInside(tab, "a", "b", "mine")
 	g.h.lookErrs = 1
 	g.feed()
 	g.runSpawned()

@@ -141,6 +141,19 @@ func (g *rig) name(t state.Target, seen, want string, young bool) *Rename {
 	return x
 }
 
+// nameWithPersonInside sends a rename of ours of t from seen to want, a
+// person's rename of t to mine landing right before it.
+func (g *rig) nameWithPersonInside(t state.Target, seen, want, mine string) *Rename {
+	g.t.Helper()
+	g.h.before = func(at state.Target, label string) {
+		if at == t && label == want {
+			g.h.before = nil
+			g.h.set(at, mine)
+		}
+	}
+	return g.name(t, seen, want, false)
+}
+
 // feed hands the renamer the events herdr logged since the last feed.
 func (g *rig) feed() {
 	g.h.mu.Lock()
