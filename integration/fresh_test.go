@@ -474,10 +474,17 @@ func paneShell(t *testing.T, w world, pane string) int {
 // (readline's); running a command, it puts the terminal back first.
 func waitPrompt(t *testing.T, w world, shell int, nested bool) int {
 	t.Helper()
+	return waitPromptOf(t, w, shell, nested, "bash")
+}
+
+// waitPromptOf is waitPrompt for a bash whose command name is comm (a
+// copy of bash under another name).
+func waitPromptOf(t *testing.T, w world, shell int, nested bool, comm string) int {
+	t.Helper()
 	var leader int
-	testutil.WaitFor(t, fmt.Sprintf("%s: a bash prompt in front of shell %d (nested %v)", w.Name(), shell, nested), func() bool {
+	testutil.WaitFor(t, fmt.Sprintf("%s: a %s prompt in front of shell %d (nested %v)", w.Name(), comm, shell, nested), func() bool {
 		leader = frontLeader(shell)
-		if leader <= 0 || (leader != shell) != nested || procComm(leader) != "bash" {
+		if leader <= 0 || (leader != shell) != nested || procComm(leader) != comm {
 			return false
 		}
 		canonical, err := terminalCanonical(shell)

@@ -17,6 +17,10 @@
 // process here, from the process serving herdr's socket (SocketPeer);
 // HerdrClients lists the processes that may be herdr's clients of it.
 //
+// The process at a pane's shell pid is the pane's shell, whatever its
+// name, unless it exec'd a program: one that runs neither a listed shell
+// nor what the $SHELL it was started with names (Resolver.paneShell).
+//
 // Agents are not this package's business: the caller drops {proc} for a
 // pane where herdr detected an agent.
 package procinfo

@@ -16,7 +16,7 @@ func (r *Resolver) FromFront(f Front) Program {
 	case f.PGID == 0:
 		p.Why = "no foreground process group"
 		return p
-	case f.PGID == f.ShellPID && r.stillShell(f.Leader.Argv, f.ShellComm):
+	case f.PGID == f.ShellPID && r.paneShell(f.Leader.Argv, f.ShellComm, func() string { return f.EnvShell }):
 		return shellInFront(p, f.ShellPID)
 	case f.Leader.PID == 0:
 		p.PID = f.PGID

@@ -26,6 +26,11 @@ type Front struct {
 	ShellComm string
 	ShellArgv []string
 	ShellCwd  string
+	// EnvShell is the $SHELL the process at ShellPID was started with,
+	// read while it leads the foreground group: what tells the shell
+	// from a program it exec'd (Resolver.FromFront). "" when unset, not
+	// read or unreadable.
+	EnvShell string
 	// Leader is the foreground group's leader: the shell itself at its
 	// prompt. Zero when the group has a leader no more (the first stage
 	// of a pipeline ended).
@@ -71,7 +76,7 @@ func (f Front) Forked() bool {
 // Equal says whether two looks read the same.
 func (f Front) Equal(g Front) bool {
 	return f.ShellPID == g.ShellPID && f.PGID == g.PGID && f.ShellComm == g.ShellComm &&
-		f.ShellCwd == g.ShellCwd && slices.Equal(f.ShellArgv, g.ShellArgv) &&
+		f.ShellCwd == g.ShellCwd && slices.Equal(f.ShellArgv, g.ShellArgv) && f.EnvShell == g.EnvShell &&
 		f.Leader.equal(g.Leader) && f.Child.equal(g.Child)
 }
 

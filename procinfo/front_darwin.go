@@ -50,6 +50,8 @@ func (sysctlSource) cwd(pid int) string {
 	return cwd
 }
 
+func (sysctlSource) shellVar(pid int) (string, bool) { return gopsutilShellVar(pid) }
+
 func (sysctlSource) children(pid int) ([]int, error) { return gopsutilChildren(pid) }
 
 func (sysctlSource) close() {}

@@ -62,6 +62,8 @@ func (s *procSource) argv(pid int) []string { return readArgv(pid) }
 
 func (s *procSource) cwd(pid int) string { return readCwd(pid) }
 
+func (s *procSource) shellVar(pid int) (string, bool) { return readShellVar(pid) }
+
 func (s *procSource) children(pid int) ([]int, error) { return children(pid) }
 
 func (s *procSource) close() {

@@ -1,6 +1,7 @@
 package procinfo
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -24,28 +25,42 @@ func TestFromFrontNamesAsProgramDoes(t *testing.T) {
 		child  FrontProc
 		shell  string // the shell's command name now
 		want   string
-		isSh   bool // Program.Shell
+		isSh   bool   // Program.Shell
+		env    string // $SHELL of the process at the shell's pid; /bin/zsh if ""
 	}{
-		{"the shell at its prompt", proc(10, "zsh", "-zsh"), FrontProc{}, "zsh", "", true},
-		{"the shell ran exec vim", proc(10, "vim", "vim", "main.go"), FrontProc{}, "vim", "vim", false},
-		{"xonsh runs as python", proc(10, "python3", "/usr/bin/python3", "/usr/bin/xonsh"), FrontProc{}, "python3", "", true},
-		{"a program through launchers", proc(20, "sudo", "sudo", "-u", "root", "env", "A=1", "btop"), FrontProc{}, "zsh", "btop", false},
-		{"a nested shell", proc(20, "bash", "bash", "--norc"), FrontProc{}, "zsh", "", false},
-		{"a wrapper's child", proc(20, "sh", "sh", "-c", "sleep 1; vim x"), proc(21, "vim", "vim", "x"), "zsh", "vim", false},
-		{"a wrapper with no child", proc(20, "sh", "sh", "-c", "make build; true"), FrontProc{}, "zsh", "make", false},
-		{"ssh to a host", proc(20, "ssh", "ssh", "-p", "2222", "deploy@web1", "htop"), FrontProc{}, "zsh", "ssh", false},
-		{"only a command name", FrontProc{PID: 20, Comm: "btop"}, FrontProc{}, "zsh", "btop", false},
-		{"an alias", proc(20, "nvim", "nvim", "."), FrontProc{}, "zsh", "vim", false},
-		{"a rewrite", proc(20, "python3.12", "python3.12", "-m", "http.server"), FrontProc{}, "zsh", "http.server", false},
+		{"the shell at its prompt", proc(10, "zsh", "-zsh"), FrontProc{}, "zsh", "", true, ""},
+		{"the shell ran exec vim", proc(10, "vim", "vim", "main.go"), FrontProc{}, "vim", "vim", false, ""},
+		{"xonsh runs as python", proc(10, "python3", "/usr/bin/python3", "/usr/bin/xonsh"), FrontProc{}, "python3", "", true, ""},
+		{"an unlisted shell at its prompt", proc(10, "mysh", "/opt/mysh/bin/mysh"), FrontProc{}, "mysh", "", true, "/opt/mysh/bin/mysh"},
+		{"an unlisted login shell", proc(10, "mysh", "-mysh"), FrontProc{}, "mysh", "", true, "/opt/mysh/bin/mysh"},
+		{"an unlisted shell with a long name", proc(10, "a-shell-of-mine", "a-shell-of-mine-2"), FrontProc{}, "a-shell-of-mine", "", true,
+			"/bin/a-shell-of-mine-2"},
+		{"an unlisted shell ran exec vim", proc(10, "vim", "vim"), FrontProc{}, "vim", "vim", false, "/opt/mysh/bin/mysh"},
+		{"bash ran exec zsh", proc(10, "zsh", "zsh"), FrontProc{}, "zsh", "", true, "/bin/bash"},
+		{"a program through launchers", proc(20, "sudo", "sudo", "-u", "root", "env", "A=1", "btop"), FrontProc{}, "zsh", "btop", false, ""},
+		{"a nested shell", proc(20, "bash", "bash", "--norc"), FrontProc{}, "zsh", "", false, ""},
+		{"a wrapper's child", proc(20, "sh", "sh", "-c", "sleep 1; vim x"), proc(21, "vim", "vim", "x"), "zsh", "vim", false, ""},
+		{"a wrapper with no child", proc(20, "sh", "sh", "-c", "make build; true"), FrontProc{}, "zsh", "make", false, ""},
+		{"ssh to a host", proc(20, "ssh", "ssh", "-p", "2222", "deploy@web1", "htop"), FrontProc{}, "zsh", "ssh", false, ""},
+		{"only a command name", FrontProc{PID: 20, Comm: "btop"}, FrontProc{}, "zsh", "btop", false, ""},
+		{"an alias", proc(20, "nvim", "nvim", "."), FrontProc{}, "zsh", "vim", false, ""},
+		{"a rewrite", proc(20, "python3.12", "python3.12", "-m", "http.server"), FrontProc{}, "zsh", "http.server", false, ""},
 	}
 	opts := Options{Aliases: map[string]string{"nvim": "vim"}, Rewrites: []RewriteSpec{{Match: `^python3\.\d+$`, Replace: "python"}}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pgid := tt.leader.PID
+			env := tt.env
+			if env == "" {
+				env = "/bin/zsh"
+			}
 			f := Front{ShellPID: 10, PGID: pgid, ShellComm: tt.shell, ShellCwd: "/w", Leader: tt.leader, Child: tt.child}
+			if pgid == 10 {
+				f.EnvShell = env // read only while the shell's pid leads
+			}
 			pi := herdr.ProcessInfo{PaneID: "w1:p1", ShellPID: 10, ForegroundPGID: pgid,
 				ForegroundProcesses: []herdr.Process{herdrProc(tt.leader)}}
-			in := &fakeInspector{procs: map[int]Proc{}, kids: map[int][]int{}}
+			in := &fakeInspector{procs: map[int]Proc{}, kids: map[int][]int{}, envs: map[int]fakeEnv{10: {tt.shell, env}}}
 			if tt.child.PID > 0 {
 				in.kids[tt.leader.PID] = []int{tt.child.PID}
 				in.procs[tt.child.PID] = Proc{PID: tt.child.PID, Argv: tt.child.Argv}
@@ -122,15 +137,45 @@ func TestFrontCwdAndForked(t *testing.T) {
 	}
 }
 
-// herdr's answer for a shell that ran `exec prog` names prog: the group's
-// leader has the shell's pid but is no shell any more.
-func TestProgramOfAShellThatRanExec(t *testing.T) {
-	pi := herdr.ProcessInfo{ShellPID: 10, ForegroundPGID: 10, ForegroundProcesses: []herdr.Process{{PID: 10, Name: "htop", Argv: []string{"htop"}}}}
-	if got := mustNew(t, Options{}, nil).Program(pi); got.Name != "htop" || got.Shell {
-		t.Errorf("Program = %+v, want htop, not the shell", got)
+// The process at the pane's shell pid is the pane's shell unless it
+// exec'd a program: one that runs neither a listed shell nor what its
+// $SHELL names, read locally from a process with herdr's command name.
+// Where that cannot be read, nothing tells of an exec: the shell.
+func TestProgramAtTheShellsPid(t *testing.T) {
+	at := func(name string, argv ...string) herdr.ProcessInfo {
+		return herdr.ProcessInfo{ShellPID: 10, ForegroundPGID: 10, ForegroundProcesses: []herdr.Process{{PID: 10, Name: name, Argv: argv}}}
 	}
-	pi.ForegroundProcesses = nil // herdr told nothing of it: the shell still
-	if got := mustNew(t, Options{}, nil).Program(pi); got.Name != "" || !got.Shell {
-		t.Errorf("Program without processes = %+v, want the shell", got)
+	env := func(comm, shell string) *fakeInspector {
+		return &fakeInspector{envs: map[int]fakeEnv{10: {comm, shell}}}
+	}
+	tests := []struct {
+		name string
+		pi   herdr.ProcessInfo
+		in   Inspector
+		want string // "" for the shell
+	}{
+		{"exec htop", at("htop", "htop"), env("htop", "/bin/bash"), "htop"},
+		{"exec htop, only herdr's command name", at("htop"), env("htop", "/bin/bash"), "htop"},
+		{"a listed shell, $SHELL another", at("zsh", "zsh"), env("zsh", "/bin/bash"), ""},
+		{"an unlisted shell, its $SHELL", at("mysh", "mysh"), env("mysh", "/usr/local/bin/mysh"), ""},
+		{"an unlisted login shell", at("mysh", "-mysh"), env("mysh", "/usr/local/bin/mysh"), ""},
+		{"an unlisted shell, $SHELL unset", at("mysh", "mysh"), env("mysh", ""), ""},
+		{"an unlisted shell, no local look", at("mysh", "mysh"), nil, ""},
+		{"exec htop, no local look", at("htop", "htop"), nil, ""},
+		{"the local pid is another process", at("htop", "htop"), env("nginx", "/bin/bash"), ""},
+		{"the local look fails", at("htop", "htop"), &fakeInspector{err: errors.New("gone")}, ""},
+		{"herdr told nothing of the process", herdr.ProcessInfo{ShellPID: 10, ForegroundPGID: 10}, env("htop", "/bin/bash"), ""},
+	}
+	for _, tt := range tests {
+		got := mustNew(t, Options{}, tt.in).Program(tt.pi)
+		if got.Name != tt.want || got.Shell != (tt.want == "") {
+			t.Errorf("%s: Program = %+v, want %q (shell %v)", tt.name, got, tt.want, tt.want == "")
+		}
+	}
+	// A listed shell is told without a look at the process.
+	in := env("zsh", "/bin/bash")
+	mustNew(t, Options{}, in).Program(at("zsh", "-zsh"))
+	if in.calls != 0 {
+		t.Errorf("%d local reads for a listed shell, want none", in.calls)
 	}
 }

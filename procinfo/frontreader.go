@@ -21,7 +21,19 @@ type FrontReader struct {
 	// their command lines as read.
 	starts [slots]uint64
 	argvs  [slots]argvRead
-	clock  func() time.Time // time.Now when nil
+	// env is the shell's $SHELL as read, and of which process.
+	env   envRead
+	clock func() time.Time // time.Now when nil
+}
+
+// envRead is a $SHELL read, and of which process: an environment changes
+// only with an exec, which a new command name or start tells of.
+type envRead struct {
+	pid   int
+	start uint64
+	comm  string
+	shell string
+	ok    bool // the environment was read
 }
 
 // argvRead is a command line read, and of which process.
@@ -159,9 +171,11 @@ func (r *FrontReader) deepen(f *Front, starts [slots]uint64, now time.Time) {
 	f.ShellArgv = r.argv(slotShell, r.pid, starts[slotShell], f.ShellComm, now)
 	f.ShellCwd = r.src.cwd(r.pid)
 	f.Child = FrontProc{}
+	f.EnvShell = ""
 	switch {
 	case f.Leader.PID == r.pid:
 		f.Leader.Argv, f.Leader.Cwd = f.ShellArgv, f.ShellCwd
+		f.EnvShell = r.envShell(starts[slotShell], f.ShellComm)
 	case f.Leader.PID > 0:
 		f.Leader.Argv = r.argv(slotLeader, f.Leader.PID, starts[slotLeader], f.Leader.Comm, now)
 		f.Leader.Cwd = r.src.cwd(f.Leader.PID)
@@ -182,6 +196,18 @@ func (r *FrontReader) argv(slot, pid int, start uint64, comm string, now time.Ti
 	}
 	*a = argvRead{pid: pid, start: start, comm: comm, argv: r.src.argv(pid), at: now}
 	return a.argv
+}
+
+// envShell is the shell's $SHELL, read again when the process or its
+// name moved, or the last read found no environment (a process in the
+// middle of its exec shows its new name before its new environment).
+func (r *FrontReader) envShell(start uint64, comm string) string {
+	e := &r.env
+	if e.pid != r.pid || e.start != start || e.comm != comm || !e.ok {
+		*e = envRead{pid: r.pid, start: start, comm: comm}
+		e.shell, e.ok = r.src.shellVar(r.pid)
+	}
+	return e.shell
 }
 
 // newestChild reads the child of leader that started last: the one a
@@ -240,6 +266,9 @@ type frontSource interface {
 	stat(slot, pid int) (Stat, error)
 	argv(pid int) []string
 	cwd(pid int) string
+	// shellVar reads pid's $SHELL ("" when unset); false when its
+	// environment cannot be read or is empty.
+	shellVar(pid int) (string, bool)
 	children(pid int) ([]int, error)
 	close()
 }

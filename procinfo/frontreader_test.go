@@ -11,13 +11,14 @@ import (
 type fakeSource struct {
 	procs map[int]fakeProc
 	kids  map[int][]int
-	reads map[string]int // "stat", "argv", "cwd", "children"
+	reads map[string]int // "stat", "argv", "cwd", "children", "env"
 }
 
 type fakeProc struct {
-	st   Stat
-	argv []string
-	cwd  string
+	st    Stat
+	argv  []string
+	cwd   string
+	shell string // $SHELL
 }
 
 func (s *fakeSource) stat(_, pid int) (Stat, error) {
@@ -33,6 +34,12 @@ func (s *fakeSource) argv(pid int) []string { s.reads["argv"]++; return s.procs[
 
 func (s *fakeSource) cwd(pid int) string { s.reads["cwd"]++; return s.procs[pid].cwd }
 
+func (s *fakeSource) shellVar(pid int) (string, bool) {
+	s.reads["env"]++
+	p, ok := s.procs[pid]
+	return p.shell, ok && p.shell != ""
+}
+
 func (s *fakeSource) children(pid int) ([]int, error) { s.reads["children"]++; return s.kids[pid], nil }
 
 func (s *fakeSource) close() {}
@@ -43,8 +50,8 @@ func (s *fakeSource) close() {}
 // quick look that finds its processes moved reads the rest at once.
 func TestFrontReaderReadsWhatMoved(t *testing.T) {
 	src := &fakeSource{reads: map[string]int{}, kids: map[int][]int{}, procs: map[int]fakeProc{
-		10: {st: Stat{Comm: "bash", State: 'S', TPGID: 20, StartTime: 1}, argv: []string{"bash"}, cwd: "/s"},
-		20: {st: Stat{Comm: "sleep", State: 'S', PPID: 10, TPGID: 20, StartTime: 2}, argv: []string{"sleep", "9"}, cwd: "/s"},
+		10: {st: Stat{Comm: "bash", State: 'S', TPGID: 20, StartTime: 1}, argv: []string{"bash"}, cwd: "/s", shell: "/bin/bash"},
+		20: {st: Stat{Comm: "sleep", State: 'S', PPID: 10, TPGID: 20, StartTime: 2}, argv: []string{"sleep", "9"}, cwd: "/s", shell: "/bin/bash"},
 	}}
 	now := time.Unix(1000, 0)
 	r := &FrontReader{pid: 10, src: src, clock: func() time.Time { return now }}
@@ -82,7 +89,18 @@ func TestFrontReaderReadsWhatMoved(t *testing.T) {
 			p := src.procs[10]
 			p.st.TPGID = 10
 			src.procs[10] = p
-		}, false, map[string]int{"stat": 2, "cwd": 1}, func(g Front) bool { return g.PGID == 10 && g.Leader.PID == 10 }},
+		}, false, map[string]int{"stat": 2, "cwd": 1, "env": 1}, func(g Front) bool {
+			return g.PGID == 10 && g.Leader.PID == 10 && g.EnvShell == "/bin/bash"
+		}},
+		{"deep, at the prompt", func() {}, true, map[string]int{"stat": 1, "cwd": 1}, func(g Front) bool { return g.EnvShell == "/bin/bash" }},
+		{"quick, the shell exec'd htop, its environment not there yet", func() {
+			src.procs[10] = fakeProc{st: Stat{Comm: "htop", State: 'S', TPGID: 10, StartTime: 1}, argv: []string{"htop"}, cwd: "/s"}
+		}, false, map[string]int{"stat": 2, "cwd": 1, "argv": 1, "env": 1}, func(g Front) bool {
+			return g.ShellComm == "htop" && g.EnvShell == ""
+		}},
+		{"deep, htop's environment shows", func() { p := src.procs[10]; p.shell = "/bin/zsh"; src.procs[10] = p }, true,
+			map[string]int{"stat": 1, "cwd": 1, "env": 1}, func(g Front) bool { return g.EnvShell == "/bin/zsh" }},
+		{"deep, nothing moved at htop", func() {}, true, map[string]int{"stat": 1, "cwd": 1}, func(g Front) bool { return g.EnvShell == "/bin/zsh" }},
 	}
 	for _, s := range steps {
 		s.move()
@@ -90,7 +108,7 @@ func TestFrontReaderReadsWhatMoved(t *testing.T) {
 		if !s.check(g) {
 			t.Errorf("%s: look %+v", s.what, g)
 		}
-		for _, k := range []string{"stat", "argv", "cwd", "children"} {
+		for _, k := range []string{"stat", "argv", "cwd", "children", "env"} {
 			if src.reads[k] != s.reads[k] {
 				t.Errorf("%s: %d reads of %s, want %d (all: %v)", s.what, src.reads[k], k, s.reads[k], src.reads)
 			}

@@ -2,6 +2,7 @@ package procinfo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -27,6 +28,9 @@ type Inspector interface {
 	// Children returns a pid's child pids, sorted.
 	Children(pid int) ([]int, error)
 }
+
+// errNoEnviron: a process's environment could not be read, or was empty.
+var errNoEnviron = errors.New("no environment to read")
 
 // Local returns the Inspector of this machine: direct /proc reads on Linux
 // where they are cheap, gopsutil v4 elsewhere and as the fallback.

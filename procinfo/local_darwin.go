@@ -1,6 +1,7 @@
 package procinfo
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -24,3 +25,25 @@ func foregroundPGID(pid int) (int, error) {
 }
 
 func children(pid int) ([]int, error) { return gopsutilChildren(pid) }
+
+// ShellVar reads pid's command name (sysctl kern.proc.pid, as a look at
+// a terminal does) and the $SHELL of its environment (libproc, through
+// gopsutil).
+func (local) ShellVar(pid int) (comm, shell string, err error) {
+	kp, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
+	if err != nil {
+		return "", "", fmt.Errorf("read $SHELL of pid %d: %w", pid, err)
+	}
+	if kp.Proc.P_pid != int32(pid) {
+		return "", "", fmt.Errorf("read $SHELL of pid %d: %w", pid, errGone)
+	}
+	name := kp.Proc.P_comm[:]
+	if i := bytes.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
+	}
+	shell, ok := gopsutilShellVar(pid)
+	if !ok {
+		return "", "", fmt.Errorf("read $SHELL of pid %d: %w", pid, errNoEnviron)
+	}
+	return string(name), shell, nil
+}

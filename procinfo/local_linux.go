@@ -72,3 +72,17 @@ func children(pid int) ([]int, error) {
 	}
 	return kids, nil
 }
+
+// ShellVar reads pid's command name and the $SHELL of its environment
+// from /proc.
+func (local) ShellVar(pid int) (comm, shell string, err error) {
+	st, err := readStat(pid)
+	if err != nil {
+		return "", "", fmt.Errorf("read $SHELL of pid %d: %w", pid, err)
+	}
+	shell, ok := readShellVar(pid)
+	if !ok {
+		return "", "", fmt.Errorf("read $SHELL of pid %d: %w", pid, errNoEnviron)
+	}
+	return st.Comm, shell, nil
+}

@@ -241,3 +241,18 @@ func BenchmarkLocalProcess(b *testing.B) {
 		}
 	}
 }
+
+func TestShellVarIn(t *testing.T) {
+	tests := []struct{ env, want string }{
+		{"HOME=/h\x00SHELL=/bin/zsh\x00TERM=xterm\x00", "/bin/zsh"},
+		{"SHELL=/opt/mysh\x00", "/opt/mysh"},
+		{"MYSHELL=/bin/zsh\x00XSHELL=x", ""},
+		{"SHELL=", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := shellVarIn([]byte(tt.env)); got != tt.want {
+			t.Errorf("shellVarIn(%q) = %q, want %q", tt.env, got, tt.want)
+		}
+	}
+}

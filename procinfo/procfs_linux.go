@@ -115,3 +115,32 @@ func procNames(dir string) ([]string, error) {
 		_, _, names = unix.ParseDirent(buf[:n], -1, names)
 	}
 }
+
+// readShellVar reads SHELL from /proc/<pid>/environ; false when the
+// environment cannot be read (another user's process, one that ended) or
+// is empty, as it is for a moment in the middle of an exec, after the new
+// command name shows.
+func readShellVar(pid int) (string, bool) {
+	var buf [4096]byte
+	env, err := readProc(procPath(pid, "environ"), buf[:], maxEnviron)
+	if err != nil || len(env) == 0 {
+		return "", false
+	}
+	return shellVarIn(env), true
+}
+
+// maxEnviron bounds what is read of a process's environment: $SHELL is
+// among the variables a login set first, and an environment can be
+// megabytes.
+const maxEnviron = 256 << 10
+
+// shellVarIn is the value of SHELL in env, a process's environment as
+// the kernel keeps it (NUL-separated NAME=value); "" when it has none.
+func shellVarIn(env []byte) string {
+	for kv := range bytes.SplitSeq(env, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte("SHELL=")); ok {
+			return string(v)
+		}
+	}
+	return ""
+}

@@ -47,7 +47,7 @@ type Program struct {
 	PID  int // the process the name came from
 	PGID int // the foreground group it came from; the daemon caches it to notice changes
 	// Shell says the pane's own shell leads the foreground group and is
-	// a shell still (not one that ran `exec prog`): it is at its prompt
+	// the shell still (not one that ran `exec prog`): it is at its prompt
 	// (or running a builtin), in the directory herdr calls the pane's
 	// cwd. A shell leading a group of its own is another one
 	// (nested, or the shell's fork before it execs a program): Name is ""
@@ -178,9 +178,10 @@ func (r *Resolver) Program(pi herdr.ProcessInfo) Program {
 	return r.finish(p, r.lookThrough(pi, p.PID, argv, why), fromComm)
 }
 
-// shellLeads says whether the shell that leads the foreground group is
-// still a shell: one that ran `exec prog` is prog now, under the same
-// pid. Without herdr's word on the process, it is taken for the shell.
+// shellLeads says whether the process at the pane's shell pid, which
+// leads the foreground group, is the pane's shell (paneShell): one that
+// ran `exec prog` is prog now, under the same pid. Without herdr's word
+// on the process, it is the shell.
 func (r *Resolver) shellLeads(pi herdr.ProcessInfo) bool {
 	for _, proc := range pi.ForegroundProcesses {
 		if proc.PID == pi.ShellPID {
@@ -188,21 +189,95 @@ func (r *Resolver) shellLeads(pi herdr.ProcessInfo) bool {
 			if len(argv) == 0 {
 				argv = strings.Fields(proc.Cmdline)
 			}
-			return r.stillShell(argv, proc.Name)
+			return r.paneShell(argv, proc.Name, func() string { return r.localShellVar(proc.PID, proc.Name) })
 		}
 	}
 	return true
 }
 
-// stillShell says whether a process that was a shell is one still, by its
-// command line (its first word, or the program it names through
-// launchers: xonsh runs as python) or else its command name; one that
-// tells neither is.
-func (r *Resolver) stillShell(argv []string, comm string) bool {
+// paneShell says whether the process at a pane's shell pid, running
+// argv (nil when not known) under the command name comm, is the pane's
+// shell. herdr started it there, whatever its name, and it stops being
+// the shell only by an exec (`exec prog`), which keeps the pid and
+// replaces the program. What tells of an exec is the $SHELL the process
+// was started with: herdr starts a pane's shell as $SHELL names it (or,
+// with its own setting, a shell of its choosing), and a shell that execs
+// a program hands it its own $SHELL. So a process there that runs neither
+// a listed shell nor the program its $SHELL names has exec'd one. Where
+// its $SHELL is not known (unset, or unreadable: herdr's answer about a
+// process that is not this machine's) nothing tells of an exec, and it is
+// the shell. envShell reads the $SHELL ("" when not known); it is called
+// only for a process that runs no listed shell.
+func (r *Resolver) paneShell(argv []string, comm string, envShell func() string) bool {
+	if len(argv) == 0 && comm == "" {
+		return true // nothing tells what it runs
+	}
+	if r.runsListedShell(argv, comm) {
+		return true
+	}
+	sh := envShell()
+	return sh == "" || runsProgram(argv, comm, sh)
+}
+
+// runsListedShell says whether argv (or, without it, comm) runs a listed
+// shell: by its first word, or the program it names through launchers
+// (xonsh runs as python).
+func (r *Resolver) runsListedShell(argv []string, comm string) bool {
 	if len(argv) > 0 {
 		return r.IsShell(argv[0]) || r.IsShell(r.resolveArgv(argv, nil).name)
 	}
-	return comm == "" || r.IsShell(comm)
+	return r.IsShell(comm)
+}
+
+// runsProgram says whether a process running argv under the command name
+// comm runs the program at path: by argv's first word or comm, each by
+// its display name (a login shell's "-zsh", a NixOS ".zsh-wrapped"), comm
+// cut at the kernel's 15 bytes.
+func runsProgram(argv []string, comm, path string) bool {
+	want, _ := cleanName(path)
+	if want == "" {
+		return false
+	}
+	if len(argv) > 0 {
+		if first, _ := cleanName(argv[0]); first == want {
+			return true
+		}
+	}
+	if comm == "" {
+		return false
+	}
+	if c, _ := cleanName(comm); c == want {
+		return true
+	}
+	return len(comm) == maxComm && len(want) > maxComm && want[:maxComm] == comm
+}
+
+// maxComm is the length of a command name the kernel cuts (Linux's
+// TASK_COMM_LEN less its NUL).
+const maxComm = 15
+
+// shellVarReader is an Inspector that reads the $SHELL a local process
+// was started with (Local's, where the kernel shows environments).
+type shellVarReader interface {
+	// ShellVar reads pid's command name and the value of SHELL in the
+	// environment it was started with ("" when unset).
+	ShellVar(pid int) (comm, shell string, err error)
+}
+
+// localShellVar is the $SHELL of pid, a process herdr names with the
+// command name comm, read through the Inspector: "" when it cannot read
+// it, or when the process it finds under pid has another command name
+// (herdr's pids are of another machine or pid namespace).
+func (r *Resolver) localShellVar(pid int, comm string) string {
+	sr, ok := r.in.(shellVarReader)
+	if !ok || pid <= 0 || comm == "" {
+		return ""
+	}
+	localComm, sh, err := sr.ShellVar(pid)
+	if err != nil || localComm != comm {
+		return ""
+	}
+	return sh
 }
 
 // shellInFront is p for the pane's own shell at its prompt.

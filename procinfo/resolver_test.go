@@ -43,8 +43,24 @@ func loadProcessInfo(t testing.TB, name string) herdr.ProcessInfo {
 type fakeInspector struct {
 	procs map[int]Proc
 	kids  map[int][]int
+	// envs are the processes' command names and $SHELLs, for ShellVar.
+	envs  map[int]fakeEnv
 	err   error // every call fails with it when set
 	calls int
+}
+
+type fakeEnv struct{ comm, shell string }
+
+func (f *fakeInspector) ShellVar(pid int) (string, string, error) {
+	f.calls++
+	if f.err != nil {
+		return "", "", f.err
+	}
+	e, ok := f.envs[pid]
+	if !ok {
+		return "", "", errors.New("fake: no such process")
+	}
+	return e.comm, e.shell, nil
 }
 
 func (f *fakeInspector) ForegroundPGID(int) (int, error) {
@@ -487,6 +503,33 @@ func TestProgramShellIsThePanesOwn(t *testing.T) {
 	for fixture, want := range map[string]bool{"idle_shell": true, "login_shell": false, "subshell": false, "btop": false, "no_group": false} {
 		if got := mustNew(t, Options{}, nil).Program(loadProcessInfo(t, fixture)).Shell; got != want {
 			t.Errorf("%s: Shell = %v, want %v", fixture, got, want)
+		}
+	}
+}
+
+// A process runs what $SHELL names by its first word or its command
+// name, each by its display name, a command name cut by the kernel
+// included.
+func TestRunsProgram(t *testing.T) {
+	tests := []struct {
+		argv       []string
+		comm, path string
+		want       bool
+	}{
+		{[]string{"/usr/local/bin/mysh"}, "mysh", "/usr/local/bin/mysh", true},
+		{[]string{"-mysh"}, "mysh", "/usr/local/bin/mysh", true},
+		{nil, "mysh", "/usr/local/bin/mysh", true},
+		{[]string{"mysh", "-l"}, "", "mysh", true},
+		{nil, ".mysh-wrapped", "/run/current-system/sw/bin/mysh", true},
+		{nil, "a-shell-of-mine", "/bin/a-shell-of-mine-2", true},
+		{nil, "a-shell-of", "/bin/a-shell-of-mine-2", false},
+		{[]string{"vim", "x"}, "vim", "/usr/local/bin/mysh", false},
+		{[]string{"vim"}, "vim", "", false},
+		{nil, "", "/bin/bash", false},
+	}
+	for _, tt := range tests {
+		if got := runsProgram(tt.argv, tt.comm, tt.path); got != tt.want {
+			t.Errorf("runsProgram(%q, %q, %q) = %v, want %v", tt.argv, tt.comm, tt.path, got, tt.want)
 		}
 	}
 }

@@ -64,7 +64,9 @@ func startTerm(t testing.TB, kind, dir string) *term {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "PS1=" + promptMark, "PROMPT=" + promptMark, "TERM=dumb"}
+	// $SHELL names the shell, as herdr's panes have it: it tells the
+	// shell from a program it execs.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "SHELL=" + bin, "PS1=" + promptMark, "PROMPT=" + promptMark, "TERM=dumb"}
 	tty, err := pty.Start(cmd)
 	if err != nil {
 		t.Fatal(err)

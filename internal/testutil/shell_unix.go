@@ -30,7 +30,9 @@ func PlainShell(t testing.TB, dir string) (*exec.Cmd, *os.File) {
 	}
 	cmd := exec.Command(bash, "--norc", "--noprofile", "-i")
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "PS1=$ ", "TERM=dumb"}
+	// $SHELL names the shell, as herdr's panes have it: it tells the
+	// shell from a program it execs.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "SHELL=" + bash, "PS1=$ ", "TERM=dumb"}
 	tty, err := pty.Start(cmd)
 	if err != nil {
 		t.Fatal(err)
