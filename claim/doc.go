@@ -2,12 +2,12 @@
 // tells one herdr server process from another behind the same socket.
 //
 // The claim is a lock file in the runtime folder, keyed by the socket's
-// identity, holding "pid N since TIME" while its daemon runs, and on
-// Linux an abstract socket (a beacon) that a wiped runtime folder cannot
-// hide. run takes it (Take) and follows the socket (Follow); restore
+// identity, holding "pid N since TIME start S" while its daemon runs (S:
+// the process's start as the kernel keeps it), and on Linux an abstract
+// socket (a beacon) that a wiped runtime folder cannot hide. run takes it (Take) and follows the socket (Follow); restore
 // takes it over (TakeOver), stopping a running daemon; status reads who
-// holds it (Running), believing a holder only while its process is the
-// one that took the lock.
+// holds it (Running), believing a holder only while its pid's process
+// started at the moment the line records.
 //
 // A herdr restarted without its session counts its ids from 1 again, so
 // the memory of the server before must not apply to the tabs that reuse

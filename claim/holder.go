@@ -8,24 +8,35 @@ import (
 )
 
 // startSlack absorbs the coarseness of a process's start time as the
-// kernel reports it (clock ticks since a boot time counted in seconds).
+// kernel reports it in wall-clock time (clock ticks since a boot time
+// counted in seconds): a line without the holder's own start is judged
+// by it.
 const startSlack = time.Second
 
 // Running reads the holder of the daemon lock at path and says whether it
 // is a live daemon. A daemon killed with SIGKILL leaves its line behind,
 // and its pid may belong to another process by now: a holder is believed
-// only while its process exists and started before it took the lock.
+// only while its process is the one that took the lock.
 func Running(path string) (Holder, bool) {
 	h, ok := ReadHolder(path)
 	if !ok {
 		return Holder{}, false
 	}
-	return h, h.alive()
+	return h, h.alive(processStart)
 }
 
 // alive says whether the holder's process is the one that took the lock.
-// A line without a time is believed while the pid exists.
-func (h Holder) alive() bool {
+// With the start the line records, its pid's process is that one only if
+// it started at that very moment, as startOf (processStart) reads it: a
+// process given the pid since, however soon, started later. A line from
+// before starts were recorded is believed while its pid's process
+// started no later than startSlack after the line's time, or, with no
+// time either, while the pid exists.
+func (h Holder) alive(startOf func(pid int) (uint64, error)) bool {
+	if h.Start != 0 {
+		start, err := startOf(h.PID)
+		return err == nil && start == h.Start
+	}
 	ctx := context.Background()
 	p, err := process.NewProcessWithContext(ctx, int32(h.PID))
 	if err != nil {

@@ -48,7 +48,7 @@ func AcquireInstance(path string) (*Instance, error) {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(Holder{PID: os.Getpid(), Since: time.Now()}.String()+"\n"), 0)
+		_, _ = f.WriteAt([]byte(self().line()+"\n"), 0)
 	}
 	in := &Instance{f: f, path: path}
 	if fi, err := f.Stat(); err == nil {
@@ -58,19 +58,42 @@ func AcquireInstance(path string) (*Instance, error) {
 }
 
 // Holder is what a running daemon keeps in its instance lock, as the
-// line "pid N since TIME"; Release empties it.
+// line "pid N since TIME start S"; Release empties it.
 type Holder struct {
 	PID   int
 	Since time.Time // zero when the line has no readable time
+	// Start is when the holder's process started, as this machine's
+	// kernel keeps it (processStart: clock ticks since boot on Linux,
+	// microseconds on macOS, 100 ns on Windows); 0 when the line records
+	// none (a daemon from before it was recorded, or a system where it
+	// is not read).
+	Start uint64
 }
 
-// String is the holder's line: "pid N since TIME", or "pid N" when the
-// time is not known.
+// self is the holder this process is.
+func self() Holder {
+	h := Holder{PID: os.Getpid(), Since: time.Now()}
+	h.Start, _ = processStart(h.PID)
+	return h
+}
+
+// String is the holder as a person reads it: "pid N since TIME", or
+// "pid N" when the time is not known.
 func (h Holder) String() string {
 	if h.Since.IsZero() {
 		return "pid " + strconv.Itoa(h.PID)
 	}
 	return "pid " + strconv.Itoa(h.PID) + " since " + h.Since.Format(time.RFC3339Nano)
+}
+
+// line is the holder's line in the lock file: String, and " start S"
+// when its start is known. A reader from before the start was recorded
+// reads no time from it, and believes the holder while its pid exists.
+func (h Holder) line() string {
+	if h.Start == 0 || h.Since.IsZero() {
+		return h.String()
+	}
+	return h.String() + " start " + strconv.FormatUint(h.Start, 10)
 }
 
 // maxHolderLine bounds what is read of a lock file: the line is short.
@@ -93,8 +116,16 @@ func ReadHolder(path string) (Holder, bool) {
 	if err != nil || pid <= 0 {
 		return Holder{}, false
 	}
-	since, _ := time.Parse(time.RFC3339, sinceText)
-	return Holder{PID: pid, Since: since}, true
+	h := Holder{PID: pid}
+	sinceText, startText, hasStart := strings.Cut(sinceText, " start ")
+	if h.Since, err = time.Parse(time.RFC3339, sinceText); err != nil {
+		return h, true
+	}
+	if hasStart {
+		// An unreadable start is none: the line is judged by its time.
+		h.Start, _ = strconv.ParseUint(startText, 10, 64)
+	}
+	return h, true
 }
 
 // HolderPID is the pid in the instance lock at path, 0 when it names none.

@@ -17,8 +17,12 @@ func TestReadHolder(t *testing.T) {
 		want    Holder
 		ok      bool
 	}{
-		{"pid 4242 since 2026-12-03T07:00:00Z\n", Holder{4242, since}, true},
-		{Holder{77, since}.String(), Holder{77, since}, true},
+		{"pid 4242 since 2026-12-03T07:00:00Z\n", Holder{PID: 4242, Since: since}, true},
+		{Holder{PID: 77, Since: since}.String(), Holder{PID: 77, Since: since}, true},
+		{Holder{PID: 77, Since: since, Start: 991}.line(), Holder{PID: 77, Since: since, Start: 991}, true},
+		{"pid 4242 since 2026-12-03T07:00:00Z start 123456\n", Holder{PID: 4242, Since: since, Start: 123456}, true},
+		{"pid 4242 since 2026-12-03T07:00:00Z start soon", Holder{PID: 4242, Since: since}, true},
+		{"pid 4242 since yesterday start 12", Holder{PID: 4242}, true},
 		{"pid 4242", Holder{PID: 4242}, true},
 		{"pid 4242 since yesterday", Holder{PID: 4242}, true},
 		{"", Holder{}, false},
@@ -33,7 +37,7 @@ func TestReadHolder(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, ok := ReadHolder(path)
-		if ok != tt.ok || !got.Since.Equal(tt.want.Since) || got.PID != tt.want.PID {
+		if ok != tt.ok || !got.Since.Equal(tt.want.Since) || got.PID != tt.want.PID || got.Start != tt.want.Start {
 			t.Errorf("ReadHolder(%q) = %+v, %v; want %+v, %v", tt.content, got, ok, tt.want, tt.ok)
 		}
 	}

@@ -182,29 +182,41 @@ func restartWithoutSession(t *testing.T, w world) world {
 
 // TestRealHerdrKeepStatusAfterSIGKILLAndPidReuse: status says running for
 // a live daemon. A daemon killed with SIGKILL leaves its "pid N since
-// TIME" line in its lock file, and its pid may belong to a later process
-// by then: status must say it is not running (exit 1, FIX daemon). Three
+// TIME start S" line in its lock file, and its pid may belong to another
+// process by then: status must say it is not running (exit 1, FIX
+// daemon). Given to a process at once, within the second after the
+// daemon took its lock (the line as the daemon wrote it, but for its pid
+// and a time half a second before that process started); and to a later
+// process, in a line without a start as daemons wrote it before. Three
 // rounds per world, each with a daemon of its own.
 func TestRealHerdrKeepStatusAfterSIGKILLAndPidReuse(t *testing.T) {
 	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		sb := w.Sandbox()
 		w.NewWorkspace(t, mkdirs(t, sb, "projects/rmk")[0])
+		notRunning := func(round int, what string, pid int) {
+			t.Helper()
+			out, _, code := runCLI(t, sb, "status", "--socket", w.Socket(), "--state", sb.StatePath)
+			if l := statusLine(out, "daemon"); code != 1 || !strings.HasPrefix(l, "FIX") || !strings.Contains(l, "not running") {
+				t.Fatalf("%s round %d: the killed daemon's pid %d went to %s; status exit %d:\n%s", w.Name(), round, pid, what, code, out)
+			}
+		}
 		for round := range 3 {
 			d := startWorldDaemon(t, w)
 			lock := daemonLockFile(t, sb, w.Socket())
-			since := holderSince(t, lock, d.Cmd.Process.Pid)
+			since, start := holderLine(t, lock, d.Cmd.Process.Pid)
 			out, _, _ := runCLI(t, sb, "status", "--socket", w.Socket(), "--state", sb.StatePath)
 			if l := statusLine(out, "daemon"); !strings.HasPrefix(l, "ok") || !strings.Contains(l, fmt.Sprintf("pid %d ", d.Cmd.Process.Pid)) {
 				t.Fatalf("%s round %d: status does not say daemon %d runs:\n%s", w.Name(), round, d.Cmd.Process.Pid, out)
 			}
 			d.Kill()
+			quick := startProcess(t)
+			taken := time.Now().Add(-500 * time.Millisecond)
+			writeFile(t, lock, fmt.Sprintf("pid %d since %s%s\n", quick, taken.Format(time.RFC3339Nano), start))
+			notRunning(round, "a process started half a second after its lock", quick)
 			other := laterProcess(t, since)
 			writeFile(t, lock, fmt.Sprintf("pid %d since %s\n", other, since.Format(time.RFC3339Nano)))
-			out, _, code := runCLI(t, sb, "status", "--socket", w.Socket(), "--state", sb.StatePath)
-			if l := statusLine(out, "daemon"); code != 1 || !strings.HasPrefix(l, "FIX") || !strings.Contains(l, "not running") {
-				t.Fatalf("%s round %d: the killed daemon's pid %d is now a later process's; status exit %d:\n%s", w.Name(), round, other, code, out)
-			}
+			notRunning(round, "a later process", other)
 		}
 	})
 }
@@ -220,23 +232,28 @@ func daemonLockFile(t *testing.T, sb *sandbox, socket string) string {
 	return filepath.Join(sb.Runtime, rundir.Name, id+".lock")
 }
 
-// holderSince waits until the lock file's line is "pid N since TIME" for
-// pid, and returns its time. The killed daemon before it left its nudge
-// socket behind, so only this line says the daemon took its claim.
-func holderSince(t *testing.T, lock string, pid int) time.Time {
+// holderLine waits until the lock file's line is "pid N since TIME" for
+// pid, or that with " start S" after it, and returns its time and its
+// " start S" ("" when it has none). The killed daemon before it left its
+// nudge socket behind, so only this line says the daemon took its claim.
+func holderLine(t *testing.T, lock string, pid int) (since time.Time, start string) {
 	t.Helper()
 	var b []byte
-	var since time.Time
 	if !poll(waitTimeout, func() bool {
 		b, _ = os.ReadFile(lock)
-		pidText, sinceText, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(string(b)), "pid "), " since ")
+		pidText, rest, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(string(b)), "pid "), " since ")
+		sinceText, startText, hasStart := strings.Cut(rest, " start ")
+		start = ""
+		if hasStart {
+			start = " start " + startText
+		}
 		var err error
 		since, err = time.Parse(time.RFC3339Nano, sinceText)
 		return ok && err == nil && pidText == strconv.Itoa(pid)
 	}) {
 		t.Fatalf("lock file %s holds %q, want pid %d since a time", lock, b, pid)
 	}
-	return since
+	return since, start
 }
 
 // laterProcess starts a process (ended when the test ends) that began
@@ -248,6 +265,13 @@ func laterProcess(t *testing.T, since time.Time) int {
 	// An input, not a wait for readiness: the process must be younger
 	// than the lock's line by more than the kernel can blur.
 	time.Sleep(time.Until(since.Add(2500 * time.Millisecond)))
+	return startProcess(t)
+}
+
+// startProcess starts a process, ended when the test ends, and returns
+// its pid.
+func startProcess(t *testing.T) int {
+	t.Helper()
 	cmd := exec.Command("sleep", "60")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

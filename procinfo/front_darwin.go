@@ -37,6 +37,9 @@ func (sysctlSource) stat(_, pid int) (Stat, error) {
 	return st, nil
 }
 
+// readStat reads pid's kinfo_proc once.
+func readStat(pid int) (Stat, error) { return sysctlSource{}.stat(0, pid) }
+
 // sZomb is p_stat of a zombie (sys/proc.h SZOMB).
 const sZomb = 5
 

@@ -12,3 +12,8 @@ import (
 func newFrontSource() (frontSource, error) {
 	return nil, fmt.Errorf("reading a shell's terminal: %w", errors.ErrUnsupported)
 }
+
+// readStat: here no process's stat is read.
+func readStat(pid int) (Stat, error) {
+	return Stat{}, fmt.Errorf("stat of pid %d: %w", pid, errors.ErrUnsupported)
+}

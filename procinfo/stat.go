@@ -26,6 +26,10 @@ type Stat struct {
 	StartTime uint64
 }
 
+// ReadStat reads pid's stat once: /proc/<pid>/stat on Linux, sysctl's
+// kinfo_proc on macOS; elsewhere it fails.
+func ReadStat(pid int) (Stat, error) { return readStat(pid) }
+
 // ParseStat reads comm, state, ppid, tty_nr, tpgid and starttime of a
 // /proc/<pid>/stat line. comm may hold spaces, parentheses and newlines,
 // so the fields are counted after the last ')'.
