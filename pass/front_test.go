@@ -73,3 +73,53 @@ func TestAWatchsOlderLookIsNotTakenOverANewerOne(t *testing.T) {
 		t.Fatalf("a pass names the tab %q, want %q from the watch's newer look", got, "tee")
 	}
 }
+
+// A shell the shell list does not name, at its prompt, names the tab
+// after its directory; its fork before it execs the program typed is no
+// program either, and herdr is not asked about it (its answer would name
+// the fork after the shell); the program then names the tab.
+func TestAnUnlistedShellAndItsFork(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	argv := []string{"/opt/mysh", "-i"}
+	shell := procinfo.Front{ShellPID: 10, PGID: 10, ShellComm: "mysh", ShellArgv: argv, ShellCwd: "/src/rmk", EnvShell: "/opt/mysh",
+		Leader: procinfo.FrontProc{PID: 10, Comm: "mysh", Argv: argv, Cwd: "/src/rmk"}, At: t0}
+	fork := shell
+	fork.PGID, fork.EnvShell, fork.At = 11, "", t0.Add(time.Second)
+	fork.Leader = procinfo.FrontProc{PID: 11, Comm: "mysh", Argv: argv, Cwd: "/src/rmk"}
+	tee := fork
+	tee.Leader.Comm, tee.Leader.Argv, tee.At = "tee", []string{"tee"}, t0.Add(2*time.Second)
+	pr := &prober{now: shell}
+	ask := &asker{progs: map[string]string{"w1:p1": "mysh"}}
+	p := planner(t, "{proc|dir}", ask)
+	p.cfg.Inspector = pr
+	mem := memory(t)
+	tabs := map[string][]herdr.Pane{"w1:t1": {{ID: "w1:p1", Cwd: "/src/rmk"}}}
+	label := "1"
+	pass := func() string {
+		in := Input{Snap: session(tabs, map[string]string{"w1:t1": label}), SnapAt: p.now(), Urgent: true,
+			Forced: map[string]bool{"w1:p1": true}}
+		for _, r := range p.Plan(context.Background(), in, mem).Renames {
+			label = r.Want
+		}
+		return label
+	}
+	// The first answer is herdr's: its shell is bash at its prompt.
+	ask.progs["w1:p1"] = ""
+	if got := pass(); got != "rmk" {
+		t.Fatalf("at the prompt the tab is %q, want %q", got, "rmk")
+	}
+	ask.progs["w1:p1"] = "mysh"
+	asked := len(ask.asked)
+	for _, step := range []struct {
+		look procinfo.Front
+		want string
+	}{{shell, "rmk"}, {fork, "rmk"}, {tee, "tee"}} {
+		pr.now = step.look
+		if got := pass(); got != step.want {
+			t.Fatalf("look %+v: the tab is %q, want %q", step.look, got, step.want)
+		}
+	}
+	if n := len(ask.asked) - asked; n != 0 {
+		t.Errorf("herdr asked %d times about a local shell's terminal, want none", n)
+	}
+}

@@ -22,6 +22,12 @@ func (r *Resolver) FromFront(f Front) Program {
 		p.PID = f.PGID
 		p.Why = "the leader of group " + strconv.Itoa(f.PGID) + " has ended"
 		return p
+	case f.Forked():
+		// No program yet, whatever the shell's name: a shell the list
+		// does not name would name the tab after itself until the exec.
+		p.PID = f.Leader.PID
+		p.Why = "the shell's fork (pid " + strconv.Itoa(f.Leader.PID) + "), before it execs the program"
+		return p
 	}
 	p.PID = f.Leader.PID
 	pid := strconv.Itoa(f.Leader.PID)

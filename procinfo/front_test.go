@@ -88,6 +88,8 @@ func TestFromFrontWithoutAProgram(t *testing.T) {
 		{"no terminal", Front{ShellPID: 10}, "no foreground process group"},
 		{"the leader has ended", Front{ShellPID: 10, PGID: 20}, "the leader of group 20 has ended"},
 		{"no argv, no command name", Front{ShellPID: 10, PGID: 20, Leader: FrontProc{PID: 20}}, "no argv and no command name for pid 20"},
+		{"the fork of a shell the list does not name", Front{ShellPID: 10, PGID: 20, ShellComm: "mysh", ShellArgv: []string{"/opt/mysh", "-i"},
+			Leader: FrontProc{PID: 20, Comm: "mysh", Argv: []string{"/opt/mysh", "-i"}}}, "the shell's fork (pid 20)"},
 	}
 	for _, tt := range tests {
 		got := mustNew(t, Options{}, nil).FromFront(tt.f)
