@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"time"
@@ -252,7 +253,7 @@ func exists(ctx context.Context, api API, ev herdr.Event) bool {
 	} else {
 		_, err = api.Tab(ctx, ev.TabID)
 	}
-	return err == nil || !herdr.IsCode(err, "tab_not_found") && !herdr.IsCode(err, "pane_not_found")
+	return err == nil || !errors.Is(err, herdr.ErrTabNotFound) && !errors.Is(err, herdr.ErrPaneNotFound)
 }
 
 // targetKind is the kind of rename entry whose replay an event belongs

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"errors"
 	"log/slog"
 	"os"
 	"slices"
@@ -107,7 +108,7 @@ func (d *Daemon) sessionWatch(err error) { d.trouble(rundir.TroubleSessionWatch,
 // renamed notes whether herdr took a rename of ours: a refusal (not a
 // tab that went away) is a trouble status shows.
 func (d *Daemon) renamed(err error) {
-	if err == nil || !herdr.IsServerGone(err) && !herdr.IsCode(err, "tab_not_found") && !herdr.IsCode(err, "workspace_not_found") {
+	if err == nil || !herdr.IsServerGone(err) && !errors.Is(err, herdr.ErrTabNotFound) && !errors.Is(err, herdr.ErrWorkspaceNotFound) {
 		d.trouble(rundir.TroubleRename, err)
 	}
 }

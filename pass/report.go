@@ -97,17 +97,25 @@ func (r *Report) conclude(x *renamer.Rename) {
 	case renamer.LockedBack:
 		r.Action, r.Label = ActionKeep, x.Shows
 	case renamer.Refused, renamer.InFlight:
-		r.Action, r.Error = ActionFailed, x.Err
+		r.Action, r.Error = ActionFailed, errText(x.Err)
 	case renamer.Deferred, renamer.Held:
-		r.Action, r.Error = ActionKeep, x.Err
+		r.Action, r.Error = ActionKeep, errText(x.Err)
 	case renamer.Landed:
 		r.Action = ActionKeep
 	default:
 		r.Action = ActionKeep
-		if x.Err != "" {
-			r.Action, r.Error = ActionFailed, x.Err
+		if x.Err != nil {
+			r.Action, r.Error = ActionFailed, x.Err.Error()
 		}
 	}
+}
+
+// errText is err's text, "" for none.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // EscapeText makes the free-text fields safe to print: they quote argv,

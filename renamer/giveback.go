@@ -27,8 +27,8 @@ func (r *Renamer) GiveBack(ctx context.Context, t state.Target, from, to string)
 	switch {
 	case x.Out == Done:
 		return nil
-	case x.Err != "":
-		return errors.New(x.Err)
+	case x.Err != nil:
+		return x.Err
 	case x.Now != "" && x.Now != from:
 		return fmt.Errorf("%w: it shows %q now", ErrRenamedSince, x.Now)
 	case x.Now == from:
@@ -82,8 +82,8 @@ func (r *Renamer) PutBackLock(ctx context.Context, t state.Target, label string,
 			return namer.FateOf(namer.Case{Label: now, Memory: m, Pane: t.Kind == state.Pane}).Do == namer.PutBack
 		}}
 	r.Send(ctx, []*Rename{x}, nil, false)
-	if x.Err != "" {
-		return fmt.Errorf("a rename of ours may have landed as it was locked, and putting %q back failed: %s", label, x.Err)
+	if x.Err != nil {
+		return fmt.Errorf("a rename of ours may have landed as it was locked, and putting %q back failed: %w", label, x.Err)
 	}
 	return nil
 }

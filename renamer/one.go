@@ -2,6 +2,7 @@ package renamer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -15,7 +16,7 @@ import (
 func (r *Renamer) one(ctx context.Context, x *Rename, young bool) (Outcome, error) {
 	send, out, err := r.reread(ctx, x, young)
 	if err != nil {
-		x.Err = err.Error()
+		x.Err = err
 		if !herdr.IsServerGone(err) {
 			r.log.Warn("not renamed: could not look at it first", x.Target.Kind.String(), x.Target.ID, "err", err)
 		}
@@ -26,7 +27,7 @@ func (r *Renamer) one(ctx context.Context, x *Rename, young bool) (Outcome, erro
 	}
 	out, err = r.request(ctx, x.Target, x.Want)
 	if err != nil {
-		x.Err = err.Error()
+		x.Err = err
 		if out == InFlight {
 			return out, err
 		}
@@ -43,9 +44,8 @@ func (r *Renamer) one(ctx context.Context, x *Rename, young bool) (Outcome, erro
 	return Done, nil
 }
 
-func notFound(err error) bool {
-	return herdr.IsCode(err, "tab_not_found") || herdr.IsCode(err, "workspace_not_found") || herdr.IsCode(err, "pane_not_found")
-}
+// notFound: the target is gone (herdr never reuses an id).
+func notFound(err error) bool { return errors.Is(err, herdr.ErrNotFound) }
 
 // putBackLock closes the window after the last look at the memory: a lock
 // written while the rename was on its way is on disk by the time herdr
@@ -145,7 +145,7 @@ func (r *Renamer) label(ctx context.Context, t state.Target) (string, error) {
 		if i := slices.IndexFunc(wss, func(w herdr.Workspace) bool { return w.ID == t.ID }); i >= 0 {
 			return wss[i].Label, nil
 		}
-		return "", &herdr.APIError{Method: "workspace.list", Code: "workspace_not_found", Message: "workspace " + t.ID + " not found"}
+		return "", &herdr.APIError{Method: "workspace.list", Code: herdr.CodeWorkspaceNotFound, Message: "workspace " + t.ID + " not found"}
 	}
 	if t.Kind == state.Pane {
 		pane, err := r.herdr.Pane(ctx, t.ID)

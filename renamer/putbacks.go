@@ -72,7 +72,7 @@ func (r *Renamer) hold(rs []*Rename) []*Rename {
 	out := rs[:0:0]
 	for _, x := range rs {
 		if x.Kind != GiveBack && len(r.backs.running[x.Target]) > 0 {
-			x.Out, x.Err = Held, "held: a person's label is on its way back to it"
+			x.Out, x.Err = Held, ErrHeld
 			r.backs.held[x.Target] = true
 			continue
 		}
@@ -132,15 +132,15 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 		case state.IsDamaged(err):
 			// A lock the file may hold is unknown: it waits until the
 			// file reads again (RetryPutBacks).
-			x.Out, x.Err = Deferred, err.Error()
+			x.Out, x.Err = Deferred, err
 		case err != nil:
 			// The person's name goes back all the same: see Send.
 			r.log.Info("putting a person's label back though its record could not be saved", "err", err)
 			fallthrough
 		default:
 			var err error
-			if x.Out, err = r.one(ctx, x, false); err != nil && x.Err == "" {
-				x.Err = err.Error()
+			if x.Out, err = r.one(ctx, x, false); err != nil && x.Err == nil {
+				x.Err = err
 			}
 		}
 		select {
@@ -207,7 +207,7 @@ func (r *Renamer) PutBackDone(b PutBack) (again bool) {
 	r.backs.open--
 	again = r.backs.end(b.x.Target, b.f)
 	var decided state.Edits
-	if x := b.x; x.Out == Done || x.Out == Refused || x.Out == NotSent && x.Err == "" {
+	if x := b.x; x.Out == Done || x.Out == Refused || x.Out == NotSent && x.Err == nil {
 		// Its fate is known: put back, or no longer to be.
 		decided = r.decided(b.x.Target, b.f)
 	}
@@ -219,7 +219,7 @@ func (r *Renamer) PutBackDone(b PutBack) (again bool) {
 	// holding it) goes again at the next pass, as one that waited for the
 	// memory does: given up, the person's name would be lost for a hiccup.
 	// The flight's watch bounds the tries.
-	b.f.deferred = b.x.Out == Deferred || b.x.Out == NotSent && b.x.Err != ""
+	b.f.deferred = b.x.Out == Deferred || b.x.Out == NotSent && b.x.Err != nil
 	return again
 }
 

@@ -95,8 +95,9 @@ type Rename struct {
 	// Shows is a label the target shows after the rename besides Want
 	// (one found at the re-read, or a lock's label put back).
 	Shows string
-	// Err says why a rename failed ("" when it did not).
-	Err string
+	// Err says why a rename failed or was not sent (nil when it was):
+	// herdr's error, ErrHeld, ErrDeferred, the memory's.
+	Err error
 	// sent is when its record was written, recorded the label its look
 	// saw then (Seen may change at the re-read).
 	sent     time.Time

@@ -2,6 +2,8 @@ package renamer
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -14,6 +16,14 @@ import (
 // Workers bounds concurrent renames by default: a first pass over a big
 // session renames thousands of tabs, each a re-read and a rename.
 const Workers = 8
+
+// ErrDeferred: a rename not sent, the caller's time being nearly up; the
+// next pass decides again. ErrHeld: one not sent, a person's label being
+// on its way back to its target.
+var (
+	ErrDeferred = errors.New("deferred to the next pass: this one ran out of time")
+	ErrHeld     = errors.New("held: a person's label is on its way back to it")
+)
 
 // renameMargin is the time before the send's deadline after which no new
 // rename starts: one re-read and rename, herdr's read poll included, with
@@ -122,7 +132,7 @@ func (r *Renamer) Send(ctx context.Context, rs []*Rename, edits state.Edits, you
 	if err := r.recordBefore(rs, edits); err != nil && !givingBack(rs) {
 		r.log.Warn("not renaming: could not save the labels about to be set", "err", err)
 		for _, x := range rs {
-			x.Err = "not renamed: state not saved: " + err.Error()
+			x.Err = fmt.Errorf("not renamed: state not saved: %w", err)
 		}
 		return false, nil
 	} else if err != nil {
@@ -180,7 +190,7 @@ func (b *batch) work(ctx, bctx context.Context, cancel func()) {
 			return
 		}
 		if dl, ok := bctx.Deadline(); bctx.Err() != nil || ok && time.Until(dl) < renameMargin {
-			x.Out, x.Err = Deferred, "deferred to the next pass: this one ran out of time"
+			x.Out, x.Err = Deferred, ErrDeferred
 			continue
 		}
 		var err error
