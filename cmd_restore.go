@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
@@ -140,7 +140,7 @@ func (c *RestoreCmd) restoreTabs(ctx context.Context, env *runEnv, d *daemon.Dae
 		if r.PaneID != "" {
 			continue // restorePanes' to give back
 		}
-		back, keep := giveBack(r, d.State().Tab(r.TabID), pos[r.TabID])
+		back, keep := owner.Restore(r.Label, r.Judged, d.State().Tab(r.TabID), time.Now(), pos[r.TabID])
 		switch {
 		case back == "" && keep == "locked":
 			fmt.Fprintf(env.stdout, "left     %s %q: locked, a person chose to keep it\n", r.TabID, r.Label)
@@ -194,24 +194,6 @@ func forgetTargets(d *daemon.Daemon, ts []state.Target) error {
 		return fmt.Errorf("restore: forget %d tab(s) and pane(s): %w", len(ts), err)
 	}
 	return nil
-}
-
-// giveBack is the label restore gives a tab: its position number when the
-// label is ours, the person's own text when the label is that text with
-// our position prefix (--index-prefix-all). Else back is "" and keep says
-// why the label stays: "locked", or whose it is.
-func giveBack(r pass.Report, mem state.Entry, position int) (back, keep string) {
-	switch {
-	case r.Judged == namer.Locked:
-		return "", "locked"
-	case mem.PrefixedAs != "" && r.Label == mem.PrefixedAs:
-		return mem.PersonText, ""
-	case r.Judged == namer.Ours || namer.FateOf(namer.Case{Label: r.Label, Memory: namer.Memory{Labels: mem.OurLabels(time.Now())}}).Verdict == namer.Ours:
-		return strconv.Itoa(position), ""
-	case r.Judged == namer.Herdrs:
-		return "", "herdr's own label"
-	}
-	return "", "a person's name"
 }
 
 // takeOver claims the herdr server for the restore: its own claim first

@@ -8,7 +8,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/sidebar"
@@ -22,7 +22,7 @@ import (
 // with --pane-format before left its labels in the memory. It returns
 // the panes to forget and how many clears failed.
 func (c *RestoreCmd) restorePanes(ctx context.Context, env *runEnv, d *daemon.Daemon, snap *herdr.Snapshot, reps []pass.Report) (forget []state.Target, failed int, err error) {
-	judged := map[string]namer.Verdict{}
+	judged := map[string]owner.Verdict{}
 	for _, r := range reps {
 		if r.PaneID != "" {
 			judged[r.PaneID] = r.Judged
@@ -74,23 +74,18 @@ func (c *RestoreCmd) inWorkspace(id string) bool {
 // restorePane clears pane p's label when it is ours and prints what it
 // does; a pane with no label and no memory goes unmentioned. keep is
 // "locked" for a pane a person locked; ok is false when the clear failed.
-func (c *RestoreCmd) restorePane(ctx context.Context, env *runEnv, d *daemon.Daemon, p herdr.Pane, judged map[string]namer.Verdict) (keep string, ok bool) {
+func (c *RestoreCmd) restorePane(ctx context.Context, env *runEnv, d *daemon.Daemon, p herdr.Pane, judged map[string]owner.Verdict) (keep string, ok bool) {
 	t := state.PaneTarget(p.ID)
-	mem := d.State().Entry(t)
-	verdict := namer.FateOf(namer.Case{Label: p.Label, Memory: namer.Memory{Labels: mem.OurLabels(time.Now())}, Pane: true}).Verdict
-	if judged[p.ID] == namer.Ours {
-		verdict = namer.Ours // a render of the pane template, remembered or not
-	}
-	switch {
-	case mem.Locked:
+	switch keep := owner.RestorePane(p.Label, judged[p.ID], d.State().Entry(t), time.Now()); {
+	case keep == "locked":
 		fmt.Fprintf(env.stdout, "left     pane %s %q: locked, a person chose to keep it\n", p.ID, p.Label)
 		return "locked", true
-	case p.Label == "":
+	case keep == "no label":
 		if d.State().Has(t) {
 			fmt.Fprintf(env.stdout, "%s pane %s: no label\n", c.forgotWord(), p.ID)
 		}
-	case verdict != namer.Ours:
-		fmt.Fprintf(env.stdout, "left     pane %s %q: a person's name\n", p.ID, p.Label)
+	case keep != "":
+		fmt.Fprintf(env.stdout, "left     pane %s %q: %s\n", p.ID, p.Label, keep)
 	case !c.Apply:
 		fmt.Fprintf(env.stdout, "would clear pane %s %q\n", p.ID, p.Label)
 	default:

@@ -491,7 +491,7 @@ func compositeLiterals(p *packages.Package, pkg, name string) []*ast.CompositeLi
 
 // ownershipMemory is the type the ownership rule reads a target's memory
 // as, and the package that declares it: the one place its input is made.
-const ownershipPkg, ownershipMemory = module + "/namer", "Memory"
+const ownershipPkg, ownershipMemory = module + "/owner", "Memory"
 
 // TestOwnershipInputMadeInItsRoom: no composite literal of the ownership
 // rule's memory outside the package that declares it. A caller that

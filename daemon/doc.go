@@ -26,9 +26,9 @@
 //	                                                      (record, re-read,
 //	                                                       request, conclude)
 //
-// Whether a label may be replaced, must go back, or stays is
-// namer.Fate's answer alone: the planner's judge phase, the renamer's
-// re-read and echoes, event triage, lock and restore all ask it.
+// Whether a label may be replaced, must go back, or stays is package
+// owner's answer alone: the planner's judge phase, the renamer's re-read
+// and echoes, event triage, lock and restore all ask it.
 //
 // # Words
 //

@@ -8,9 +8,8 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
-	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/sidebar"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
@@ -147,8 +146,8 @@ func (tr triage) tabNews(ev herdr.Event, live bool) bool {
 		if !known || t.Label == ev.Label || tr.replayedLabel(ev.TabID, ev.Label, live) {
 			return false
 		}
-		f := namer.FateOf(namer.Case{Label: ev.Label, Memory: renamer.MemoryOf(tr.mem.Tab(ev.TabID), tr.now()), Force: tr.planner.Config().Force})
-		return f.Verdict == namer.Herdrs || f.Verdict == namer.Released || f.Verdict == namer.Forced
+		f := owner.Tab(owner.Case{Label: ev.Label, Memory: owner.Of(tr.mem.Tab(ev.TabID), tr.now()), Force: tr.planner.Config().Force})
+		return f.Verdict == owner.Herdrs || f.Verdict == owner.Released || f.Verdict == owner.Forced
 	case herdr.TabFocused:
 		return known && !t.Focused
 	}

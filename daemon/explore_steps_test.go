@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"os"
 	"slices"
 	"time"
@@ -265,7 +266,7 @@ func (x *explorer) restore() {
 	pos := namer.Positions(snap.Tabs)
 	var forget []state.Target
 	for _, r := range reps {
-		if r.Judged != namer.Ours {
+		if r.Judged != owner.Ours {
 			continue
 		}
 		t := state.TabTarget(r.TabID)

@@ -9,9 +9,9 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
-	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -53,7 +53,7 @@ func (d *Daemon) runPass(ctx context.Context, in passInput) ([]pass.Report, pass
 	}
 	d.checkInstance(ctx, snap, !in.ReadOnly)
 	if d.subscribed {
-		d.renamer.Saw(renamer.Shows(snap))
+		d.renamer.Saw(owner.Shows(snap))
 	}
 	in.Snap, in.SnapAt, in.First = snap, at, d.view.none()
 	d.passes.Add(1)

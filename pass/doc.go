@@ -7,7 +7,7 @@
 //	gather  the programs (herdr's pane.process_info, or this machine's
 //	        /proc for a shell known to be local) and agent session titles
 //	decide  each row's wanted name and its report (what explain shows)
-//	judge   whose each label is (namer.Fate), and so what to do: keep,
+//	judge   whose each label is (package owner), and so what to do: keep,
 //	        rename, put back, prefix
 //
 // It sends nothing: the renamer sends the plan's renames and Conclude

@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 )
 
@@ -21,9 +21,9 @@ type Report struct {
 	Label     string `json:"label"`
 	Want      string `json:"want"`
 	Verdict   string `json:"verdict"` // Judged, as shown
-	// Judged is whose the label is; zero (namer.Human) when the pass did
+	// Judged is whose the label is; zero (owner.Human) when the pass did
 	// not judge it.
-	Judged     namer.Verdict `json:"-"`
+	Judged     owner.Verdict `json:"-"`
 	Action     string        `json:"action"` // renamed, would rename, keep, failed
 	Lead       string        `json:"lead_pane,omitempty"`
 	LeadWhy    string        `json:"lead_why,omitempty"`
@@ -56,7 +56,7 @@ func (r Report) Named() string {
 }
 
 // judge records whose the tab's label is.
-func (r *Report) judge(v namer.Verdict) { r.Verdict, r.Judged = v.String(), v }
+func (r *Report) judge(v owner.Verdict) { r.Verdict, r.Judged = v.String(), v }
 
 // Actions a pass takes on a tab.
 const (

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -116,8 +116,12 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 	// back is a person's, never ours to replace.
 	superseded := new(atomic.Bool)
 	f.superseded = superseded
+	ret := owner.Return{Back: back, Want: want, Ours: ours, Then: r.oursOf(t)}
 	x := &Rename{Kind: GiveBack, Target: t, Want: back, Seen: want, After: want, Why: "a person renamed it as we did: their name goes back",
-		Over: putBackOver(t, back, want, ours, r.oursOf(t), superseded)}
+		Over: func(label string, m owner.Memory) bool {
+			// A person renamed it since: theirs stands.
+			return !superseded.Load() && owner.ReturnOver(t.Kind, label, ret, m)
+		}}
 	// Claimed now: an echo seen again meanwhile does not send it twice.
 	f.putBack = back
 	b := r.backs
@@ -148,26 +152,6 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 		case <-b.stop:
 		}
 	})
-}
-
-// putBackOver says whether a put-back of back over our want may replace
-// the label the target shows when it is looked at. then is what was ours
-// when the put-back began (a flight retired meanwhile set it), the memory
-// at the look what a pass did since; a label given back is a person's,
-// never ours to replace.
-func putBackOver(t state.Target, back, want string, ours bool, then []string, superseded *atomic.Bool) func(string, state.Entry, time.Time) bool {
-	return func(label string, mem state.Entry, now time.Time) bool {
-		switch {
-		case superseded.Load():
-			return false // a person renamed it since: theirs stands
-		case mem.Locked && label == mem.LockedLabel:
-			return false // a locked label never changes
-		case ours && mem.Locked && mem.LockedLabel == want:
-			return false // a person locked our name once it showed: they keep it
-		}
-		m := namer.Memory{Labels: append(append(mem.OurLabels(now), want), then...)}
-		return label != back && namer.FateOf(namer.Case{Label: label, Memory: m, Workspace: t.Kind == state.Workspace}).Verdict == namer.Ours
-	}
 }
 
 // decided is the edit that records f as decided, when the memory holds

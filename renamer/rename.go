@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -77,12 +77,14 @@ type Rename struct {
 	Text   string // PersonPrefix: the person's text in Want
 	// After is a label whose echo decided this rename (see state.Flight).
 	After string
-	// Judge, for OurName, is the fate of a label the re-read finds, with
-	// the memory as it is then (a lock since the pass began included).
-	Judge func(label string, mem state.Entry, now time.Time) namer.Fate
+	// Case, for OurName, is what the caller knew of the label's fate
+	// (the name wanted, the template's variants, --force): the re-read
+	// asks the target kind's rule (package owner) with the label it finds
+	// and the memory as it is then, a lock since the pass began included.
+	Case owner.Case
 	// Over, for GiveBack, says whether a label the re-read finds may be
 	// replaced, given the memory as it is then; nil: only Seen may.
-	Over func(label string, mem state.Entry, now time.Time) bool
+	Over func(label string, m owner.Memory) bool
 	Why  string // for the log
 
 	// What came of it.
@@ -90,7 +92,7 @@ type Rename struct {
 	// Now is the label the re-read found when it differs from Seen, and
 	// Verdict whose it is (judged when Judged).
 	Now     string
-	Verdict namer.Verdict
+	Verdict owner.Verdict
 	Judged  bool
 	// Shows is a label the target shows after the rename besides Want
 	// (one found at the re-read, or a lock's label put back).
@@ -106,13 +108,6 @@ type Rename struct {
 	// came of that: a rename of ours too, followed to its echo.
 	back    *state.Flight
 	backOut Outcome
-}
-
-// MemoryOf turns what the memory holds of a target into namer's view of
-// it at now.
-func MemoryOf(e state.Entry, now time.Time) namer.Memory {
-	return namer.Memory{Locked: e.Locked, Released: e.Released, LockedLabel: e.LockedLabel,
-		Labels: e.OurLabels(now), Landing: e.Landing(now)}
 }
 
 // RenamedKinds are the rename events whose replay's end the renamer needs

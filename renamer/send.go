@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -226,6 +227,9 @@ func (r *Renamer) entry(t state.Target) state.Entry {
 	}
 	return r.mem.Entry(t)
 }
+
+// memory is the target's memory now, as the ownership rule reads it.
+func (r *Renamer) memory(t state.Target) owner.Memory { return owner.Of(r.entry(t), r.now()) }
 
 // save writes fn and tells Hooks.Saved whether it could.
 func (r *Renamer) save(fn func(*state.Tx)) error {
