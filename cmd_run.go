@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/plugintie"
 	"io"
 	"log/slog"
 	"maps"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"syscall"
 	"text/tabwriter"
@@ -211,30 +211,8 @@ func (c *RunCmd) build(g *Globals, env *runEnv) (daemon.Options, error) {
 	opt.Naming.Apply, opt.Naming.Settle, opt.Naming.LocalWatch = c.Apply, c.Settle, c.LocalWatch
 	opt.Poll, opt.AgentPoll, opt.Debounce = c.Poll, c.AgentPoll, c.Debounce
 	opt.RestPoll = c.RestPoll
-	opt.Plugin = pluginTie(env.getenv)
+	opt.Plugin = plugintie.FromEnv(env.getenv)
 	return opt, nil
-}
-
-// pluginTie is the herdr plugin a daemon follows: the one whose [[startup]]
-// hook runs it. herdr sets HERDR_PLUGIN_EVENT=startup and the plugin's id
-// and config folder for that command. Its config folder is
-// <herdr config>/plugins/config/<id>, and herdr's plugin registry is
-// <herdr config>/plugins.json; for a folder of another shape the registry
-// is left unknown and checked by asking herdr now and then.
-func pluginTie(getenv func(string) string) daemon.Plugin {
-	id := getenv("HERDR_PLUGIN_ID")
-	if id == "" || getenv("HERDR_PLUGIN_EVENT") != "startup" {
-		return daemon.Plugin{}
-	}
-	p := daemon.Plugin{ID: id}
-	if dir := getenv("HERDR_PLUGIN_CONFIG_DIR"); dir != "" {
-		parent := filepath.Dir(filepath.Clean(dir))
-		plugins := filepath.Dir(parent)
-		if filepath.Base(parent) == "config" && filepath.Base(plugins) == "plugins" {
-			p.Registry = filepath.Join(filepath.Dir(plugins), "plugins.json")
-		}
-	}
-	return p
 }
 
 // Run makes one pass and prints each rename (or would-be rename).

@@ -256,7 +256,7 @@ func (x *explorer) restore() {
 		x.t.Fatal(err)
 	}
 	rd.api, rd.state, rd.renamer = schedAPI{x, p}, p.mem.State, p.rn
-	rd.planner = pass.New(rd.opt.Naming, rd.api, nil, x.clock, rd.log)
+	rd.planner = pass.New(rd.opt.Naming, rd.api, nil, rd.shells, x.clock, rd.log)
 	reps, err := rd.Explain(context.Background(), "")
 	if err != nil {
 		return

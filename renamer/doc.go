@@ -52,5 +52,8 @@
 // and the put-backs the owner starts off its goroutine (Options.Spawn)
 // touch only the memory (safe for concurrent use) and herdr, and hand
 // what they did back to the owner: Send waits for its workers, a put-back
-// reports on PutBacks. Options.Hooks run on the goroutine that found out.
+// reports on PutBacks. Send and PutBackDone hand back what they did
+// (each Rename's outcome, Showing: what its target shows now) for the
+// owner to take into its own view; Options.Hooks, which only report how
+// the work goes, run on the goroutine that found out.
 package renamer

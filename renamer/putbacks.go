@@ -184,10 +184,11 @@ func (r *Renamer) PutBacks() <-chan PutBack {
 }
 
 // PutBackDone takes in, on the owner's goroutine, what a put-back did: its
-// record, its flight, the label the target shows. One that was not done
-// may be tried again at a later echo. again: a rename of the target was
-// held back while it ran (Held), and a pass should decide it now.
-func (r *Renamer) PutBackDone(b PutBack) (again bool) {
+// record and its flight. One that was not done may be tried again at a
+// later echo. It returns what the target shows now (Showing), and again:
+// a rename of the target was held back while it ran (Held), and a pass
+// should decide it now.
+func (r *Renamer) PutBackDone(b PutBack) (shows []Label, again bool) {
 	r.backs.open--
 	again = r.backs.end(b.x.Target, b.f)
 	var decided state.Edits
@@ -204,7 +205,7 @@ func (r *Renamer) PutBackDone(b PutBack) (again bool) {
 	// memory does: given up, the person's name would be lost for a hiccup.
 	// The flight's watch bounds the tries.
 	b.f.deferred = b.x.Out == Deferred || b.x.Out == NotSent && b.x.Err != nil
-	return again
+	return Showing(b.x), again
 }
 
 // RetryPutBacks starts again the put-backs that waited for a damaged

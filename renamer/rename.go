@@ -110,6 +110,29 @@ type Rename struct {
 	backOut Outcome
 }
 
+// A Label is a label a target shows after a rename of ours.
+type Label struct {
+	Target state.Target
+	Label  string
+}
+
+// Showing lists, in order, what renames leave their targets showing: a
+// label found at the re-read or a lock's put back (Shows), then the label
+// a rename set. The caller's view of the session takes them in: their
+// echoes are old news.
+func Showing(rs ...*Rename) []Label {
+	var out []Label
+	for _, x := range rs {
+		if x.Shows != "" {
+			out = append(out, Label{x.Target, x.Shows})
+		}
+		if x.Out == Done {
+			out = append(out, Label{x.Target, x.Want})
+		}
+	}
+	return out
+}
+
 // RenamedKinds are the rename events whose replay's end the renamer needs
 // to hear of (herdr.Feed's replayed kinds).
 var RenamedKinds = []herdr.EventKind{herdr.TabRenamed, herdr.WorkspaceRenamed}

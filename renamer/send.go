@@ -31,11 +31,9 @@ var (
 // room to spare.
 const renameMargin = 3 * herdr.Tick
 
-// Hooks tell the Renamer's owner what it cannot see. Each may be nil.
+// Hooks tell the Renamer's owner how its work goes, for its health
+// record. Each may be nil.
 type Hooks struct {
-	// Note hears a label a target shows now, on the owner's goroutine:
-	// its echo is then old news.
-	Note func(t state.Target, label string)
 	// Renamed hears herdr's answer to each rename, from any goroutine.
 	Renamed func(err error)
 	// Saved hears whether the memory could be saved, from any goroutine.
@@ -238,11 +236,4 @@ func (r *Renamer) save(fn func(*state.Tx)) error {
 		r.hooks.Saved(err)
 	}
 	return err
-}
-
-// note tells the owner a label the target shows now.
-func (r *Renamer) note(t state.Target, label string) {
-	if r.hooks.Note != nil {
-		r.hooks.Note(t, label)
-	}
 }
