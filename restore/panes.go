@@ -1,4 +1,4 @@
-package main
+package restore
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
@@ -21,7 +20,7 @@ import (
 // labels are judged whether or not pane names are on now: a daemon run
 // with --pane-format before left its labels in the memory. It returns
 // the panes to forget and how many clears failed.
-func (c *RestoreCmd) restorePanes(ctx context.Context, env *runEnv, d *daemon.Daemon, snap *herdr.Snapshot, reps []pass.Report) (forget []state.Target, failed int, err error) {
+func (c *restorer) restorePanes(ctx context.Context, snap *herdr.Snapshot, reps []pass.Report) (forget []state.Target, failed int, err error) {
 	judged := map[string]owner.Verdict{}
 	for _, r := range reps {
 		if r.PaneID != "" {
@@ -35,21 +34,21 @@ func (c *RestoreCmd) restorePanes(ctx context.Context, env *runEnv, d *daemon.Da
 			continue
 		}
 		t := state.PaneTarget(p.ID)
-		keep, ok := c.restorePane(ctx, env, d, p, judged)
+		keep, ok := c.restorePane(ctx, p, judged)
 		switch {
 		case !ok:
 			failed++
-		case keep != "locked" && d.State().Has(t):
+		case keep != "locked" && c.d.State().Has(t):
 			forget = append(forget, t)
 		}
 	}
-	if c.Pane != "" && !live[c.Pane] {
-		return nil, 0, fmt.Errorf("restore --pane: herdr at %s has no pane %s (herdr pane list shows the panes)", d.Client().SocketPath(), c.Pane)
+	if c.opt.Pane != "" && !live[c.opt.Pane] {
+		return nil, 0, fmt.Errorf("restore --pane: herdr at %s has no pane %s (herdr pane list shows the panes)", c.d.Client().SocketPath(), c.opt.Pane)
 	}
-	for _, id := range d.State().IDs(state.Pane) {
+	for _, id := range c.d.State().IDs(state.Pane) {
 		t := state.PaneTarget(id)
-		if !live[id] && !d.State().Entry(t).Locked && (c.Pane == "" || c.Pane == id) && c.inWorkspace(id) {
-			fmt.Fprintf(env.stdout, "%s pane %s: the pane is gone\n", c.forgotWord(), id)
+		if !live[id] && !c.d.State().Entry(t).Locked && (c.opt.Pane == "" || c.opt.Pane == id) && c.inWorkspace(id) {
+			fmt.Fprintf(c.out, "%s pane %s: the pane is gone\n", c.forgotWord(), id)
 			forget = append(forget, t)
 		}
 	}
@@ -57,48 +56,48 @@ func (c *RestoreCmd) restorePanes(ctx context.Context, env *runEnv, d *daemon.Da
 }
 
 // paneInScope reports whether restore looks at pane p.
-func (c *RestoreCmd) paneInScope(p herdr.Pane) bool {
-	if c.Pane != "" {
-		return p.ID == c.Pane
+func (c *restorer) paneInScope(p herdr.Pane) bool {
+	if c.opt.Pane != "" {
+		return p.ID == c.opt.Pane
 	}
-	return c.Workspace == "" || p.WorkspaceID == c.Workspace
+	return c.opt.Daemon.Naming.Workspace == "" || p.WorkspaceID == c.opt.Daemon.Naming.Workspace
 }
 
 // inWorkspace reports whether pane id is in --workspace (every pane
 // without it).
-func (c *RestoreCmd) inWorkspace(id string) bool {
+func (c *restorer) inWorkspace(id string) bool {
 	ws, _, err := herdr.ParsePaneID(id)
-	return err == nil && (c.Workspace == "" || ws == c.Workspace)
+	return err == nil && (c.opt.Daemon.Naming.Workspace == "" || ws == c.opt.Daemon.Naming.Workspace)
 }
 
 // restorePane clears pane p's label when it is ours and prints what it
 // does; a pane with no label and no memory goes unmentioned. keep is
 // "locked" for a pane a person locked; ok is false when the clear failed.
-func (c *RestoreCmd) restorePane(ctx context.Context, env *runEnv, d *daemon.Daemon, p herdr.Pane, judged map[string]owner.Verdict) (keep string, ok bool) {
+func (c *restorer) restorePane(ctx context.Context, p herdr.Pane, judged map[string]owner.Verdict) (keep string, ok bool) {
 	t := state.PaneTarget(p.ID)
-	switch keep := owner.RestorePane(p.Label, judged[p.ID], d.State().Entry(t), time.Now()); {
+	switch keep := owner.RestorePane(p.Label, judged[p.ID], c.d.State().Entry(t), time.Now()); {
 	case keep == "locked":
-		fmt.Fprintf(env.stdout, "left     pane %s %q: locked, a person chose to keep it\n", p.ID, p.Label)
+		fmt.Fprintf(c.out, "left     pane %s %q: locked, a person chose to keep it\n", p.ID, p.Label)
 		return "locked", true
 	case keep == "no label":
-		if d.State().Has(t) {
-			fmt.Fprintf(env.stdout, "%s pane %s: no label\n", c.forgotWord(), p.ID)
+		if c.d.State().Has(t) {
+			fmt.Fprintf(c.out, "%s pane %s: no label\n", c.forgotWord(), p.ID)
 		}
 	case keep != "":
-		fmt.Fprintf(env.stdout, "left     pane %s %q: %s\n", p.ID, p.Label, keep)
-	case !c.Apply:
-		fmt.Fprintf(env.stdout, "would clear pane %s %q\n", p.ID, p.Label)
+		fmt.Fprintf(c.out, "left     pane %s %q: %s\n", p.ID, p.Label, keep)
+	case !c.opt.Apply:
+		fmt.Fprintf(c.out, "would clear pane %s %q\n", p.ID, p.Label)
 	default:
-		err := d.Renamer().GiveBack(ctx, t, p.Label, "")
+		err := c.d.Renamer().GiveBack(ctx, t, p.Label, "")
 		switch {
 		case errors.Is(err, renamer.ErrRenamedSince):
 			// Someone named it as restore read the session: theirs stays.
-			fmt.Fprintf(env.stdout, "left     pane %s %q: %v\n", p.ID, p.Label, err)
+			fmt.Fprintf(c.out, "left     pane %s %q: %v\n", p.ID, p.Label, err)
 		case err != nil:
-			fmt.Fprintf(env.stderr, "herdrtabrenamer: restore: clear pane %s: %v\n", p.ID, err)
+			fmt.Fprintf(c.errs, "herdrtabrenamer: restore: clear pane %s: %v\n", p.ID, err)
 			return "", false
 		default:
-			fmt.Fprintf(env.stdout, "cleared  pane %s %q\n", p.ID, p.Label)
+			fmt.Fprintf(c.out, "cleared  pane %s %q\n", p.ID, p.Label)
 		}
 	}
 	return "", true
@@ -108,25 +107,25 @@ func (c *RestoreCmd) restorePane(ctx context.Context, env *runEnv, d *daemon.Dae
 // scope, with --apply, and prints what it does: herdr keeps a token until
 // its server stops, and a sidebar row would show ours meanwhile. It
 // returns how many clears failed.
-func (c *RestoreCmd) restoreSidebar(ctx context.Context, env *runEnv, d *daemon.Daemon, snap *herdr.Snapshot) (failed int) {
+func (c *restorer) restoreSidebar(ctx context.Context, snap *herdr.Snapshot) (failed int) {
 	var panes []herdr.Pane
 	for _, p := range snap.Panes {
 		if c.paneInScope(p) {
 			panes = append(panes, p)
 		}
 	}
-	rep := sidebar.New(d.Client())
+	rep := sidebar.New(c.d.Client())
 	for _, r := range sidebar.Clear(panes) {
-		if !c.Apply {
-			fmt.Fprintf(env.stdout, "would clear sidebar tokens %s\n", r)
+		if !c.opt.Apply {
+			fmt.Fprintf(c.out, "would clear sidebar tokens %s\n", r)
 			continue
 		}
 		if _, err := rep.Send(ctx, []sidebar.Report{r}); err != nil {
-			fmt.Fprintf(env.stderr, "herdrtabrenamer: restore: clear %v\n", err)
+			fmt.Fprintf(c.errs, "herdrtabrenamer: restore: clear %v\n", err)
 			failed++
 			continue
 		}
-		fmt.Fprintf(env.stdout, "cleared  sidebar tokens %s\n", r)
+		fmt.Fprintf(c.out, "cleared  sidebar tokens %s\n", r)
 	}
 	return failed
 }
