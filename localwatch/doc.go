@@ -12,7 +12,7 @@
 // # Who calls what
 //
 // Shells and its Watch belong to one goroutine, the daemon's loop (a pass
-// runs on it): SetServer, Prove, Found, Local, All, TitleHint, Probe and
+// runs on it): SetServer, Prove, Found, Local, ServerHere, TitleHint, Probe and
 // every method of Watch run there. Front, the watch's last look, is safe
 // from any goroutine; the function Probe returns reads only what it
 // captured, and runs on a preexec wait's goroutine.
