@@ -15,6 +15,8 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/config"
+	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
+	"github.com/herdrtabrenamer/herdrtabrenamer/setup"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; when
@@ -127,6 +129,28 @@ func (e *runEnv) home() (string, error) {
 	}
 	return e.userHome()
 }
+
+// setup is env as package setup reads it.
+func (e *runEnv) setup() setup.Env {
+	return setup.Env{Lookup: e.lookup, Home: e.home, Config: e.config, Out: e.stdout}
+}
+
+// newOptions builds the daemon's options that run, once, explain and
+// restore share (setup.NamingFlags.Options) with the global flags, from
+// what env holds of the process; each error is a usage error (exit 2).
+func newOptions(f *setup.NamingFlags, g *Globals, env *runEnv) (daemon.Options, error) {
+	e := env.setup()
+	e.Log = g.logger(env.stderr)
+	opt, err := f.Options(g.Socket, e)
+	if err != nil {
+		return opt, withExit(2, err)
+	}
+	return opt, nil
+}
+
+// statePath is setup.StatePath with the process's own environment, for
+// the commands that read the state file without building options.
+func statePath(flag, sock string) (string, error) { return setup.StatePath(flag, sock, setup.Env{}) }
 
 // configFree are the commands that work without the config file, so a
 // typo in it cannot take away help, the shell hooks or completions.

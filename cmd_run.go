@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/setup"
 	"io"
 	"log/slog"
 	"maps"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"syscall"
 	"text/tabwriter"
@@ -23,65 +23,27 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
-// NamingFlags decide names; run, once and explain share them.
-type NamingFlags struct {
-	Format    string `help:"Name template." default:"{proc|dir}"`
-	MaxLen    int    `help:"Longest name in display columns, 0 for no limit." default:"24"`
-	Icons     string `help:"Status icons, e.g. \"blocked=🟥,idle=\" (default: 🔴 blocked, 🟡 working, 🟢 done, ⚪ idle)." placeholder:"SPEC"`
-	Alias     string `help:"Program name rewrites, e.g. \"nvim=vim,python3=py\"." placeholder:"SPEC"`
-	Unique    bool   `help:"Tell apart same-named tabs of a workspace by their parent directory."`
-	Force     bool   `help:"Rename tabs even when a person named them."`
-	Workspace string `help:"Only name tabs of this workspace, e.g. w1." placeholder:"ID"`
-	State     string `help:"State file; \"auto\" keeps one per herdr server under $XDG_STATE_HOME, \"\" remembers nothing." default:"auto"`
-
-	HideDefaultBranch bool   `help:"Show no {branch} on the repository's default branch."`
-	IndexPrefixAll    bool   `help:"Put the tab position in front of names people chose too."`
-	WorkspaceFormat   string `help:"Name workspaces too, with this template ({index} is the sidebar position); empty leaves them alone." placeholder:"TEMPLATE"`
-	PaneFormat        string `help:"Name every pane too (its label on herdr's pane border and in the sidebar's agent rows), with this template of the pane's own tokens; same-named panes of a tab are told apart; empty leaves panes alone." placeholder:"TEMPLATE"`
-
-	// nil, not empty, when unset: the built-in list applies; --ignore ""
-	// (or ignore = [] in the file) ignores nothing.
-	Ignore       []string `help:"Quick commands that never name a tab, as globs on the program name (a glob with a blank, \"git status*\", on the command line); replaces the built-in list (ls, cat, cp, rm, echo, git status and more: see README)." placeholder:"GLOB"`
-	ExtendIgnore []string `help:"More quick commands, added to the built-in list or to --ignore." placeholder:"GLOB"`
-	// SidebarTokens puts these tokens' values for each agent's pane in
-	// herdr's sidebar, as pane metadata tokens htr_NAME.
-	SidebarTokens []string `help:"Report these tokens of each agent's pane (e.g. agent,task,branch) to herdr as pane metadata tokens htr_NAME, which herdr's sidebar rows show as \"$htr_NAME\"; empty reports none." placeholder:"TOKEN"`
-}
-
-// minPoll is the shortest --poll: below it a typo (1ns, 1us) would turn the
-// daemon into a busy loop of full passes against herdr.
-const minPoll = 10 * time.Millisecond
-
 // RunCmd is the daemon.
 type RunCmd struct {
-	NamingFlags `embed:""`
-	Apply       bool          `help:"Rename tabs (without it: dry run, print only new decisions)."`
-	Poll        time.Duration `help:"Full pass interval besides events; 0 for events only." default:"3s"`
-	RestPoll    time.Duration `help:"Full pass interval instead of --poll while --local-watch follows every tab, which leaves the poll only what nothing announces; 0: none then." default:"30s"`
-	AgentPoll   time.Duration `help:"Read the session this often for agents' statuses while one may change unannounced (an agent works, read input in the last 5s, or runs where the local watch cannot see its terminal) and no herdr plugin event hook reports them (herdr pushes them to nothing else); 0: never." default:"1s"`
-	LocalWatch  bool          `help:"Learn from the kernel when a program starts or exits or a shell changes directory in a pane on this machine, so its tab is renamed at once without hooks (and the full poll rests, --rest-poll)." default:"true" negatable:""`
-	Debounce    time.Duration `help:"Events after the first one within this long are coalesced into one more pass." default:"400ms"`
-	Settle      time.Duration `help:"Wait this long before naming a new program (0: at once); calm over speed." default:"0s"`
-	// Warm is accepted, and ignored with a warning, for the services and
-	// config files that still set it: the connections it kept open cost
-	// herdr more than the few renames a read poll delays.
-	Warm         time.Duration `hidden:"" help:"No longer used."`
-	IfNotRunning bool          `help:"Exit 0 quietly when a daemon already serves this herdr (for startup hooks)." env:"-"`
+	setup.NamingFlags `embed:""`
+	Apply             bool `help:"Rename tabs (without it: dry run, print only new decisions)."`
+	setup.DaemonFlags `embed:""`
+	IfNotRunning      bool `help:"Exit 0 quietly when a daemon already serves this herdr (for startup hooks)." env:"-"`
 }
 
 // OnceCmd is one pass.
 type OnceCmd struct {
-	NamingFlags `embed:""`
-	Apply       bool `help:"Rename tabs (without it: dry run, print what would change)."`
+	setup.NamingFlags `embed:""`
+	Apply             bool `help:"Rename tabs (without it: dry run, print what would change)."`
 }
 
 // ExplainCmd shows decisions without renaming.
 type ExplainCmd struct {
-	NamingFlags `embed:""`
-	TabID       string `arg:"" optional:"" name:"TAB_ID" help:"Only this tab, e.g. w1:t2."`
-	Pane        string `help:"A pane instead of a tab, e.g. w1:p3 (herdr pane list shows them; explain needs --pane-format)." placeholder:"ID" env:"-"`
-	JSON        bool   `help:"Print JSON instead of a table." env:"-"`
-	Notify      bool   `help:"Show one tab's decision as a herdr notification (the plugin's \"Why this name?\"; TAB_ID defaults to $HERDR_TAB_ID)." env:"-"`
+	setup.NamingFlags `embed:""`
+	TabID             string `arg:"" optional:"" name:"TAB_ID" help:"Only this tab, e.g. w1:t2."`
+	Pane              string `help:"A pane instead of a tab, e.g. w1:p3 (herdr pane list shows them; explain needs --pane-format)." placeholder:"ID" env:"-"`
+	JSON              bool   `help:"Print JSON instead of a table." env:"-"`
+	Notify            bool   `help:"Show one tab's decision as a herdr notification (the plugin's \"Why this name?\"; TAB_ID defaults to $HERDR_TAB_ID)." env:"-"`
 }
 
 // noHerdrHint says what to do when no herdr answers on the socket.
@@ -185,56 +147,18 @@ func recordReload(log *slog.Logger, sock string, err error) {
 	}
 }
 
+// build is the daemon's options as run builds them, from its flags, the
+// global flags and env: what status checks too.
 func (c *RunCmd) build(g *Globals, env *runEnv) (daemon.Options, error) {
 	opt, err := newOptions(&c.NamingFlags, g, env)
 	if err != nil {
 		return opt, err
 	}
-	if c.Poll < 0 || c.RestPoll < 0 || c.Debounce < 0 || c.AgentPoll < 0 {
-		return opt, withExit(2, errors.New("--poll, --rest-poll, --agent-poll and --debounce must not be negative"))
+	opt.Naming.Apply = c.Apply
+	if opt, err = c.DaemonFlags.Daemon(opt, env.setup()); err != nil {
+		return opt, withExit(2, err)
 	}
-	if c.Settle < 0 {
-		return opt, withExit(2, fmt.Errorf("--settle %v: must not be negative (0 names a new program at once)", c.Settle))
-	}
-	if c.Warm != 0 {
-		opt.Log.Warn("--warm (HERDRTABRENAMER_WARM, config key warm) is no longer used: renames go out on fresh connections; remove it")
-	}
-	if c.Poll > 0 && c.Poll < minPoll {
-		return opt, withExit(2, fmt.Errorf("--poll %v is too short: use %v or more, or 0 for events only", c.Poll, minPoll))
-	}
-	if c.RestPoll > 0 && c.RestPoll < minPoll {
-		return opt, withExit(2, fmt.Errorf("--rest-poll %v is too short: use %v or more, or 0 for none", c.RestPoll, minPoll))
-	}
-	if c.AgentPoll > 0 && c.AgentPoll < minPoll {
-		return opt, withExit(2, fmt.Errorf("--agent-poll %v is too short: use %v or more, or 0 for never", c.AgentPoll, minPoll))
-	}
-	opt.Naming.Apply, opt.Naming.Settle, opt.Naming.LocalWatch = c.Apply, c.Settle, c.LocalWatch
-	opt.Poll, opt.AgentPoll, opt.Debounce = c.Poll, c.AgentPoll, c.Debounce
-	opt.RestPoll = c.RestPoll
-	opt.Plugin = pluginTie(env.getenv)
 	return opt, nil
-}
-
-// pluginTie is the herdr plugin a daemon follows: the one whose [[startup]]
-// hook runs it. herdr sets HERDR_PLUGIN_EVENT=startup and the plugin's id
-// and config folder for that command. Its config folder is
-// <herdr config>/plugins/config/<id>, and herdr's plugin registry is
-// <herdr config>/plugins.json; for a folder of another shape the registry
-// is left unknown and checked by asking herdr now and then.
-func pluginTie(getenv func(string) string) daemon.Plugin {
-	id := getenv("HERDR_PLUGIN_ID")
-	if id == "" || getenv("HERDR_PLUGIN_EVENT") != "startup" {
-		return daemon.Plugin{}
-	}
-	p := daemon.Plugin{ID: id}
-	if dir := getenv("HERDR_PLUGIN_CONFIG_DIR"); dir != "" {
-		parent := filepath.Dir(filepath.Clean(dir))
-		plugins := filepath.Dir(parent)
-		if filepath.Base(parent) == "config" && filepath.Base(plugins) == "plugins" {
-			p.Registry = filepath.Join(filepath.Dir(plugins), "plugins.json")
-		}
-	}
-	return p
 }
 
 // Run makes one pass and prints each rename (or would-be rename).

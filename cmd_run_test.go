@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
@@ -84,33 +83,6 @@ func TestRunSettle(t *testing.T) {
 			}
 			if opt.Naming.Settle != tc.want {
 				t.Fatalf("settle %v, want %v", opt.Naming.Settle, tc.want)
-			}
-		})
-	}
-}
-
-// TestPluginTie: only the command herdr runs as a plugin's startup hook
-// ties the daemon to that plugin, and herdr's registry is found from the
-// plugin's config folder when that has herdr's layout.
-func TestPluginTie(t *testing.T) {
-	cfg := filepath.Join("/h", ".config", "herdr", "plugins", "config", "herdrtabrenamer")
-	tests := []struct {
-		name string
-		env  map[string]string
-		want daemon.Plugin
-	}{
-		{"not from herdr", map[string]string{}, daemon.Plugin{}},
-		{"an action, not the startup hook", map[string]string{"HERDR_PLUGIN_ID": "herdrtabrenamer", "HERDR_PLUGIN_EVENT": "rename-now", "HERDR_PLUGIN_CONFIG_DIR": cfg}, daemon.Plugin{}},
-		{"startup hook", map[string]string{"HERDR_PLUGIN_ID": "herdrtabrenamer", "HERDR_PLUGIN_EVENT": "startup", "HERDR_PLUGIN_CONFIG_DIR": cfg},
-			daemon.Plugin{ID: "herdrtabrenamer", Registry: filepath.Join("/h", ".config", "herdr", "plugins.json")}},
-		{"config folder of another shape", map[string]string{"HERDR_PLUGIN_ID": "x", "HERDR_PLUGIN_EVENT": "startup", "HERDR_PLUGIN_CONFIG_DIR": "/h/x"},
-			daemon.Plugin{ID: "x"}},
-		{"no config folder", map[string]string{"HERDR_PLUGIN_ID": "x", "HERDR_PLUGIN_EVENT": "startup"}, daemon.Plugin{ID: "x"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := pluginTie(func(k string) string { return tt.env[k] }); got != tt.want {
-				t.Errorf("pluginTie = %+v, want %+v", got, tt.want)
 			}
 		})
 	}

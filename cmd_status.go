@@ -1,56 +1,32 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
-	"github.com/herdrtabrenamer/herdrtabrenamer/config"
 	"io"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/internal/quote"
-	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
-	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
-	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
-	"github.com/herdrtabrenamer/herdrtabrenamer/procwatch"
-	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
-	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
+	"github.com/herdrtabrenamer/herdrtabrenamer/doctor"
 )
 
-// StatusCmd checks the setup piece by piece. Everything it knows about
-// where the daemon keeps its files is in this one file, so a change to the
-// runtime layout has one place to follow.
+// StatusCmd checks the setup piece by piece (package doctor).
 type StatusCmd struct {
 	State string `help:"State file to check; \"auto\" is the one the daemon uses." default:"auto" placeholder:"PATH"`
 }
 
-// check is one line of the report: what was looked at, what was found,
-// and for a problem the command that fixes it.
-type check struct {
-	name, found, fix string
-	ok               bool
-}
-
 // Run prints one line per check. Exit 1 when something needs fixing.
 func (c *StatusCmd) Run(g *Globals, env *runEnv) error {
-	checks := c.checks(g, env)
+	checks := doctor.Checks(g.Socket, doctor.Env{Lookup: env.lookup, Home: env.home, Config: env.config, State: c.State,
+		Run: func() (daemon.Options, error) { return buildAsRun(g) }})
 	problems := 0
 	for _, ch := range checks {
 		mark := "ok  "
-		if !ch.ok {
+		if !ch.OK {
 			mark = "FIX "
 			problems++
 		}
-		fmt.Fprintf(env.stdout, "%s %-8s %s\n", mark, ch.name, ch.found)
-		if !ch.ok && ch.fix != "" {
-			fmt.Fprintf(env.stdout, "     %-8s -> %s\n", "", ch.fix)
+		fmt.Fprintf(env.stdout, "%s %-8s %s\n", mark, ch.Name, ch.Found)
+		if !ch.OK && ch.Fix != "" {
+			fmt.Fprintf(env.stdout, "     %-8s -> %s\n", "", ch.Fix)
 		}
 	}
 	if problems > 0 {
@@ -59,187 +35,11 @@ func (c *StatusCmd) Run(g *Globals, env *runEnv) error {
 	return nil
 }
 
-func (c *StatusCmd) checks(g *Globals, env *runEnv) []check {
-	var out []check
-	sock, err := herdr.ResolveSocketPath(g.Socket, env.lookup)
-	if err != nil {
-		out = append(out, check{name: "herdr", found: err.Error(), fix: "start herdr, or pass --socket PATH"})
-	} else {
-		out = append(out, herdrCheck(sock))
-		out = append(out, daemonChecks(sock)...)
-	}
-	out = append(out, configCheck(g, env.config))
-	if sock != "" {
-		out = append(out, stateCheck(c.State, sock))
-	}
-	out = append(out, hooksCheck(env), pluginCheck(env))
-	return out
-}
-
-func herdrCheck(sock string) check {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	pong, err := herdr.New(sock, herdr.WithTimeout(2*time.Second)).Ping(ctx)
-	if err != nil {
-		if errors.Is(err, herdr.ErrNotRunning) {
-			return check{name: "herdr", found: "not running at " + sock,
-				fix: "start herdr; if it runs elsewhere, pass --socket PATH or set HERDR_SOCKET_PATH"}
-		}
-		return check{name: "herdr", found: fmt.Sprintf("%s: %v", sock, err), fix: "check that " + sock + " is herdr's API socket"}
-	}
-	return check{name: "herdr", ok: true, found: fmt.Sprintf("%s, protocol %d, socket %s", pong.Version, pong.Protocol, sock)}
-}
-
-// daemonChecks are the runtime folder, checked as run checks it, and what
-// a running daemon keeps there: its lock, its nudge socket and the record
-// of its last reload. A folder run would refuse ends the list: nothing in
-// it is the daemon's, and no daemon can start until it is fixed.
-func daemonChecks(sock string) []check {
-	rt, usable := runtimeCheck()
-	if !usable {
-		return []check{rt}
-	}
-	d, pid, since := daemonCheck(sock)
-	out := []check{rt, d, nudgeCheck(sock)}
-	if pid != 0 {
-		out = append(out, healthChecks(sock, pid)...)
-		out = append(out, reloadCheck(sock, pid, since))
-	}
-	return out
-}
-
-// troubleFix is what to do about each thing a daemon can fail to do.
-var troubleFix = map[string]string{
-	rundir.TroubleState:     "make the state file's folder writable (--state, or $XDG_STATE_HOME/herdrtabrenamer): the daemon renames nothing it cannot record",
-	rundir.TroubleSubscribe: "see the daemon's log for herdr's answer; restarting herdr or the daemon subscribes again",
-	rundir.TroubleRename:    "see the daemon's log for herdr's answer",
-	rundir.TroubleSessionWatch: "raise fs.inotify.max_user_instances and max_user_watches (sysctl), then restart the daemon; " +
-		"meanwhile the daemon looks at the session files twice a second",
-	rundir.TroubleLocalWatch: "raise the limit named above as root (sysctl -w, and a file in /etc/sysctl.d to keep it); " +
-		"the daemon takes the kernel's events up by itself; meanwhile it looks at those shells a few times a second",
-}
-
-// healthChecks reads what the running daemon pid recorded it cannot do
-// (rundir.Health): a FIX line for each. A record of another process is an
-// earlier daemon's, and says nothing.
-func healthChecks(sock string, pid int) []check {
-	h, err := rundir.ReadHealth(sock)
-	if err != nil || h.PID != pid {
-		return nil
-	}
-	var out []check
-	for _, t := range h.Troubles {
-		out = append(out, check{name: "daemon",
-			found: fmt.Sprintf("cannot %s, since %s: %s", t.What, t.Since.Format(time.RFC3339), t.Error),
-			fix:   troubleFix[t.What]})
-	}
-	return out
-}
-
-// runtimeCheck looks at the runtime folder with run's own check
-// (rundir.Verify), without making or repairing it: status never writes.
-func runtimeCheck() (c check, usable bool) {
-	dir, err := rundir.Path()
-	if err != nil {
-		return check{name: "runtime", found: err.Error(), fix: "set XDG_RUNTIME_DIR (or HOME) to a folder of your own, then start the daemon"}, false
-	}
-	loose, err := rundir.Verify(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return check{name: "runtime", ok: true, found: dir + " (not made yet: run makes it)"}, true
-	case err != nil:
-		return check{name: "runtime", found: err.Error(), fix: "remove " + quote.POSIX(dir) + " if you did not make it, or set XDG_RUNTIME_DIR to a folder of your own"}, false
-	case loose:
-		return check{name: "runtime", ok: true, found: dir + " (others may enter: run makes it private)"}, true
-	}
-	return check{name: "runtime", ok: true, found: dir}, true
-}
-
-// daemonCheck reads the single-instance lock file, which the running
-// daemon fills with "pid N since TIME" and empties when it stops. pid is
-// the running daemon's, 0 when none runs.
-func daemonCheck(sock string) (c check, pid int, since time.Time) {
-	lock := claim.InstanceLockPath(sock)
-	notRunning := check{name: "daemon", found: "not running for this herdr",
-		fix: "herdrtabrenamer run --apply (or install the plugin or a service: herdrtabrenamer init --help)"}
-	// A daemon killed with SIGKILL leaves its line behind, and its pid may
-	// be another process's since: believe it only while that process is
-	// the one that took the lock.
-	h, ok := claim.Running(lock)
-	if !ok {
-		return notRunning, 0, since
-	}
-	return check{name: "daemon", ok: true, found: fmt.Sprintf("running, %s (lock %s)", h, lock)}, h.PID, h.Since
-}
-
-// reloadCheck reads what the running daemon recorded of its last reload
-// (SIGHUP): one it refused leaves it on its old configuration. A record
-// of another process, or from before the daemon started, is an earlier
-// daemon's.
-func reloadCheck(sock string, pid int, since time.Time) check {
-	r, err := rundir.ReadReload(sock)
-	switch {
-	case errors.Is(err, os.ErrNotExist) || err == nil && (r.PID != pid || r.At.Before(since)):
-		return check{name: "reload", ok: true, found: "none since the daemon started"}
-	case err != nil:
-		return check{name: "reload", found: err.Error(), fix: fmt.Sprintf("kill -HUP %d (the daemon records its next reload)", pid)}
-	case r.Error != "":
-		return check{name: "reload", found: fmt.Sprintf("at %s the daemon refused the config and runs on the one before: %s", r.At.Format(time.RFC3339), r.Error),
-			fix: fmt.Sprintf("fix the config (the config line shows what run says), then: kill -HUP %d", pid)}
-	}
-	return check{name: "reload", ok: true, found: "config reloaded at " + r.At.Format(time.RFC3339)}
-}
-
-// nudgeCheck looks at the nudge socket as nudge reaches it (nudge.Probe,
-// which sends nothing): a file or a folder at its path fails every nudge.
-func nudgeCheck(sock string) check {
-	p, err := rundir.NudgeSocket(sock)
-	if err != nil {
-		return check{name: "nudge", found: err.Error(), fix: "set XDG_RUNTIME_DIR"}
-	}
-	fi, err := os.Lstat(p)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return check{name: "nudge", found: "no socket at " + p + " (the daemon makes it)", fix: "herdrtabrenamer run --apply"}
-	case err != nil:
-		return check{name: "nudge", found: err.Error(), fix: "check the runtime folder"}
-	case fi.Mode().Type() != os.ModeSocket:
-		return check{name: "nudge", found: fmt.Sprintf("%s is %s, not the daemon's socket: every nudge fails", p, safefile.Kind(fi.Mode())),
-			fix: "remove it, then restart the daemon: it makes its socket when it starts"}
-	}
-	if err := nudge.Probe(p); err != nil {
-		return check{name: "nudge", found: err.Error(), fix: "herdrtabrenamer run --apply (a daemon that runs makes its socket again when restarted)"}
-	}
-	return check{name: "nudge", ok: true, found: "socket " + p}
-}
-
-// configCheck reports the file Main loaded, then compiles the whole
-// configuration as run does (buildAsRun): what run refuses, status shows,
-// with run's own error.
-func configCheck(g *Globals, cf *config.File) check {
-	if cf != nil && errors.Is(cf.Broken, os.ErrNotExist) {
-		return check{name: "config", found: cf.Broken.Error(), fix: "create the file, or stop naming it (--config, HERDRTABRENAMER_CONFIG)"}
-	}
-	if cf != nil && cf.Broken != nil {
-		return check{name: "config", found: cf.Broken.Error(), fix: "fix that line, or start over from README's config example"}
-	}
-	if err := buildAsRun(g); err != nil {
-		return check{name: "config", found: err.Error(), fix: "fix it: run stops with this error"}
-	}
-	if cf == nil || cf.Path == "" {
-		return check{name: "config", ok: true, found: "none (defaults)"}
-	}
-	if _, err := os.Stat(cf.Path); err != nil {
-		return check{name: "config", ok: true, found: "none at " + cf.Path + " (defaults)"}
-	}
-	return check{name: "config", ok: true, found: fmt.Sprintf("%s parses (%d rules, %d rewrites)", cf.Path, len(cf.Rules), len(cf.Rewrites))}
-}
-
-// buildAsRun compiles the configuration with run's own parse and build,
-// from the same file, environment and global flags, and returns the error
-// run would stop with. It reads the config file as run does and writes
-// nothing.
-func buildAsRun(g *Globals) error {
+// buildAsRun builds the daemon's options with run's own parse and build,
+// from the same file, environment and global flags, and returns them or
+// the error run would stop with. It reads the config file as run does
+// and writes nothing.
+func buildAsRun(g *Globals) (daemon.Options, error) {
 	args := []string{"run"}
 	if g.Config != "" {
 		args = append(args, "--config="+g.Config)
@@ -249,204 +49,10 @@ func buildAsRun(g *Globals) error {
 	}
 	cli, _, cf, err := parse(args, io.Discard, io.Discard, func(int) {})
 	if err != nil {
-		return err
+		return daemon.Options{}, err
 	}
 	if cf.Broken != nil {
-		return cf.Broken
+		return daemon.Options{}, cf.Broken
 	}
-	_, err = cli.Run.build(&cli.Globals, &runEnv{stdout: io.Discard, stderr: io.Discard, config: cf})
-	return err
-}
-
-func stateCheck(flag, sock string) check {
-	path, err := statePath(flag, sock)
-	if err != nil {
-		return check{name: "state", found: err.Error(), fix: "set XDG_STATE_HOME or HOME"}
-	}
-	if path == "" {
-		return check{name: "state", ok: true, found: "none (--state \"\": nothing is remembered)"}
-	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return check{name: "state", ok: true, found: path + " (not written yet)"}
-	}
-	st, warn := state.Load(path, sock)
-	var damaged *state.DamagedError
-	switch {
-	case errors.As(warn, &damaged):
-		return check{name: "state", found: damaged.Error(), fix: damagedFix(damaged)}
-	case warn != nil:
-		return check{name: "state", found: warn.Error(), fix: "use --state auto, or give this herdr server a state file of its own"}
-	}
-	found := fmt.Sprintf("%s (%d tabs)", path, st.Len(state.Tab))
-	if note := serverNote(sock, st); note != "" {
-		found += "; " + note
-	}
-	return check{name: "state", ok: true, found: found}
-}
-
-// damagedFix says what a person does about a damaged state file.
-func damagedFix(d *state.DamagedError) string {
-	rm := "rm " + quote.POSIX(d.Path)
-	if d.Newer > 0 {
-		return "upgrade herdrtabrenamer, or " + rm + " to start with an empty memory"
-	}
-	if d.KeptAt != "" {
-		return "fix it by hand, or " + rm + " to start with an empty memory (a copy stays at " + d.KeptAt + ")"
-	}
-	return "fix it by hand, or " + rm + " to start with an empty memory (its locks are then forgotten)"
-}
-
-// serverNote says when the state describes another herdr server process
-// than the one serving the socket now, or when that cannot be told.
-func serverNote(sock string, st *state.State) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	snap, err := herdr.New(sock).Snapshot(ctx)
-	if err != nil {
-		return ""
-	}
-	switch v, why := claim.Compare(st.Server(), claim.Identify(ctx, sock, snap)); v {
-	case claim.Restarted:
-		return "it describes an earlier herdr server (" + why + "): the next pass keeps only the memory of tabs that still show it"
-	case claim.Unknown:
-		return "whether it describes this herdr server cannot be told (" + why + "): a daemon keeps only the memory of tabs that still show it"
-	}
-	return ""
-}
-
-// hooksCheck reads the marker the shell snippets export.
-func hooksCheck(env *runEnv) check {
-	return hooksVerdict(env.getenv, os.Getppid(), parentShell, localWatchOn(env))
-}
-
-// localWatchOn says whether a daemon started with this environment and
-// config file follows local shells through the kernel: where the platform
-// has the watch, unless --local-watch's variable or config key says no.
-func localWatchOn(env *runEnv) bool {
-	if !procwatch.Supported() {
-		return false
-	}
-	if v, ok := env.lookup("HERDRTABRENAMER_LOCAL_WATCH"); ok {
-		on, err := strconv.ParseBool(v)
-		return err != nil || on // run refuses a bad value; it is no "off"
-	}
-	if on, ok := env.config.BoolValue("local-watch"); ok {
-		return on
-	}
-	return true
-}
-
-// hooksVerdict judges the marker, "SHELL:PID" as the snippets export it
-// (a bare "SHELL" from an older snippet is taken at its word). A shell
-// started from a hooked one inherits the marker but not the hooks, so the
-// pid must be that of status's parent, when the parent is a shell:
-// started through env, time or a script, status cannot tell, and trusts
-// the marker. shellName says which shell pid runs, "" for none; getenv
-// reads the marker and the rest of the environment. watched: the daemon
-// learns of this shell's programs from the kernel, so hooks only make
-// renames a few ms sooner.
-func hooksVerdict(getenv func(string) string, ppid int, shellName func(pid int) string, watched bool) check {
-	inPane := getenv("HERDR_PANE_ID") != ""
-	if marker := getenv("HERDRTABRENAMER_HOOKS"); marker != "" {
-		shell, pidText, hasPID := strings.Cut(marker, ":")
-		pid, err := strconv.Atoi(pidText)
-		if !hasPID || err != nil || pid == ppid {
-			return check{name: "hooks", ok: true, found: shell + " hooks loaded in this shell"}
-		}
-		parent := shellName(ppid)
-		if parent == "" {
-			return check{name: "hooks", ok: true, found: fmt.Sprintf("%s hooks loaded in shell %d, which started this command", shell, pid)}
-		}
-		return hooksMissing(fmt.Sprintf("not loaded in this shell (%s, pid %d), only in the %s it was started from (pid %d)", parent, ppid, shell, pid), parent, inPane, watched)
-	}
-	return hooksMissing("not loaded in this shell", filepath.Base(getenv("SHELL")), inPane, watched)
-}
-
-// hooksMissing is the check for a shell without the hooks, with the line
-// that adds them to its rc file; outside a herdr pane, or with the local
-// watch, that is no problem.
-func hooksMissing(found, shell string, inPane, watched bool) check {
-	fix := "add the line for your shell from herdrtabrenamer init --help to its rc file"
-	switch shell {
-	case "zsh":
-		fix = `echo 'eval "$(herdrtabrenamer init zsh)"' >> ~/.zshrc, then open a new shell`
-	case "bash":
-		fix = `echo 'eval "$(herdrtabrenamer init bash)"' >> ~/.bashrc, then open a new shell`
-	case "fish":
-		fix = `echo 'herdrtabrenamer init fish | source' >> ~/.config/fish/config.fish, then open a new shell`
-	}
-	switch {
-	case !inPane:
-		// Outside herdr the hooks do nothing, so their absence is no problem.
-		return check{name: "hooks", ok: true, found: "not loaded (this shell is not in a herdr pane)"}
-	case watched:
-		return check{name: "hooks", ok: true, found: found + "; the daemon's local watch renames at once without them (optional: " + fix + ")"}
-	}
-	return check{name: "hooks", found: found + ": renames wait for the next poll", fix: fix}
-}
-
-// parentShell names the shell running as pid (zsh for a login shell's
-// "-zsh" too), or "" when pid runs something else or cannot be read.
-func parentShell(pid int) string {
-	p, err := procinfo.Local().Process(pid)
-	if err != nil {
-		return ""
-	}
-	name := p.Name
-	if len(p.Argv) > 0 {
-		name = filepath.Base(strings.TrimPrefix(p.Argv[0], "-"))
-	}
-	switch name {
-	case "zsh", "bash", "fish", "sh", "dash", "ksh", "mksh", "tcsh", "csh", "nu", "elvish", "xonsh", "pwsh":
-		return name
-	}
-	return ""
-}
-
-// pluginID is the id in our herdr-plugin.toml.
-const pluginID = "herdrtabrenamer"
-
-// maxRegistrySize bounds herdr's plugins.json, a few hundred bytes a
-// plugin.
-const maxRegistrySize = 4 << 20
-
-// pluginCheck looks for our plugin in herdr's registry, a JSON array of
-// installed plugins at <herdr config dir>/plugins.json
-// (src/persist/plugin_registry.rs).
-func pluginCheck(env *runEnv) check {
-	dir := env.getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home, _ := env.home()
-		dir = filepath.Join(home, ".config")
-	}
-	reg := filepath.Join(dir, "herdr", "plugins.json")
-	var plugins []struct {
-		ID      string `json:"plugin_id"`
-		Root    string `json:"plugin_root"`
-		Enabled bool   `json:"enabled"`
-	}
-	// A FIFO at the path would block status for as long as no one
-	// writes to it.
-	b, err := safefile.ReadFile(reg, maxRegistrySize)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		return check{name: "plugin", found: fmt.Sprintf("herdr's plugin registry: %v", err), fix: "rm " + quote.POSIX(reg) + " (herdr writes it again when a plugin is installed or linked)"}
-	default:
-		if err := json.Unmarshal(b, &plugins); err != nil {
-			return check{name: "plugin", found: fmt.Sprintf("herdr's plugin registry %s: %v", reg, err), fix: "herdr plugin list (herdr rewrites the file)"}
-		}
-	}
-	for _, p := range plugins {
-		if p.ID != pluginID {
-			continue
-		}
-		if !p.Enabled {
-			return check{name: "plugin", found: "installed in herdr but disabled (" + p.Root + ")", fix: "herdr plugin enable " + pluginID}
-		}
-		return check{name: "plugin", ok: true, found: "installed in herdr and enabled (" + p.Root + ")"}
-	}
-	// The plugin is one way to start the daemon; a service or a hand-run
-	// daemon are others, so its absence is information, not a problem.
-	return check{name: "plugin", ok: true, found: "not installed (optional: herdr plugin install herdrtabrenamer/herdrtabrenamer)"}
+	return cli.Run.build(&cli.Globals, &runEnv{stdout: io.Discard, stderr: io.Discard, config: cf})
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
-	"github.com/herdrtabrenamer/herdrtabrenamer/config"
 	"net"
 	"os"
 	"os/exec"
@@ -16,9 +15,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
-	"github.com/herdrtabrenamer/herdrtabrenamer/procwatch"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
-	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // statusLines runs status and returns its exit code and the line of each
@@ -191,109 +188,6 @@ func TestStatusNamedConfigMissing(t *testing.T) {
 	_, l := statusLines(t, "--config", filepath.Join(t.TempDir(), "gone.toml"))
 	if !strings.HasPrefix(l["config"], "FIX") || !strings.Contains(l["config"], "create the file") {
 		t.Fatalf("config line %q", l["config"])
-	}
-}
-
-// The hooks marker names the shell that loaded them and its pid. A shell
-// started from a hooked one inherits the marker, not the hooks: status,
-// whose parent is that shell, says so, while a parent that is no shell
-// (env, time, a script) cannot tell and the marker stands.
-func TestHooksVerdictTellsAnInheritedMarker(t *testing.T) {
-	shells := map[int]string{100: "zsh", 200: "bash"}
-	shellName := func(pid int) string { return shells[pid] }
-	for _, tc := range []struct {
-		name, marker string
-		ppid         int
-		ok           bool
-		found, fix   string
-	}{
-		{"loaded in the parent shell", "zsh:100", 100, true, "zsh hooks loaded in this shell", ""},
-		{"marker of an older snippet", "zsh", 200, true, "zsh hooks loaded in this shell", ""},
-		{"inherited by a bash", "zsh:100", 200, false, "not loaded in this shell (bash, pid 200), only in the zsh it was started from (pid 100): renames wait for the next poll", "~/.bashrc"},
-		{"started through env", "zsh:100", 300, true, "zsh hooks loaded in shell 100, which started this command", ""},
-		{"no marker", "", 100, false, "not loaded in this shell: renames wait for the next poll", "~/.zshrc"},
-	} {
-		env := map[string]string{"HERDR_PANE_ID": "w1:p1", "SHELL": "/bin/zsh", "HERDRTABRENAMER_HOOKS": tc.marker}
-		getenv := func(k string) string { return env[k] }
-		c := hooksVerdict(getenv, tc.ppid, shellName, false)
-		if c.ok != tc.ok || c.found != tc.found || !strings.Contains(c.fix, tc.fix) {
-			t.Errorf("%s: %+v; want ok %v, found %q, a fix with %q", tc.name, c, tc.ok, tc.found, tc.fix)
-		}
-	}
-}
-
-// With the local watch, a shell without hooks is renamed at once anyway:
-// their absence is no problem, and status says why, with the line that
-// adds them.
-func TestHooksVerdictWithTheLocalWatch(t *testing.T) {
-	env := map[string]string{"HERDR_PANE_ID": "w1:p1", "SHELL": "/bin/bash"}
-	c := hooksVerdict(func(k string) string { return env[k] }, 100, func(int) string { return "bash" }, true)
-	if !c.ok || !strings.Contains(c.found, "local watch") || !strings.Contains(c.found, "~/.bashrc") {
-		t.Fatalf("hooks check %+v; want ok, naming the local watch and the optional line", c)
-	}
-}
-
-// The local watch is on unless the environment or the config file turns
-// it off, as run reads them.
-func TestLocalWatchOnFollowsEnvAndConfig(t *testing.T) {
-	if !procwatch.Supported() {
-		t.Skip("no local watch on this platform")
-	}
-	for _, tc := range []struct {
-		name, env, file string
-		want            bool
-	}{
-		{"default", "", "", true},
-		{"config off", "", "local-watch = false\n", false},
-		{"env off", "false", "", false},
-		{"env on over config off", "true", "local-watch = false\n", true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "config.toml")
-			if err := os.WriteFile(path, []byte(tc.file), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			cf, err := config.Load(path, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			vars := map[string]string{}
-			if tc.env != "" {
-				vars["HERDRTABRENAMER_LOCAL_WATCH"] = tc.env
-			}
-			env := &runEnv{config: cf, lookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
-			if got := localWatchOn(env); got != tc.want {
-				t.Fatalf("localWatchOn = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
-// TestStateCheckDoesNotWrite: status looks at the state file and leaves
-// it as it was (same inode, same modification time): a check must not
-// write.
-func TestStateCheckDoesNotWrite(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state.json")
-	sock := "/run/herdr.sock"
-	st, _ := state.Load(path, sock)
-	if err := st.Edit(func(tx *state.Tx) { tx.Named(state.TabTarget("w1:t1"), "a") }); err != nil {
-		t.Fatal(err)
-	}
-	before, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(10 * time.Millisecond) // an input: a rewrite now has another mtime
-	c := stateCheck(path, sock)
-	if !c.ok || !strings.Contains(c.found, "1 tabs") {
-		t.Fatalf("stateCheck = %+v, want ok with 1 tab", c)
-	}
-	after, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !os.SameFile(before, after) || !before.ModTime().Equal(after.ModTime()) {
-		t.Fatalf("status rewrote the state file (inode or mtime changed)")
 	}
 }
 
@@ -558,5 +452,39 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("gave up waiting for %s", what)
 		}
+	}
+}
+
+// The local watch is on unless the environment or the config file turns
+// it off, as run reads them: status takes it from options built as run
+// builds them.
+func TestLocalWatchOnFollowsEnvAndConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name, env, file string
+		want            bool
+	}{
+		{"default", "", "", true},
+		{"config off", "", "local-watch = false\n", false},
+		{"env off", "false", "", false},
+		{"env on over config off", "true", "local-watch = false\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			statusSetup(t)
+			path := filepath.Join(t.TempDir(), "config.toml")
+			if err := os.WriteFile(path, []byte(tc.file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("HERDRTABRENAMER_CONFIG", path)
+			if tc.env != "" {
+				t.Setenv("HERDRTABRENAMER_LOCAL_WATCH", tc.env)
+			}
+			opt, err := buildAsRun(&Globals{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := opt.Naming.LocalWatch; got != tc.want {
+				t.Fatalf("local watch %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

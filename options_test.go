@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"github.com/herdrtabrenamer/herdrtabrenamer/setup"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,8 +34,8 @@ func fakeEnv(vars map[string]string, home string, cf *config.File) *runEnv {
 }
 
 // namingDefaults are the naming flags as kong fills them when none is given.
-func namingDefaults() NamingFlags {
-	return NamingFlags{Format: "{proc|dir}", MaxLen: 24, State: "auto"}
+func namingDefaults() setup.NamingFlags {
+	return setup.NamingFlags{Format: "{proc|dir}", MaxLen: 24, State: "auto"}
 }
 
 // programOf is the name opt's resolver gives the program argv runs in
@@ -55,7 +56,7 @@ func stateFile(dir, sock string) string {
 // CONFIG stands for the config file's path.
 type optionsCase struct {
 	name   string
-	flags  func(*NamingFlags)
+	flags  func(*setup.NamingFlags)
 	socket string            // --socket
 	vars   map[string]string // the environment; HERDR_SOCKET_PATH=/run/h.sock when nil
 	home   string            // "" for none
@@ -86,7 +87,7 @@ var optionsCases = []optionsCase{
 			t.Errorf("options lack a part: %+v", o)
 		}
 	}},
-	{name: "naming flags", home: "/home/u", flags: func(f *NamingFlags) {
+	{name: "naming flags", home: "/home/u", flags: func(f *setup.NamingFlags) {
 		f.Format, f.MaxLen, f.Icons, f.Workspace = "{dir}", 0, "idle=z", "w2"
 		f.Force, f.Unique, f.IndexPrefixAll, f.HideDefaultBranch = true, true, true, true
 		f.WorkspaceFormat, f.Ignore, f.ExtendIgnore = "{index} {dir}", []string{}, []string{"make"}
@@ -107,13 +108,13 @@ var optionsCases = []optionsCase{
 		}
 	}},
 	{name: "pane-format", home: "/home/u", config: "[[rules]]\ndir = \"~/docs\"\npane-format = \"doc {agent}\"\n",
-		flags: func(f *NamingFlags) { f.PaneFormat = "{agent|proc}" }, check: func(t *testing.T, o daemon.Options) {
+		flags: func(f *setup.NamingFlags) { f.PaneFormat = "{agent|proc}" }, check: func(t *testing.T, o daemon.Options) {
 			c := o.Naming.PaneNamer.Config()
 			if c.Format != "{agent|proc}" || !c.Panes || len(c.Rules) != 1 || c.Rules[0].PaneFormat != "doc {agent}" {
 				t.Errorf("pane namer config %+v", c)
 			}
 		}},
-	{name: "aliases", home: "/home/u", flags: func(f *NamingFlags) { f.Alias = "nvim=vim, htop = top" }, check: func(t *testing.T, o daemon.Options) {
+	{name: "aliases", home: "/home/u", flags: func(f *setup.NamingFlags) { f.Alias = "nvim=vim, htop = top" }, check: func(t *testing.T, o daemon.Options) {
 		if got := programOf(o, "nvim"); got != "vim" {
 			t.Errorf("nvim shows as %q, want vim", got)
 		}
@@ -154,30 +155,30 @@ var optionsCases = []optionsCase{
 				t.Errorf("state %q, want one of its own for /run/other.sock", o.StatePath)
 			}
 		}},
-	{name: "state named", flags: func(f *NamingFlags) { f.State = "/tmp/s.json" }, check: func(t *testing.T, o daemon.Options) {
+	{name: "state named", flags: func(f *setup.NamingFlags) { f.State = "/tmp/s.json" }, check: func(t *testing.T, o daemon.Options) {
 		if o.StatePath != "/tmp/s.json" {
 			t.Errorf("state %q", o.StatePath)
 		}
 	}},
-	{name: "no state, no home needed", flags: func(f *NamingFlags) { f.State = "" }, check: func(t *testing.T, o daemon.Options) {
+	{name: "no state, no home needed", flags: func(f *setup.NamingFlags) { f.State = "" }, check: func(t *testing.T, o daemon.Options) {
 		if o.StatePath != "" || o.Naming.Namer.Config().Home != "" {
 			t.Errorf("state %q, home %q", o.StatePath, o.Naming.Namer.Config().Home)
 		}
 	}},
-	{name: "--socket beats HERDR_SOCKET_PATH", socket: "/run/flag.sock", flags: func(f *NamingFlags) { f.State = "" },
+	{name: "--socket beats HERDR_SOCKET_PATH", socket: "/run/flag.sock", flags: func(f *setup.NamingFlags) { f.State = "" },
 		check: func(t *testing.T, o daemon.Options) {
 			if o.Socket != "/run/flag.sock" {
 				t.Errorf("socket %q", o.Socket)
 			}
 		}},
-	{name: "socket of a named session", flags: func(f *NamingFlags) { f.State = "" },
+	{name: "socket of a named session", flags: func(f *setup.NamingFlags) { f.State = "" },
 		vars: map[string]string{"HERDR_SESSION": "work", "XDG_CONFIG_HOME": "/cfg"},
 		check: func(t *testing.T, o daemon.Options) {
 			if o.Socket != filepath.Join("/cfg", "herdr", "sessions", "work", "herdr.sock") {
 				t.Errorf("socket %q", o.Socket)
 			}
 		}},
-	{name: "socket in herdr's config dir", flags: func(f *NamingFlags) { f.State = "" },
+	{name: "socket in herdr's config dir", flags: func(f *setup.NamingFlags) { f.State = "" },
 		vars: map[string]string{"HOME": "/home/v"},
 		check: func(t *testing.T, o daemon.Options) {
 			if o.Socket != filepath.Join("/home/v", ".config", "herdr", "herdr.sock") {
@@ -187,29 +188,29 @@ var optionsCases = []optionsCase{
 
 	{name: "empty HERDR_SOCKET_PATH", vars: map[string]string{"HERDR_SOCKET_PATH": ""}, wantErr: "HERDR_SOCKET_PATH is set but empty"},
 	{name: "bad HERDR_SESSION", vars: map[string]string{"HERDR_SESSION": "a/b"}, wantErr: "HERDR_SESSION: "},
-	{name: "bad workspace", flags: func(f *NamingFlags) { f.Workspace = "t1" }, wantErr: `--workspace: invalid workspace id "t1"`},
-	{name: "negative max-len", flags: func(f *NamingFlags) { f.MaxLen = -1 }, wantErr: "--max-len: -1 is negative"},
-	{name: "bad format", flags: func(f *NamingFlags) { f.Format = "{proc" }, wantErr: "format: "},
-	{name: "bad icons", flags: func(f *NamingFlags) { f.Icons = "idle" }, wantErr: `icons "idle": entry "idle" has no '='`},
-	{name: "bad ignore", flags: func(f *NamingFlags) { f.Ignore = []string{"ls", ""} }, wantErr: "--ignore: entry 2: "},
-	{name: "bad extend-ignore", flags: func(f *NamingFlags) { f.ExtendIgnore = []string{""} }, wantErr: "--extend-ignore: entry 1: "},
+	{name: "bad workspace", flags: func(f *setup.NamingFlags) { f.Workspace = "t1" }, wantErr: `--workspace: invalid workspace id "t1"`},
+	{name: "negative max-len", flags: func(f *setup.NamingFlags) { f.MaxLen = -1 }, wantErr: "--max-len: -1 is negative"},
+	{name: "bad format", flags: func(f *setup.NamingFlags) { f.Format = "{proc" }, wantErr: "format: "},
+	{name: "bad icons", flags: func(f *setup.NamingFlags) { f.Icons = "idle" }, wantErr: `icons "idle": entry "idle" has no '='`},
+	{name: "bad ignore", flags: func(f *setup.NamingFlags) { f.Ignore = []string{"ls", ""} }, wantErr: "--ignore: entry 2: "},
+	{name: "bad extend-ignore", flags: func(f *setup.NamingFlags) { f.ExtendIgnore = []string{""} }, wantErr: "--extend-ignore: entry 1: "},
 	{name: "bad rule in the file", config: "# a rule\n\n[[rules]]\nname = \"x\"\n", wantErr: "CONFIG:3: rule 1: needs dir or program"},
-	{name: "bad workspace-format flag", flags: func(f *NamingFlags) { f.WorkspaceFormat = "{nope}" }, wantErr: "workspace-format: "},
+	{name: "bad workspace-format flag", flags: func(f *setup.NamingFlags) { f.WorkspaceFormat = "{nope}" }, wantErr: "workspace-format: "},
 	{name: "bad workspace-format in the file", config: "workspace-format = \"{nope}\"\n",
-		flags: func(f *NamingFlags) { f.WorkspaceFormat = "{nope}" }, wantErr: "CONFIG:1: workspace-format: "},
-	{name: "bad pane-format flag", flags: func(f *NamingFlags) { f.PaneFormat = "{nope}" }, wantErr: "pane-format: "},
+		flags: func(f *setup.NamingFlags) { f.WorkspaceFormat = "{nope}" }, wantErr: "CONFIG:1: workspace-format: "},
+	{name: "bad pane-format flag", flags: func(f *setup.NamingFlags) { f.PaneFormat = "{nope}" }, wantErr: "pane-format: "},
 	{name: "bad pane-format in the file", config: "pane-format = \"{nope}\"\n",
-		flags: func(f *NamingFlags) { f.PaneFormat = "{nope}" }, wantErr: "CONFIG:1: pane-format: "},
+		flags: func(f *setup.NamingFlags) { f.PaneFormat = "{nope}" }, wantErr: "CONFIG:1: pane-format: "},
 	{name: "bad rule pane-format in the file", config: "[[rules]]\ndir = \"/a\"\npane-format = \"{x\"\n",
 		wantErr: "CONFIG:1: rule 1 (pane-format): "},
-	{name: "bad sidebar token", flags: func(f *NamingFlags) { f.SidebarTokens = []string{"task", "token.x"} }, wantErr: `--sidebar-tokens: unknown token "token.x"`},
-	{name: "sidebar tokens", flags: func(f *NamingFlags) { f.State, f.SidebarTokens = "", []string{"task", "branch"} },
+	{name: "bad sidebar token", flags: func(f *setup.NamingFlags) { f.SidebarTokens = []string{"task", "token.x"} }, wantErr: `--sidebar-tokens: unknown token "token.x"`},
+	{name: "sidebar tokens", flags: func(f *setup.NamingFlags) { f.State, f.SidebarTokens = "", []string{"task", "branch"} },
 		check: func(t *testing.T, o daemon.Options) {
 			if o.Naming.Sidebar == nil || strings.Join(o.Naming.SidebarTokens, ",") != "task,branch" {
 				t.Errorf("sidebar %v, tokens %q", o.Naming.Sidebar, o.Naming.SidebarTokens)
 			}
 		}},
-	{name: "bad alias", flags: func(f *NamingFlags) { f.Alias = "nvim" }, wantErr: `--alias: alias "nvim": entry 1 "nvim" has no '='`},
+	{name: "bad alias", flags: func(f *setup.NamingFlags) { f.Alias = "nvim" }, wantErr: `--alias: alias "nvim": entry 1 "nvim" has no '='`},
 	{name: "bad rewrite in the file", config: "[[rules]]\ndir = \"/a\"\nname = \"a\"\n[[rewrites]]\nmatch = \"(\"\n",
 		wantErr: "CONFIG:4: rewrite rule 1: bad match"},
 	{name: "bad glyph", home: "/home/u", glyphs: map[string]string{"a b": "x"}, wantErr: `glyphs: "a b" is no program name`},

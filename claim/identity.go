@@ -11,8 +11,8 @@ import (
 	"github.com/shirou/gopsutil/v4/process"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
-	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -150,7 +150,7 @@ func Check(ctx context.Context, socket string, snap *herdr.Snapshot, mem *state.
 	apply := func(tx *state.Tx) {
 		if res.Verdict != Same && remembered {
 			res.Revalidated = true
-			res.Kept, res.Forgot = tx.Revalidate(renamer.Shows(snap), at)
+			res.Kept, res.Forgot = tx.Revalidate(owner.Shows(snap), at)
 		}
 		tx.SetServer(state.Server{Peer: now.Peer, Terminals: now.Terminals})
 	}

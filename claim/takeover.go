@@ -20,6 +20,17 @@ func InstanceLockPath(herdrSocket string) string {
 	return filepath.Join(dir, id+".lock")
 }
 
+// RestoreLockPath is the lock a restore of the herdr server at
+// herdrSocket holds for its whole run, beside the daemon's
+// (InstanceLockPath): a second restore finds it taken and stops, where
+// taking the daemon's for the daemon's it would stop the first with
+// SIGTERM.
+func RestoreLockPath(herdrSocket string) string {
+	dir, _ := rundir.Path()
+	id, _ := rundir.ServerID(herdrSocket)
+	return filepath.Join(dir, id+".restore.lock")
+}
+
 // TakeOver takes the daemon's instance lock for herdrSocket, so no daemon
 // runs (and none starts) while the caller undoes what daemons did. With
 // stop, a running daemon gets SIGTERM and up to wait to let go; pid is the

@@ -11,10 +11,13 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/session"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/localwatch"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/plugintie"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/sidebar"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+	"github.com/herdrtabrenamer/herdrtabrenamer/triage"
 )
 
 // Options configure a Daemon. Naming's Namer and Procs are required.
@@ -40,7 +43,7 @@ type Options struct {
 	Timeout   time.Duration
 	// Plugin is the herdr plugin that started the daemon, whose life it
 	// follows; zero: none.
-	Plugin Plugin
+	Plugin plugintie.Plugin
 
 	// Out receives dry-run decisions ("would rename ...").
 	Out io.Writer
@@ -85,7 +88,7 @@ type Daemon struct {
 	gen        uint64
 	subscribed bool
 	// view is the last snapshot and what was seen beyond it.
-	view view
+	view triage.View
 	// passes counts passes that read a snapshot: a snapshot read ahead
 	// for a pass is stale once another pass ran after it.
 	passes atomic.Uint64
@@ -97,17 +100,15 @@ type Daemon struct {
 		checked bool
 		gen     uint64
 	}
-	// server is the pid serving herdr's socket as this machine's kernel
-	// names it, as the last check found it (0: none).
-	server int
 	// sessions reads agent session titles for {session}; in Run it also
 	// watches their files and wakes a pass when a title changes.
 	sessions *session.Sessions
-	// fronts reads local shells' terminals for the planner, through the
-	// local watch while it runs.
-	fronts fronts
+	// shells are the panes' shells on this machine: proven local, found
+	// by the passes, and watched by the kernel while Run runs.
+	shells *localwatch.Shells
 	tracer
-	// health records what the daemon cannot do, for status (Run only).
+	// health records what the daemon cannot do, for status, while Run
+	// runs.
 	health *health
 	// Tests shorten or lengthen: lookTimeout bounds the look whether a
 	// created tab or pane is there (0: existsTimeout); replayCap bounds
@@ -137,7 +138,8 @@ func New(opt Options) (*Daemon, error) {
 	// Hedged reads (docs/herdr.md §2) are on, but only passes someone
 	// waits for use them: a poll tick costs one connection.
 	client := herdr.New(opt.Socket, herdr.WithTimeout(opt.Timeout), herdr.WithLogger(opt.Log), herdr.WithHedging(true))
-	d := &Daemon{opt: opt, clock: opt.Now, log: opt.Log, client: client, api: client, tracer: tracer{opt.Log, opt.Trace}}
+	d := &Daemon{opt: opt, clock: opt.Now, log: opt.Log, client: client, api: client, tracer: tracer{opt.Log, opt.Trace},
+		health: newHealth(opt.Socket, opt.Log, opt.Now)}
 	st, warn := state.Load(opt.StatePath, opt.Socket)
 	if other := (*state.OtherServerError)(nil); errors.As(warn, &other) {
 		return nil, other
@@ -146,19 +148,15 @@ func New(opt Options) (*Daemon, error) {
 		d.log.Warn("state file", "err", warn)
 	}
 	d.state = st
-	d.sessions = d.newSessions()
-	d.opt.Naming.Fronts = &d.fronts
-	d.planner = pass.New(d.opt.Naming, d.api, d.sessions, d.clock, d.log)
+	d.sessions = session.NewSessions(session.Options{Log: d.log, Now: d.clock}, d.health.sessionWatch)
+	d.shells = localwatch.New(opt.Naming.Inspector)
+	d.planner = pass.New(d.opt.Naming, d.api, d.sessions, d.shells, d.clock, d.log)
 	d.initRenamer()
 	d.sidebar = sidebar.New(client)
 	return d, nil
 }
 
 func (d *Daemon) now() time.Time { return d.clock() }
-
-func (d *Daemon) newSessions() *session.Sessions {
-	return session.NewSessions(session.Options{Log: d.log, Now: d.clock}, d.sessionWatch)
-}
 
 // Once runs one pass and returns its reports. Only Run watches session
 // files: a one-shot pass reads them and stops.
@@ -238,10 +236,10 @@ func (d *Daemon) reconfigure(opt Options) {
 			"keeping", d.opt.StatePath, "asked", opt.StatePath)
 		opt.StatePath = d.opt.StatePath
 	}
-	opt.Naming.Fronts = &d.fronts
 	d.opt = opt
 	d.dry = dryRun{}
 	d.planner.Reconfigure(opt.Naming)
+	d.shells.Inspect(opt.Naming.Inspector)
 	// The next pass watches the session files the new format still needs.
 	d.sessions.Prune(nil)
 	d.traceAt(slog.LevelInfo, Trace{Kind: TraceReloaded}, "configuration reloaded")

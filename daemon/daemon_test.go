@@ -106,7 +106,7 @@ func newFixture(t *testing.T, format string, mod func(*Options), srvOpts ...herd
 func (f *fixture) noHedging() {
 	c := herdr.New(f.srv.SocketPath(), herdr.WithTimeout(f.d.opt.Timeout), herdr.WithLogger(f.d.opt.Log))
 	f.d.client, f.d.api = c, c
-	f.d.planner = pass.New(f.d.opt.Naming, c, f.d.sessions, f.d.clock, f.d.log)
+	f.d.planner = pass.New(f.d.opt.Naming, c, f.d.sessions, f.d.shells, f.d.clock, f.d.log)
 	f.d.initRenamer()
 }
 
@@ -600,8 +600,8 @@ func TestWatchersFollowTheInjectedClock(t *testing.T) {
 	done := make(chan preexecReady, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	go f.d.awaitProgram(ctx, preexecWait{pane: "p", window: time.Hour, every: time.Millisecond,
-		changed: func(context.Context) bool { probes++; ns.Add(int64(time.Minute)); return false }}, done)
+	go f.d.arm(preexecWait{pane: "p", window: time.Hour, every: time.Millisecond,
+		changed: func(context.Context) bool { probes++; ns.Add(int64(time.Minute)); return false }}).await(ctx, done)
 	select {
 	case r := <-done:
 		if !r.at.Equal(start) || probes != 60 {
@@ -742,6 +742,7 @@ func TestArgsWithEscapesAreCleaned(t *testing.T) {
 func (f *fixture) setInspector(insp procinfo.Inspector) {
 	f.d.opt.Naming.Inspector = insp
 	f.d.planner.Reconfigure(f.d.opt.Naming)
+	f.d.shells.Inspect(insp)
 }
 
 // ReadFront is the look at a simulated shell's terminal.

@@ -3,13 +3,13 @@ package daemon
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"time"
 
 	"pgregory.net/rapid"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -211,7 +211,7 @@ func (x *explorer) personRename(t state.Target, label string) {
 	e := mem.Entry(t)
 	// A label we asked for lately may still land, sent or only recorded
 	// (noteRecorded): the person's choice of it cannot be told from ours.
-	if namer.IsHerdrLabel(label) || x.askedLately(t, label) || label == e.Label || e.Released ||
+	if bareNumber(label) || x.askedLately(t, label) || label == e.Label || e.Released ||
 		slices.Contains(x.ours(t), label) {
 		x.who.forget(t)
 		return
@@ -364,3 +364,9 @@ func (x *explorer) check(settled bool) {
 func (x *explorer) lateFor(t state.Target) bool {
 	return slices.ContainsFunc(x.late, func(r lateRename) bool { return r.t == t && r.life == x.life })
 }
+
+// bareNumber is what herdr labels an unnamed tab with, restated for the
+// search: its 1-based position (or "", what a rename to "" leaves).
+func bareNumber(label string) bool { return herdrLike.MatchString(label) }
+
+var herdrLike = regexp.MustCompile(`^([1-9][0-9]*)?$`)

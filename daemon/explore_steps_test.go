@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"os"
 	"slices"
 	"time"
@@ -255,7 +256,7 @@ func (x *explorer) restore() {
 		x.t.Fatal(err)
 	}
 	rd.api, rd.state, rd.renamer = schedAPI{x, p}, p.mem.State, p.rn
-	rd.planner = pass.New(rd.opt.Naming, rd.api, nil, x.clock, rd.log)
+	rd.planner = pass.New(rd.opt.Naming, rd.api, nil, rd.shells, x.clock, rd.log)
 	reps, err := rd.Explain(context.Background(), "")
 	if err != nil {
 		return
@@ -265,7 +266,7 @@ func (x *explorer) restore() {
 	pos := namer.Positions(snap.Tabs)
 	var forget []state.Target
 	for _, r := range reps {
-		if r.Judged != namer.Ours {
+		if r.Judged != owner.Ours {
 			continue
 		}
 		t := state.TabTarget(r.TabID)

@@ -194,7 +194,7 @@ func (x *explorer) startDaemon() {
 	}
 	d.api = schedAPI{x, p}
 	d.state = p.mem.State
-	d.planner = pass.New(d.opt.Naming, d.api, nil, x.clock, d.log)
+	d.planner = pass.New(d.opt.Naming, d.api, nil, d.shells, x.clock, d.log)
 	p.d, d.renamer = d, p.rn
 	p.rn.Adopt()
 	x.d = p

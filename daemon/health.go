@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"errors"
 	"log/slog"
 	"os"
 	"slices"
@@ -13,36 +14,57 @@ import (
 )
 
 // health keeps what the running daemon cannot do where status reads it
-// (rundir.Health): only its log would say so otherwise. It is written when
-// a trouble starts or ends, from whichever goroutine found out. A nil
-// health (Once, Explain) records nothing.
+// (rundir.Health): only its log would say so otherwise. It records while
+// Run runs (start to stop), and is written when a trouble starts or ends,
+// from whichever goroutine found out; outside Run (Once, Explain) it
+// records nothing.
 type health struct {
 	socket string
 	log    *slog.Logger
 	now    func() time.Time
 
 	mu       sync.Mutex
+	on       bool
 	troubles map[string]rundir.Trouble
 }
 
-// newHealth starts the daemon's record: no trouble yet, which also
-// replaces a record an earlier daemon left.
 func newHealth(socket string, log *slog.Logger, now func() time.Time) *health {
-	h := &health{socket: socket, log: log, now: now, troubles: map[string]rundir.Trouble{}}
+	return &health{socket: socket, log: log, now: now}
+}
+
+// start starts the running daemon's record: no trouble yet, which also
+// replaces a record an earlier daemon left. The function it returns
+// stops it.
+func (h *health) start() (stop func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.on, h.troubles = true, map[string]rundir.Trouble{}
 	h.write()
-	return h
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.on = false
+	}
+}
+
+// trouble notes that the daemon could not do what, for err, or that it
+// did again (err nil).
+func (h *health) trouble(what string, err error) {
+	if err != nil {
+		h.fail(what, err)
+	} else {
+		h.ok(what)
+	}
 }
 
 // fail notes that the daemon could not do what, for err; an ongoing
 // trouble keeps its start and takes the new error.
 func (h *health) fail(what string, err error) {
-	if h == nil {
-		return
-	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if !h.on {
+		return
+	}
 	t, ongoing := h.troubles[what]
 	if !ongoing {
 		t = rundir.Trouble{What: what, Since: h.now()}
@@ -57,12 +79,9 @@ func (h *health) fail(what string, err error) {
 
 // ok notes that the daemon did what.
 func (h *health) ok(what string) {
-	if h == nil {
-		return
-	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, ongoing := h.troubles[what]; !ongoing {
+	if _, ongoing := h.troubles[what]; !h.on || !ongoing {
 		return
 	}
 	delete(h.troubles, what)
@@ -81,33 +100,20 @@ func (h *health) write() {
 	}
 }
 
-// startHealth starts the running daemon's health record, which replaces
-// an earlier daemon's; the function it returns ends it.
-func (d *Daemon) startHealth() (end func()) {
-	d.health = newHealth(d.opt.Socket, d.log, d.clock)
-	return func() { d.health = nil }
-}
-
 // trouble notes that the daemon could not do what, for err, or that it
 // did again (err nil).
-func (d *Daemon) trouble(what string, err error) {
-	if err != nil {
-		d.health.fail(what, err)
-	} else {
-		d.health.ok(what)
-	}
-}
+func (d *Daemon) trouble(what string, err error) { d.health.trouble(what, err) }
 
 // saved notes whether the memory could be saved.
-func (d *Daemon) saved(err error) { d.trouble(rundir.TroubleState, err) }
+func (h *health) saved(err error) { h.trouble(rundir.TroubleState, err) }
 
 // sessionWatch notes whether agents' session files can be watched.
-func (d *Daemon) sessionWatch(err error) { d.trouble(rundir.TroubleSessionWatch, err) }
+func (h *health) sessionWatch(err error) { h.trouble(rundir.TroubleSessionWatch, err) }
 
 // renamed notes whether herdr took a rename of ours: a refusal (not a
 // tab that went away) is a trouble status shows.
-func (d *Daemon) renamed(err error) {
-	if err == nil || !herdr.IsServerGone(err) && !herdr.IsCode(err, "tab_not_found") && !herdr.IsCode(err, "workspace_not_found") {
-		d.trouble(rundir.TroubleRename, err)
+func (h *health) renamed(err error) {
+	if err == nil || !herdr.IsServerGone(err) && !errors.Is(err, herdr.ErrTabNotFound) && !errors.Is(err, herdr.ErrWorkspaceNotFound) {
+		h.trouble(rundir.TroubleRename, err)
 	}
 }

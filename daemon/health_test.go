@@ -46,8 +46,9 @@ func TestHealthRecordsNoSessionWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(t.TempDir(), "herdr.sock")
-	d := &Daemon{health: newHealth(sock, slog.New(slog.DiscardHandler), time.Now)}
-	d.sessionWatch(errors.New("too many open files"))
+	health := newHealth(sock, slog.New(slog.DiscardHandler), time.Now)
+	defer health.start()()
+	health.sessionWatch(errors.New("too many open files"))
 	h, err := rundir.ReadHealth(sock)
 	if err != nil || !slices.ContainsFunc(h.Troubles, func(tr rundir.Trouble) bool { return tr.What == rundir.TroubleSessionWatch }) {
 		t.Fatalf("health record %+v (%v), want the session watch's trouble", h, err)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -46,7 +46,7 @@ func TestALabelWeSetLongAgoIsAPersonsWhenTheyChooseIt(t *testing.T) {
 	f.wantLabels("zsh")
 	now = now.Add(time.Minute)
 	f.srv.HumanRename(tab, "sleep")
-	if reps := f.once(); reps[0].Verdict != namer.Human.String() {
+	if reps := f.once(); reps[0].Verdict != owner.Human.String() {
 		t.Errorf("the person's label is judged %q", reps[0].Verdict)
 	}
 	f.wantLabels("sleep")

@@ -8,10 +8,13 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/localwatch"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/plugintie"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
+	"github.com/herdrtabrenamer/herdrtabrenamer/triage"
 )
 
 // loop is what Run keeps between two triggers. Everything here is owned by
@@ -20,7 +23,7 @@ import (
 type loop struct {
 	d   *Daemon
 	ctx context.Context
-	tr  triage
+	tr  triage.Triage
 
 	// The claim on the herdr server and the nudge socket.
 	claim     *claim.Claim
@@ -36,42 +39,29 @@ type loop struct {
 	// arrivals are created tabs and panes that a look found there.
 	arrivals chan herdr.Event
 
-	// Triggers.
-	polls polls
-	// The debounce window opens at the first news, which runs a pass at
-	// once (edge), and is not pushed back by later news: a pane whose title
+	// Triggers: when passes run (sched) and the timers it sets. The
+	// debounce window opens at the first news, which runs a pass at once
+	// (edge), and is not pushed back by later news: a pane whose title
 	// changes faster than --debounce would otherwise hold every pass off
-	// for as long as it keeps going.
-	debounce *time.Timer
-	edge     edge
-	// settle fires when a new program has run for --settle.
-	settle     *time.Timer
-	settleAt   time.Time
-	nudgeTimer *time.Timer
-	// forced are panes nudged since the last nudge pass.
-	forced        map[string]bool
-	lastNudgePass time.Time
-	// waits are the panes whose preexec wait for a program runs, and
-	// lastReadAhead when one last read the session ahead of its pass:
-	// read-aheads are spaced like nudge passes.
-	waits         map[string]bool
-	lastReadAhead time.Time
-	// local is the kernel's watch of local shells.
-	local localWatch
+	// for as long as it keeps going. settle fires when a new program has
+	// run for --settle; nudgeTimer at the end of a nudge gap.
+	sched                        schedule
+	polls                        polls
+	debounce, settle, nudgeTimer *time.Timer
+	// local is the kernel's watch of local shells (nil: off), and
+	// allWatched whether the last pass found every tab's lead pane
+	// watched.
+	local      *localwatch.Watch
+	allWatched bool
 	// seen watches herdr's clients while an agent is done in the focused
 	// tab (seen.go).
 	seen seenWatch
-	// hookSeen is when the plugin's event hook last nudged us about an
-	// agent's status: while it vouches for the hook, statuses need no
-	// poll. agentInput is when the local watch last saw an agent's
-	// terminal read input.
-	hookSeen, agentInput time.Time
 
 	// pluginTick paces the checks of a daemon tied to a herdr plugin
 	// (Options.Plugin); nil when untied.
 	pluginTick    <-chan time.Time
-	plugin        pluginWatch
-	pluginAnswers chan pluginAnswer
+	plugin        *plugintie.Watch
+	pluginAnswers chan plugintie.Answer
 }
 
 // Run is the daemon: it holds the single-instance claim and the nudge
@@ -106,11 +96,12 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 
 	defer l.polls.stop()
 	l.planPolls(false)
-	l.local.start(d)
-	defer l.local.stop()
+	l.local = d.startWatch()
+	defer l.local.Stop()
 	defer l.seen.stop()
 	if d.opt.Plugin.ID != "" {
-		tick := time.NewTicker(pluginCheckEvery)
+		l.plugin = plugintie.NewWatch(d.opt.Plugin, d.opt.Socket)
+		tick := time.NewTicker(plugintie.CheckEvery)
 		defer tick.Stop()
 		l.pluginTick = tick.C
 	}
@@ -131,17 +122,16 @@ func (d *Daemon) Run(ctx context.Context, reload <-chan Options) error {
 func newLoop(ctx context.Context, d *Daemon, cl *claim.Claim) *loop {
 	return &loop{
 		d: d, ctx: ctx, claim: cl,
-		tr:            triage{view: &d.view, mem: d.state, planner: d.planner, now: d.clock, sidebar: d.sidebar},
+		tr:            triage.Triage{View: &d.view, Mem: d.state, Names: d.planner, Now: d.clock, Sidebar: d.sidebar},
 		nudges:        make(chan nudge.Message, 1024),
 		items:         make(chan herdr.FeedItem, 256),
 		preexecDone:   make(chan preexecReady, 64),
 		arrivals:      make(chan herdr.Event, 64),
-		pluginAnswers: make(chan pluginAnswer, 1),
+		pluginAnswers: make(chan plugintie.Answer, 1),
 		debounce:      stoppedTimer(),
 		settle:        stoppedTimer(),
 		nudgeTimer:    stoppedTimer(),
-		forced:        map[string]bool{},
-		waits:         map[string]bool{},
+		sched:         newSchedule(),
 		seen:          seenWatch{timer: stoppedTimer()},
 	}
 }
@@ -151,13 +141,13 @@ func newLoop(ctx context.Context, d *Daemon, cl *claim.Claim) *loop {
 // function it returns ends them.
 func (d *Daemon) startRun() (end func()) {
 	d.feed = herdr.NewFeed(d.client, subscribedKinds, renamer.RenamedKinds, d.clock, d.replayCap)
-	endHealth := d.startHealth()
-	d.adoptRenames()
+	endHealth := d.health.start()
+	endRenames := d.startRenames()
 	if damaged := d.state.Damaged(); damaged != nil {
 		d.trouble(rundir.TroubleState, damaged)
 	}
 	return func() {
-		d.closeRenames()
+		endRenames()
 		d.sessions.Close()
 		endHealth()
 	}
@@ -215,9 +205,14 @@ func (l *loop) step(reload <-chan Options) bool {
 	case <-l.ctx.Done():
 		return false
 	case <-l.pluginTick:
-		return !l.pluginEnds(l.pluginGone())
+		return !l.pluginGone(l.plugin.Check(d.now()))
 	case a := <-l.pluginAnswers:
-		return !l.pluginEnds(l.pluginAnswered(a))
+		if a.Err != nil {
+			// Asked again at the registry's next change or a minute
+			// later: a failed call proves nothing either way.
+			d.log.Debug("plugin.list failed", "err", a.Err)
+		}
+		return !l.pluginGone(l.plugin.Answered(a), false)
 	case opt := <-reload:
 		d.reconfigure(opt)
 		l.run(passInput{})
@@ -237,27 +232,25 @@ func (l *loop) step(reload <-chan Options) bool {
 	case <-l.debounce.C:
 		l.debounced()
 	case <-l.settle.C:
-		l.settleAt = time.Time{}
+		l.sched.settled()
 		l.run(passInput{})
 	case m := <-l.nudges:
 		l.nudge(m)
 	case r := <-l.preexecDone:
-		delete(l.waits, r.pane)
+		l.sched.waitEnded(r.pane)
 		if !r.skip {
 			l.nudged(r.pane, &r)
 		}
-	case <-l.local.changed():
+	case <-l.local.Changed():
 		l.watchReported()
 	case <-l.seen.changed():
 		if l.seen.take(d) {
-			l.planPolls(l.local.allWatched)
+			l.planPolls(l.allWatched)
 		}
 	case <-l.seen.timer.C:
 		l.seenPass()
 	case <-l.nudgeTimer.C:
-		if len(l.forced) > 0 {
-			l.nudgePass(nil)
-		}
+		l.nudgePass(nil)
 	}
 	return true
 }
@@ -265,10 +258,35 @@ func (l *loop) step(reload <-chan Options) bool {
 // debounced is the debounce window's end: news came inside it, so one
 // pass runs and the window stays open; else the spell is quiet again.
 func (l *loop) debounced() {
-	if l.edge.fired() {
+	if l.sched.edge.fired() {
 		l.run(passInput{Input: pass.Input{Urgent: true}})
 		l.debounce.Reset(l.d.opt.Debounce)
 		return
 	}
 	l.d.trace(Trace{Kind: TraceDebounceIdle}, "debounce window closed with no news")
+}
+
+// pluginGone follows the herdr plugin the daemon is tied to
+// (Options.Plugin): when its watch asks, it asks herdr, off the loop,
+// whether the plugin is still there and enabled (the answer comes on
+// pluginAnswers), and it says whether the daemon ends because the plugin
+// is gone (why is not ""), logging why.
+func (l *loop) pluginGone(why string, ask bool) bool {
+	d := l.d
+	if ask {
+		id, timeout, client := d.opt.Plugin.ID, d.opt.Timeout, d.client
+		go func() {
+			ctx, cancel := context.WithTimeout(l.ctx, timeout)
+			defer cancel()
+			a := plugintie.List(ctx, client, id)
+			select {
+			case l.pluginAnswers <- a:
+			case <-l.ctx.Done():
+			}
+		}()
+	}
+	if why != "" {
+		d.log.Info("the herdr plugin that started this daemon is gone; exiting", "why", why)
+	}
+	return why != ""
 }

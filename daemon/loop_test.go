@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/plugintie"
 	"os"
 	"path/filepath"
 	"runtime/metrics"
@@ -185,7 +186,7 @@ func TestHookServedDaemonDoesNotPollStatuses(t *testing.T) {
 			f := newFixture(t, "{icon}{proc|dir}", func(o *Options) {
 				o.Poll, o.AgentPoll = 0, 20*time.Millisecond
 				if tied {
-					o.Plugin = Plugin{ID: "herdrtabrenamer"}
+					o.Plugin = plugintie.Plugin{ID: "herdrtabrenamer"}
 				}
 			})
 			_, _, p1 := f.srv.NewWorkspace("main", home+"/a")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
@@ -53,12 +54,13 @@ func (d *Daemon) runPass(ctx context.Context, in passInput) ([]pass.Report, pass
 	}
 	d.checkInstance(ctx, snap, !in.ReadOnly)
 	if d.subscribed {
-		d.renamer.Saw(renamer.Shows(snap))
+		d.renamer.Saw(owner.Shows(snap))
 	}
-	in.Snap, in.SnapAt, in.First = snap, at, d.view.none()
+	in.Snap, in.SnapAt, in.First = snap, at, d.view.None()
 	d.passes.Add(1)
-	d.view.set(snap)
+	d.view.Set(snap)
 	plan := d.planner.Plan(ctx, in.Input, d.state)
+	d.shells.Found(plan.Shells)
 	var err error
 	if !in.ReadOnly {
 		// A snapshot this young, with the stream watching for the echo,
@@ -67,6 +69,7 @@ func (d *Daemon) runPass(ctx context.Context, in passInput) ([]pass.Report, pass
 		// puts it back.
 		young := d.now().Sub(at) < youngSnapshot && d.renamer.EchoWatched(d.subscribed)
 		_, err = d.renamer.Send(ctx, plan.Renames, plan.Edits, young)
+		d.shows(renamer.Showing(plan.Renames...))
 		plan.Conclude()
 	}
 	if n, serr := d.sidebar.Pass(ctx, snap, plan.Sidebar, d.opt.Naming.Apply, d.opt.Out); serr != nil || n > 0 {
@@ -96,15 +99,14 @@ func (d *Daemon) checkInstance(ctx context.Context, snap *herdr.Snapshot, write 
 		return
 	}
 	d.instance.checked, d.instance.gen = true, d.gen
-	d.server = socketPeerPID(ctx, d.client.SocketPath())
-	d.planner.SetServer(d.server)
+	d.shells.SetServer(socketPeerPID(ctx, d.client.SocketPath()))
 	res, err := claim.Check(ctx, d.client.SocketPath(), snap, d.state, write, d.now())
 	if err != nil && !state.IsDamaged(err) {
 		d.log.Warn("could not save state; keeping it in memory", "err", err)
 	}
 	if res.Revalidated && write {
 		d.renamer.ServerGone()
-		d.view.newServer()
+		d.view.NewServer()
 		d.sidebar.Forget()
 	}
 	switch {
@@ -117,6 +119,9 @@ func (d *Daemon) checkInstance(ctx context.Context, snap *herdr.Snapshot, write 
 	}
 }
 
+// showDry shows a dry run's new tab and pane decisions, each once.
+func (d *Daemon) showDry(reps []pass.Report) { d.dry.tabs(d.opt.Out, reps) }
+
 // socketPeerPID is the pid serving herdr's socket as this machine's
 // kernel names it, 0 when it names none: what proves a pane's shell local.
 func socketPeerPID(ctx context.Context, socket string) int {
@@ -126,9 +131,6 @@ func socketPeerPID(ctx context.Context, socket string) int {
 	}
 	return peer.PID
 }
-
-// showDry shows a dry run's new tab and pane decisions, each once.
-func (d *Daemon) showDry(reps []pass.Report) { d.dry.tabs(d.opt.Out, reps) }
 
 // dryRun remembers the decisions a dry run has shown, so each is shown
 // once, per tab and workspace.

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/plugintie"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -46,7 +47,7 @@ func TestTiedDaemonFollowsItsPlugin(t *testing.T) {
 			srv.plugins = func() []map[string]any { mu.Lock(); defer mu.Unlock(); return listed }
 			reg := filepath.Join(t.TempDir(), "plugins.json")
 			writeRegistry(t, reg, `{"htr":{"enabled":true}}`)
-			d := tiedDaemon(t, srv.path, Plugin{ID: "htr", Registry: reg})
+			d := tiedDaemon(t, srv.path, plugintie.Plugin{ID: "htr", Registry: reg})
 			done := make(chan error, 1)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -62,7 +63,7 @@ func TestTiedDaemonFollowsItsPlugin(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Run = %v, want nil", err)
 				}
-			case <-time.After(pluginOrphanAfter + 20*time.Second):
+			case <-time.After(plugintie.OrphanAfter + 20*time.Second):
 				t.Fatal("the daemon kept running without its plugin")
 			}
 		})
@@ -81,7 +82,7 @@ func writeRegistry(t *testing.T, path, body string) {
 }
 
 // tiedDaemon is a daemon for sock, polling fast, tied to p.
-func tiedDaemon(t *testing.T, sock string, p Plugin) *Daemon {
+func tiedDaemon(t *testing.T, sock string, p plugintie.Plugin) *Daemon {
 	t.Helper()
 	nm, err := namer.New(namer.Config{Format: "{dir}", Home: home})
 	if err != nil {
@@ -108,14 +109,14 @@ func TestTiedFailedListWaits(t *testing.T) {
 	srv.plugins = func() []map[string]any { return nil }
 	reg := filepath.Join(t.TempDir(), "plugins.json")
 	writeRegistry(t, reg, `{"htr":{"enabled":true}}`)
-	d := tiedDaemon(t, srv.path, Plugin{ID: "htr", Registry: reg})
+	d := tiedDaemon(t, srv.path, plugintie.Plugin{ID: "htr", Registry: reg})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx, nil) }()
 	defer func() { cancel(); <-done }()
 	waitFor(t, "the first plugin.list", func() bool { return srv.count("plugin.list") == 1 })
 	// Three checks at one a second; the registry is unchanged.
-	time.Sleep(3*pluginCheckEvery + pluginCheckEvery/2)
+	time.Sleep(3*plugintie.CheckEvery + plugintie.CheckEvery/2)
 	if n := srv.count("plugin.list"); n != 1 {
 		t.Fatalf("plugin.list asked %d times after it failed, registry unchanged, want 1", n)
 	}

@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/localwatch"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 )
 
@@ -37,27 +39,23 @@ type preexecWait struct {
 	// onlyIfChanged: no pass when the window ends with nothing changed
 	// (a title change at the prompt may start no program).
 	onlyIfChanged bool
+	// What the wait reads off the loop: herdr, the daemon's clock, and
+	// its count of passes that read a snapshot.
+	api    API
+	now    func() time.Time
+	passes *atomic.Uint64
 }
 
 // wait starts a wait for a program to start in a pane, one per pane.
 func (l *loop) wait(w preexecWait) {
-	if l.waits[w.pane] {
+	start, ahead := l.sched.startWait(w.pane, w.snapshot, l.d.now())
+	if !start {
 		return
 	}
-	l.waits[w.pane] = true
-	// A wait whose program is there at its first look ends at once, and
-	// the next preexec nudge starts another: without this gap a flood of
-	// them read the session once per nudge. A wait without its own read
-	// leaves the reading to its pass.
-	if w.snapshot {
-		if now := l.d.now(); now.Sub(l.lastReadAhead) >= nudgeGap {
-			l.lastReadAhead = now
-		} else {
-			w.snapshot = false
-		}
-	}
-	w.changed, w.every = l.d.foregroundProbe(w.pane)
-	go l.d.awaitProgram(l.ctx, w, l.preexecDone)
+	w.snapshot = ahead
+	d := l.d
+	w.changed, w.every = foregroundProbe(d.shells, d.api, d.opt.Naming.Procs, w.pane)
+	go d.arm(w).await(l.ctx, l.preexecDone)
 }
 
 // foregroundProbe captures, on the loop goroutine, what a wait needs to
@@ -70,15 +68,10 @@ func (l *loop) wait(w preexecWait) {
 // program ended without a precmd nudge) and miss the program. The shell's
 // fork, in front before it execs the program, is the shell still: a pass
 // then would find no program and none would follow the exec.
-func (d *Daemon) foregroundProbe(paneID string) (changed func(ctx context.Context) bool, every time.Duration) {
-	pr, ok := d.opt.Naming.Inspector.(procinfo.Prober)
-	if sh, local := d.planner.Local(paneID); local && ok {
-		return func(context.Context) bool {
-			f, err := pr.ReadFront(sh.PID)
-			return err != nil || f.PGID != sh.PID && !f.Forked()
-		}, preexecInterval
+func foregroundProbe(shells *localwatch.Shells, api API, procs *procinfo.Resolver, paneID string) (changed func(ctx context.Context) bool, every time.Duration) {
+	if probe, local := shells.Probe(paneID); local {
+		return func(context.Context) bool { return probe() }, preexecInterval
 	}
-	api, procs := d.api, d.opt.Naming.Procs
 	return func(ctx context.Context) bool {
 		// Hedged: the program's name waits on this answer, and one
 		// stuck in herdr's read poll would hold it back 100 ms.
@@ -87,16 +80,23 @@ func (d *Daemon) foregroundProbe(paneID string) (changed func(ctx context.Contex
 	}, 5 * preexecInterval
 }
 
-// awaitProgram waits (bounded) for a pane's foreground group to change,
-// then asks the loop for a pass, with the session snapshot read meanwhile.
-func (d *Daemon) awaitProgram(ctx context.Context, w preexecWait, done chan<- preexecReady) {
-	r := preexecReady{pane: w.pane, at: d.now(), passes: d.passes.Load()}
+// arm gives a wait what it reads off the loop: herdr, the daemon's clock
+// and its count of passes that read a snapshot.
+func (d *Daemon) arm(w preexecWait) preexecWait {
+	w.api, w.now, w.passes = d.api, d.clock, &d.passes
+	return w
+}
+
+// await waits (bounded) for a pane's foreground group to change, then
+// asks the loop for a pass, with the session snapshot read meanwhile.
+func (w preexecWait) await(ctx context.Context, done chan<- preexecReady) {
+	r := preexecReady{pane: w.pane, at: w.now(), passes: w.passes.Load()}
 	got := make(chan *herdr.Snapshot, 1)
 	if w.snapshot {
 		go func() {
 			sctx, cancel := context.WithTimeout(ctx, w.timeout)
 			defer cancel()
-			snap, err := d.api.Snapshot(sctx)
+			snap, err := w.api.Snapshot(sctx)
 			if err != nil {
 				snap = nil
 			}
@@ -105,9 +105,9 @@ func (d *Daemon) awaitProgram(ctx context.Context, w preexecWait, done chan<- pr
 	}
 	// The window is on the daemon's clock; w.every is real time, as it
 	// paces the probes.
-	deadline := d.now().Add(w.window)
+	deadline := w.now().Add(w.window)
 	changed := false
-	for d.now().Before(deadline) {
+	for w.now().Before(deadline) {
 		if changed = w.changed(ctx); changed {
 			break
 		}

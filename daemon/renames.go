@@ -17,15 +17,24 @@ import (
 func (d *Daemon) initRenamer() {
 	d.renamer = renamer.New(renamer.Options{Herdr: d.api, Memory: d.state, Now: d.clock, Log: d.log, Follow: true,
 		Gen:   func() uint64 { return d.gen },
-		Hooks: renamer.Hooks{Note: d.view.note, Renamed: d.renamed, Saved: d.saved}})
+		Hooks: renamer.Hooks{Renamed: d.health.renamed, Saved: d.health.saved}})
 }
 
-// adoptRenames follows the renames a stopped or killed daemon left on
-// their way.
-func (d *Daemon) adoptRenames() { d.renamer.Adopt() }
+// shows takes into the view what renames of ours left their targets
+// showing: their echoes are old news.
+func (d *Daemon) shows(ls []renamer.Label) {
+	for _, l := range ls {
+		d.view.Shows(l.Target, l.Label)
+	}
+}
 
-// closeRenames waits for put-backs still on their way.
-func (d *Daemon) closeRenames() { d.renamer.Close() }
+// startRenames follows the renames a stopped or killed daemon left on
+// their way; the function it returns waits for put-backs still on
+// theirs.
+func (d *Daemon) startRenames() (end func()) {
+	d.renamer.Adopt()
+	return d.renamer.Close
+}
 
 // follow takes a rename event or a replay's end to the renamer.
 func (l *loop) follow(it herdr.FeedItem) { l.d.renamer.Take(it) }
@@ -33,7 +42,9 @@ func (l *loop) follow(it herdr.FeedItem) { l.d.renamer.Take(it) }
 // putBackDone concludes a put-back the renamer sent off the loop, and
 // runs the pass a rename held back while it ran waits for.
 func (l *loop) putBackDone(b renamer.PutBack) {
-	if l.d.renamer.PutBackDone(b) {
+	shows, again := l.d.renamer.PutBackDone(b)
+	l.d.shows(shows)
+	if again {
 		then := l.news()
 		l.d.log.Debug("a put-back ended with a rename held back", "then", then)
 	}

@@ -73,9 +73,9 @@ func (s *seenWatch) poll(agentPoll time.Duration) time.Duration {
 // focused tab, in a name, and stops it when not. A herdr server that
 // restarted meanwhile has clients of its own: they are looked for.
 func (s *seenWatch) follow(d *Daemon) {
-	want := d.namesShowStatus() && d.view.doneInFocus()
+	want := d.opt.Naming.ShowsStatus() && d.view.DoneInFocus()
 	switch {
-	case want && (!s.on || s.server != d.server):
+	case want && (!s.on || s.server != d.shells.Server()):
 		s.stop()
 		s.on = true
 		s.find(d)
@@ -96,16 +96,16 @@ func (s *seenWatch) trace(d *Daemon) {
 // not watched yet: the processes of the server's executable
 // (procinfo.HerdrClients), when the server is herdr here.
 func (s *seenWatch) find(d *Daemon) {
-	s.server = d.server
+	s.server = d.shells.Server()
 	defer func() {
 		if len(s.clients) == 0 {
 			s.close() // a watch of nothing: its kernel resources go back
 		}
 	}()
-	if !d.opt.Naming.LocalWatch || !d.serverHere() {
+	if !d.opt.Naming.LocalWatch || !d.shells.ServerHere() {
 		return
 	}
-	pids, err := procinfo.HerdrClients(d.server)
+	pids, err := procinfo.HerdrClients(s.server)
 	if err != nil || len(pids) == 0 {
 		d.log.Debug("seen watch: no client of herdr to watch here; the status poll stands in", "err", err)
 		return
@@ -140,16 +140,6 @@ func (s *seenWatch) close() {
 		_ = s.w.Close()
 	}
 	s.w, s.clients = nil, nil
-}
-
-// serverHere says whether the process serving herdr's socket is herdr on
-// this machine, not a forwarder: it started a pane's shell here (a
-// stand-in for herdr, pass.Planner's proof), or its name says so.
-func (d *Daemon) serverHere() bool {
-	if d.server <= 0 {
-		return false
-	}
-	return len(d.planner.LocalShells()) > 0 || procinfo.PeerOf(d.server).Herdr
 }
 
 // stop ends the watch and what it asked for.

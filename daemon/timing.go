@@ -73,17 +73,3 @@ const (
 	// its socket on separate paths, and may answer the snapshot first.
 	seenRechecks = 2
 )
-
-// The herdr plugin that started the daemon.
-const (
-	// pluginCheckEvery is how often a tied daemon looks at the socket and
-	// registry files: two stats, no connection to herdr.
-	pluginCheckEvery = time.Second
-	// pluginOrphanAfter is how long herdr's socket may be missing before
-	// a tied daemon ends: longer than a live handoff or a quick restart
-	// (whose startup hook finds this daemon still running and leaves it).
-	pluginOrphanAfter = 5 * time.Second
-	// pluginListEvery spaces plugin.list calls when the registry file is
-	// unknown.
-	pluginListEvery = time.Minute
-)

@@ -7,9 +7,13 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/localwatch"
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/procwatch"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+	"github.com/herdrtabrenamer/herdrtabrenamer/triage"
 )
 
 // subscribedKinds are the bus events the daemon subscribes to: those that
@@ -76,27 +80,27 @@ func (l *loop) event(it herdr.FeedItem) {
 	l.follow(it)
 	// Take every event in, even while a pass is due: that is how a later
 	// replay of it is known for one.
-	verdict := l.tr.judge(ev, d.renamer.Live(it.Gen, targetKind(ev)))
-	l.tr.learn(ev)
+	verdict := l.tr.Judge(ev, d.renamer.Live(it.Gen, targetKind(ev)))
+	l.tr.Learn(ev)
 	switch verdict {
-	case isNews:
+	case triage.Is:
 		then = l.news()
 		return
-	case lookFirst:
+	case triage.LookFirst:
 		then = looking
 		l.lookFor(ev)
 		return
-	case ownReport:
+	case triage.OwnReport:
 		return
 	}
-	if l.local.watched(ev.PaneID) {
-		return // the kernel tells of this shell's programs already
+	if ev.Kind != herdr.PaneUpdated || ev.PaneID == "" || l.local.Watched(ev.PaneID) {
+		return // no title, or the kernel tells of this shell's programs already
 	}
-	switch l.titleNews(ev) {
-	case titleProgramChanged:
+	switch d.shells.TitleHint(ev.PaneID) {
+	case localwatch.ProgramChanged:
 		then = "title: the program changed, a pass for the pane"
 		l.nudged(ev.PaneID, nil)
-	case titleAtPrompt:
+	case localwatch.AtPrompt:
 		then = "title: at the prompt, wait for a program"
 		l.wait(preexecWait{pane: ev.PaneID, window: titleWindow, onlyIfChanged: true})
 	}
@@ -106,7 +110,7 @@ func (l *loop) event(it herdr.FeedItem) {
 // opens the debounce window; news inside it waits for its end. It says
 // which.
 func (l *loop) news() string {
-	if !l.edge.news() {
+	if !l.sched.edge.news() {
 		return "news: the pass at the debounce window's end"
 	}
 	l.run(passInput{Input: pass.Input{Urgent: true}})
@@ -141,7 +145,7 @@ func (l *loop) lookFor(ev herdr.Event) {
 func (l *loop) nudge(m nudge.Message) {
 	d := l.d
 	if m.When == nudge.WhenAgent {
-		l.hookSeen = d.now()
+		l.sched.hookSeen = d.now()
 	}
 	if m.When == nudge.WhenPreexec && l.knownPane(m.PaneID) {
 		l.wait(preexecWait{pane: m.PaneID, window: preexecWindow, snapshot: true, timeout: d.opt.Timeout})
@@ -155,8 +159,8 @@ func (l *loop) nudge(m nudge.Message) {
 // plain pass, no probe of its program: herdr would answer pane_not_found
 // at every command.
 func (l *loop) knownPane(id string) bool {
-	_, ok := l.d.view.paneOf(id)
-	return ok || l.d.view.none()
+	_, ok := l.d.view.Pane(id)
+	return ok || l.d.view.None()
 }
 
 // nudged runs a pass for a nudged pane at once, unless the last nudge pass
@@ -165,8 +169,7 @@ func (l *loop) knownPane(id string) bool {
 // included, goes through here, so a flood of nudges costs at most
 // 1/nudgeGap passes a second.
 func (l *loop) nudged(pane string, ahead *preexecReady) {
-	l.forced[pane] = true
-	if wait := nudgeGap - l.d.now().Sub(l.lastNudgePass); wait > 0 {
+	if wait := l.sched.nudged(pane, l.d.now()); wait > 0 {
 		l.nudgeTimer.Reset(wait)
 		return
 	}
@@ -177,13 +180,15 @@ func (l *loop) nudged(pane string, ahead *preexecReady) {
 // preexec wait's snapshot, used when no pass ran since it was taken: its
 // labels are then current.
 func (l *loop) nudgePass(ahead *preexecReady) {
-	l.lastNudgePass = l.d.now()
-	in := passInput{Input: pass.Input{Forced: l.forced, Urgent: true}}
+	forced := l.sched.nudgePass(l.d.now())
+	if len(forced) == 0 {
+		return
+	}
+	in := passInput{Input: pass.Input{Forced: forced, Urgent: true}}
 	if ahead != nil && ahead.snap != nil && ahead.passes == l.d.passes.Load() {
 		in.snap, in.snapAt = ahead.snap, ahead.at
 	}
 	l.run(in)
-	l.forced = map[string]bool{}
 }
 
 // run runs one pass and what follows it: the outage log, the dry-run
@@ -191,7 +196,7 @@ func (l *loop) nudgePass(ahead *preexecReady) {
 func (l *loop) run(in passInput) {
 	d := l.d
 	defer l.keepClaim()
-	l.edge.covered()
+	l.sched.edge.covered()
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(l.ctx), 4*d.opt.Timeout)
 	defer cancel()
 	reps, st, err := d.pass(pctx, in)
@@ -201,9 +206,8 @@ func (l *loop) run(in passInput) {
 	d.trace(Trace{Kind: TracePass, Stats: st}, "pass", "renames", st.Renames, "hedges", st.Hedges, "process_info", st.ProcessInfoCalls, "local_reads", st.LocalReads)
 	// A program that has not settled yet gets the pass that names it when
 	// it does (--settle).
-	if at := d.planner.SettleDue(); !at.IsZero() && (l.settleAt.IsZero() || at.Before(l.settleAt)) {
-		l.settleAt = at
-		l.settle.Reset(max(0, at.Sub(d.now())))
+	if set, in := l.sched.settleDue(d.planner.SettleDue(), d.now()); set {
+		l.settle.Reset(in)
 	}
 	if err != nil {
 		if herdr.IsServerGone(err) {
@@ -216,9 +220,9 @@ func (l *loop) run(in passInput) {
 	}
 	l.back()
 	d.showDry(reps)
-	l.local.allWatched = l.local.rewatch(d, reps)
+	l.allWatched = l.local.Rewatch(d.view.HasAgent, leads(reps))
 	l.seen.follow(d)
-	l.planPolls(l.local.allWatched)
+	l.planPolls(l.allWatched)
 }
 
 // keepClaim runs after every pass: it follows a herdr that appeared or
@@ -268,4 +272,92 @@ func (l *loop) back() {
 	}
 	l.down = false
 	l.d.traceAt(slog.LevelInfo, Trace{Kind: TraceBack}, "herdr is back", "socket", l.d.client.SocketPath())
+}
+
+// exists asks herdr whether a tab or pane that an event says was created
+// is there now: one small request instead of a full pass. An error counts
+// as there (look, to be safe). It is safe on any goroutine.
+func exists(ctx context.Context, api API, ev herdr.Event) bool {
+	var err error
+	if ev.Kind == herdr.PaneCreated {
+		_, err = api.Pane(ctx, ev.PaneID)
+	} else {
+		_, err = api.Tab(ctx, ev.TabID)
+	}
+	return err == nil || !errors.Is(err, herdr.ErrTabNotFound) && !errors.Is(err, herdr.ErrPaneNotFound)
+}
+
+// targetKind is the kind of rename entry whose replay an event belongs
+// to.
+func targetKind(ev herdr.Event) state.Kind {
+	if ev.Kind.Object() == herdr.WorkspaceObject {
+		return state.Workspace
+	}
+	return state.Tab
+}
+
+// startWatch starts the kernel's watch of local shells when the options
+// ask for it and the platform has one; nil otherwise.
+func (d *Daemon) startWatch() *localwatch.Watch {
+	if !d.opt.Naming.LocalWatch {
+		return nil
+	}
+	w, err := d.shells.Start()
+	if err != nil {
+		d.log.Info("no local watch of shells: without hooks or titles, program changes wait for the poll", "err", err)
+		if !errors.Is(err, procwatch.ErrUnsupported) {
+			d.trouble(rundir.TroubleLocalWatch, err)
+		}
+		return nil
+	}
+	return w
+}
+
+// watchReported nudges the panes whose program or directory the local
+// watch says changed, and notes input read by an agent: its status may
+// change next (agentsMayChange). The watch also signals when it took
+// shells' input up or lost it, and when it went blind or saw again: the
+// status poll's plan follows the one, status shows the other.
+func (l *loop) watchReported() {
+	if changed, blind := l.local.Blind(); changed {
+		l.d.trouble(rundir.TroubleLocalWatch, blind)
+	}
+	l.planPolls(l.allWatched)
+	for _, r := range l.local.Take() {
+		l.d.trace(Trace{Kind: TraceWatched, Pane: r.Key, Input: r.Input, News: r.Changed}, "a local shell changed or read input",
+			"pane", r.Key, "changed", r.Changed, "input", r.Input)
+		if r.Input {
+			l.sched.agentInput = l.d.now()
+			l.planPolls(l.allWatched)
+		}
+		if r.Changed {
+			l.nudged(r.Key, nil)
+		}
+	}
+}
+
+// leads are the lead panes of the reports, a pane's own for a pane's.
+func leads(reps []pass.Report) []string {
+	out := make([]string, len(reps))
+	for i, r := range reps {
+		out[i] = r.Lead
+	}
+	return out
+}
+
+// planPolls sets the polls for the session as the last pass saw it, and
+// traces the first plan and every change of it. allWatched: the local
+// watch follows every tab's lead pane.
+func (l *loop) planPolls(allWatched bool) {
+	d := l.d
+	full, agents := l.sched.polls(pollInputs{poll: d.opt.Poll, restPoll: d.opt.RestPoll, agentPoll: d.opt.AgentPoll,
+		allWatched: allWatched, showStatus: d.opt.Naming.ShowsStatus(), plugin: d.opt.Plugin.ID != "",
+		agents: d.view.Agents(), inputWatched: l.local.InputWatched, seenPoll: l.seen.poll(d.opt.AgentPoll)}, d.now())
+	changedFull := l.polls.full.set(full)
+	changedAgents := l.polls.agents.set(agents)
+	if changedFull || changedAgents || !l.polls.planned {
+		l.polls.planned = true
+		d.trace(Trace{Kind: TracePolls, Poll: full, AgentPoll: agents}, "polls planned",
+			"poll", full, "agent_poll", agents)
+	}
 }

@@ -78,6 +78,11 @@ const (
 	CodeInvalidRequest = "invalid_request"
 	// CodeNotImplemented is herdr's fallback arm for a parsed method.
 	CodeNotImplemented = "not_implemented"
+	// CodeTabNotFound, CodeWorkspaceNotFound and CodePaneNotFound: the id
+	// a request named is gone (herdr never reuses one, docs/herdr.md §5).
+	CodeTabNotFound       = "tab_not_found"
+	CodeWorkspaceNotFound = "workspace_not_found"
+	CodePaneNotFound      = "pane_not_found"
 )
 
 // Sentinels that errors.Is matches against the APIErrors of the codes
@@ -95,6 +100,13 @@ var (
 	// ErrUnsupported matches a method or subscription type the server does
 	// not know: serde's "unknown variant" parse error or not_implemented.
 	ErrUnsupported = errors.New("not supported by this herdr server")
+	// ErrTabNotFound, ErrWorkspaceNotFound and ErrPaneNotFound match
+	// their codes; ErrNotFound matches any of the three: the tab,
+	// workspace or pane a request named is gone.
+	ErrTabNotFound       = errors.New("herdr has no such tab")
+	ErrWorkspaceNotFound = errors.New("herdr has no such workspace")
+	ErrPaneNotFound      = errors.New("herdr has no such pane")
+	ErrNotFound          = errors.New("herdr has no such tab, workspace or pane")
 )
 
 var codeSentinels = map[string]error{
@@ -103,6 +115,9 @@ var codeSentinels = map[string]error{
 	CodeAgentBlocked:                ErrAgentBlocked,
 	CodeWorkspaceGroupCloseRequired: ErrWorkspaceGroupCloseRequired,
 	CodeNotImplemented:              ErrUnsupported,
+	CodeTabNotFound:                 ErrTabNotFound,
+	CodeWorkspaceNotFound:           ErrWorkspaceNotFound,
+	CodePaneNotFound:                ErrPaneNotFound,
 }
 
 // Is matches the sentinel of e's code. herdr answers an unknown method or
@@ -111,6 +126,9 @@ var codeSentinels = map[string]error{
 func (e *APIError) Is(target error) bool {
 	if target == ErrUnsupported && e.Code == CodeInvalidRequest && strings.Contains(e.Message, "unknown variant") {
 		return true
+	}
+	if target == ErrNotFound {
+		return e.Code == CodeTabNotFound || e.Code == CodeWorkspaceNotFound || e.Code == CodePaneNotFound
 	}
 	s, ok := codeSentinels[e.Code]
 	return ok && s == target
@@ -143,7 +161,8 @@ func IsEventsLost(err error) bool { return errors.Is(err, ErrEventsLost) }
 func IsUnsupported(err error) bool { return errors.Is(err, ErrUnsupported) }
 
 // IsCode reports whether err is (or wraps) an APIError with the given code,
-// e.g. IsCode(err, "tab_not_found").
+// e.g. IsCode(err, CodeTabNotFound); errors.Is with the code's sentinel
+// says the same where there is one.
 func IsCode(err error, code string) bool {
 	var ae *APIError
 	return errors.As(err, &ae) && ae.Code == code

@@ -24,9 +24,13 @@ func TestErrorCodes(t *testing.T) {
 		{"unknown method", `{"code":"invalid_request","message":"invalid request: unknown variant ` + "`tab.frobnicate`" + `, expected one of ` + "`ping`, `server.stop`" + `"}`, ErrUnsupported, false, true},
 		{"not implemented", `{"code":"not_implemented","message":"method not implemented yet"}`, ErrUnsupported, false, true},
 		{"other parse error", `{"code":"invalid_request","message":"invalid request: missing field ` + "`label`" + `"}`, nil, false, false},
-		{"tab not found", `{"code":"tab_not_found","message":"tab w1:t9 not found"}`, nil, false, false},
+		{"tab not found", `{"code":"tab_not_found","message":"tab w1:t9 not found"}`, ErrTabNotFound, false, false},
+		{"workspace not found", `{"code":"workspace_not_found","message":"workspace w9 not found"}`, ErrWorkspaceNotFound, false, false},
+		{"pane not found", `{"code":"pane_not_found","message":"pane w1:p9 not found"}`, ErrPaneNotFound, false, false},
+		{"plugin not found", `{"code":"plugin_not_found","message":"plugin x not found"}`, nil, false, false},
 	}
-	all := []error{ErrServerGoingAway, ErrAgentBlocked, ErrWorkspaceGroupCloseRequired, ErrEventsLost, ErrUnsupported}
+	all := []error{ErrServerGoingAway, ErrAgentBlocked, ErrWorkspaceGroupCloseRequired, ErrEventsLost, ErrUnsupported,
+		ErrTabNotFound, ErrWorkspaceNotFound, ErrPaneNotFound}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := startRaw(t, func(c *rawConn) {
@@ -52,6 +56,12 @@ func TestErrorCodes(t *testing.T) {
 			}
 			if got := IsEventsLost(err); got != (tt.sentinel == ErrEventsLost) {
 				t.Errorf("IsEventsLost = %v", got)
+			}
+			// A tab, workspace or pane gone: ErrNotFound says which of
+			// the three without naming it.
+			gone := tt.sentinel == ErrTabNotFound || tt.sentinel == ErrWorkspaceNotFound || tt.sentinel == ErrPaneNotFound
+			if got := errors.Is(err, ErrNotFound); got != gone {
+				t.Errorf("errors.Is(err, ErrNotFound) = %v, want %v", got, gone)
 			}
 			// Wrapping by a caller keeps every answer.
 			wrapped := fmt.Errorf("pass: %w", err)

@@ -2,6 +2,7 @@ package namer
 
 import (
 	"fmt"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"testing"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -50,7 +51,7 @@ func BenchmarkPlanDecide(b *testing.B) {
 	for b.Loop() {
 		p := n.Plan(ts[0], ws, ps[0])
 		d := n.Decide(p, Facts{Proc: "vim"})
-		if d.Judge("1", Memory{}, false) != Herdrs {
+		if judge(d, "1", owner.Memory{}, false) != owner.Herdrs {
 			b.Fatal("unexpected verdict")
 		}
 	}
@@ -64,14 +65,14 @@ func BenchmarkPass2000Panes(b *testing.B) {
 			n := mustNew(b, benchConfig())
 			ts, ps := benchSession(500, 4)
 			ws := herdr.Workspace{ID: "w1", Label: "main"}
-			mem := Memory{Labels: []string{"old", "older"}}
+			mem := owner.Labels("old", "older")
 			items := make([]UniqueItem, len(ts))
 			b.ReportAllocs()
 			for b.Loop() {
 				for i := range ts {
 					p := n.Plan(ts[i], ws, ps[i])
 					d := n.Decide(p, Facts{Proc: "vim"})
-					d.Judge(ts[i].Label, mem, false)
+					judge(d, ts[i].Label, mem, false)
 					items[i] = UniqueItem{TabID: ts[i].ID, Name: d.Want, Dir: p.Dir}
 				}
 				if unique {

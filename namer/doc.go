@@ -1,7 +1,8 @@
-// Package namer decides what a herdr tab should be called, and whether it
-// may be renamed at all. It is pure: no I/O, no clock, no logging. The daemon
-// feeds it herdr's data types plus a few facts it gathered itself (program,
-// ssh host, git repo and branch) and acts on the answers.
+// Package namer decides what a herdr tab, workspace or pane should be
+// called; whether it may be renamed is package owner's. It is pure: no
+// I/O, no clock, no logging, and safe from any goroutine. The pass feeds
+// it herdr's data types plus a few facts it gathered itself (program, ssh
+// host, git repo and branch) and acts on the answers.
 //
 // # Templates
 //
@@ -62,26 +63,22 @@
 // costs no rename, and none back when it exits. A pattern is a glob on the
 // program name, or, with a blank, on the command line ({args}).
 //
-// # Ownership
+// # Whose a label is
 //
-// Judge classifies a tab's current label: ours (we set it, or some variant
-// render of the current template equals it), herdr's ("" or a bare
-// position number), or a person's. A person's label is only overwritten with
-// force or after the user released the tab; a locked tab is never touched.
-// A person who types exactly what we would render is indistinguishable from
-// us, and the label is treated as ours.
+// A Decision's Variants are the renders of the tab under other statuses,
+// with and without its program or agent: package owner counts each as
+// ours, and decides whose a label is and what becomes of it. Nothing
+// here does.
 //
 // # Workspaces
 //
 // PlanWorkspace names a workspace with the same engine, after its active
 // tab's lead pane, with the workspace's status and sidebar position in
-// place of the tab's. JudgeWorkspace applies the same ownership rule, with
-// herdr's automatic workspace labels (computed by the caller) as herdr's.
+// place of the tab's.
 //
 // # Panes
 //
 // A namer built with Config.Panes names one pane at a time (PlanPane):
 // the tokens are the pane's own, a rule's pane-format is its format, and
-// Unique tells apart the panes of one tab. A pane's only label of herdr's
-// is "" (Case.Pane): a bare number on a pane is someone's choice.
+// Unique tells apart the panes of one tab.
 package namer

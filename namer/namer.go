@@ -223,7 +223,7 @@ type Decision struct {
 	Skip     bool              // a skip rule matched: never rename this tab
 	Rule     *RuleMatch        // the rule that decided, nil for the plain template
 	Values   map[string]string // every token's value, for explain
-	Variants []string          // renders that count as ours (for Judge), Want included
+	Variants []string          // renders that count as ours (package owner), Want included
 }
 
 // Front is the plan and facts a tab is named from, given what is in

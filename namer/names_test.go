@@ -1,6 +1,7 @@
 package namer
 
 import (
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"strings"
 	"testing"
 
@@ -292,11 +293,11 @@ func TestIndexVariantsAreOurs(t *testing.T) {
 		t.Fatalf("Want = %q", d.Want)
 	}
 	for _, label := range []string{"2 vim", "9 vim", "vim", "3 a"} {
-		if v := d.Judge(label, Memory{}, false); v != Ours {
+		if v := judge(d, label, owner.Memory{}, false); v != owner.Ours {
 			t.Errorf("label %q after a move: %v, want ours", label, v)
 		}
 	}
-	if v := d.Judge("2 emacs", Memory{}, false); v != Human {
+	if v := judge(d, "2 emacs", owner.Memory{}, false); v != owner.Human {
 		t.Errorf("label \"2 emacs\": %v, want person's", v)
 	}
 }

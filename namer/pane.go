@@ -14,9 +14,3 @@ func (n *Namer) PlanPane(tab herdr.Tab, ws herdr.Workspace, pane herdr.Pane) Pla
 	p.LeadWhy = "the pane itself"
 	return p
 }
-
-// isHerdrPaneLabel reports whether a pane label is herdr's own: herdr
-// gives a pane no label of its own, so only the empty one is
-// (docs/herdr.md §13). Every other label was set by someone, a person or
-// us; a bare number too.
-func isHerdrPaneLabel(label string) bool { return label == "" }

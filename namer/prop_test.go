@@ -1,6 +1,7 @@
 package namer
 
 import (
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"regexp"
 	"strings"
 	"testing"
@@ -122,7 +123,7 @@ func TestPropHumanLabelsSurvive(t *testing.T) {
 		}
 		s := scene{cwd: "/p/api", status: herdr.StatusIdle, number: 3}
 		label, human := "1", false
-		var mem Memory
+		var mem owner.Memory
 		everSet := map[string]bool{}
 		humanPool := rapid.OneOf(hostile(), rapid.SampledFrom([]string{
 			"api", "vim", "🟡 api", "⚪ api", "idle", "[idle] api", "3:api", "3", "", "007", "my tab", "claude:api", "vim:api",
@@ -141,7 +142,7 @@ func TestPropHumanLabelsSurvive(t *testing.T) {
 				label, human = humanPool.Draw(t, "human"), true
 			case 2: // a daemon pass
 				d := s.decide(n)
-				v := d.Judge(label, mem, false)
+				v := judge(d, label, mem, false)
 				if !v.MayRename() || d.Want == "" || d.Want == label {
 					continue
 				}
@@ -149,10 +150,10 @@ func TestPropHumanLabelsSurvive(t *testing.T) {
 					t.Fatalf("overwrote the person's label %q with %q (verdict %v)", label, d.Want, v)
 				}
 				label, human = d.Want, false
-				mem.Labels = append(mem.Labels, d.Want)
+				mem = mem.With(d.Want)
 				everSet[d.Want] = true
 				// Without memory, our own fresh name is still recognised.
-				if Judge(d.Want, Memory{}, d.Variants, false) != Ours {
+				if judge(Decision{Variants: d.Variants}, d.Want, owner.Memory{}, false) != owner.Ours {
 					t.Fatalf("our name %q not recognised from variants %q", d.Want, d.Variants)
 				}
 			}

@@ -1,10 +1,6 @@
 package namer
 
-import (
-	"slices"
-
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-)
+import "github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 
 // PlanWorkspace plans a workspace's name the way Plan plans a tab's: from
 // the workspace's active tab (herdr's active_tab_id, else its first tab),
@@ -31,17 +27,4 @@ func (n *Namer) PlanWorkspace(ws herdr.Workspace, tabs []herdr.Tab, panes map[st
 	tab.AgentStatus, tab.Number = ws.AgentStatus, ws.Number
 	ws.Label = ""
 	return n.Plan(tab, ws, panes[tab.ID]), true
-}
-
-// JudgeWorkspace is Decision.Judge for a workspace label. herdr labels a
-// workspace nobody named from its first tab's directory and git repository
-// (docs/herdr.md §6); that label moves with the directory, so auto lists
-// what herdr would call the workspace now, which the caller computes from
-// the file system. Those, and "", are herdr's. Workspaces have no lock,
-// release or --force: a person's label is always kept.
-func (d Decision) JudgeWorkspace(label string, m Memory, auto []string) Verdict {
-	if d.Skip {
-		return Skipped
-	}
-	return judge(label, Memory{Labels: m.Labels}, d.Variants, false, label == "" || slices.Contains(auto, label))
 }

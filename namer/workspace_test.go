@@ -53,31 +53,3 @@ func TestPlanWorkspace(t *testing.T) {
 		}
 	}
 }
-
-func TestJudgeWorkspace(t *testing.T) {
-	d := Decision{Want: "2 api", Variants: []string{"2 api", "1 api"}}
-	auto := []string{"api", "web"}
-	tests := []struct {
-		name  string
-		label string
-		mem   Memory
-		want  Verdict
-	}{
-		{"herdr's automatic label", "api", Memory{}, Herdrs},
-		{"herdr's label from another pane's dir", "web", Memory{}, Herdrs},
-		{"empty", "", Memory{}, Herdrs},
-		{"a bare number is a person's here", "2", Memory{}, Human},
-		{"a variant", "1 api", Memory{}, Ours},
-		{"remembered", "3 old", Memory{Labels: []string{"3 old"}}, Ours},
-		{"a person's", "scratch", Memory{}, Human},
-		{"no lock or release for workspaces", "scratch", Memory{Locked: true, Released: true}, Human},
-	}
-	for _, tt := range tests {
-		if got := d.JudgeWorkspace(tt.label, tt.mem, auto); got != tt.want {
-			t.Errorf("%s: JudgeWorkspace(%q) = %v, want %v", tt.name, tt.label, got, tt.want)
-		}
-	}
-	if (Decision{Skip: true}).JudgeWorkspace("api", Memory{}, auto) != Skipped {
-		t.Error("a skip rule must outrank herdr's label")
-	}
-}

@@ -7,13 +7,15 @@
 //	gather  the programs (herdr's pane.process_info, or this machine's
 //	        /proc for a shell known to be local) and agent session titles
 //	decide  each row's wanted name and its report (what explain shows)
-//	judge   whose each label is (namer.Fate), and so what to do: keep,
+//	judge   whose each label is (package owner), and so what to do: keep,
 //	        rename, put back, prefix
 //
 // It sends nothing: the renamer sends the plan's renames and Conclude
 // takes what they did into the reports. What outlives a pass, the cache
 // of each pane's program (herdr's answers, checked against the kernel),
-// is the Planner's own. One goroutine at a time calls a Planner; Plan's
-// gather phase asks herdr from several goroutines of its own and waits
-// for them.
+// is the Planner's own; which shells run on this machine it asks of a
+// Local (package localwatch), and a plan hands back the shells it found
+// local (Plan.Shells) rather than keeping a registry of them. One
+// goroutine at a time calls a Planner; Plan's gather phase asks herdr
+// from several goroutines of its own and waits for them.
 package pass

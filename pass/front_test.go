@@ -19,8 +19,10 @@ func (p *prober) Children(int) ([]int, error)                  { return nil, nil
 func (p *prober) ReadFront(int) (procinfo.Front, error)        { return p.now, nil }
 func (p *prober) ProveLocal(int, int) (bool, string)           { return true, "a test's" }
 func (w *watchLooks) Front(string, int) (procinfo.Front, bool) { return w.last, w.last.ShellPID > 0 }
+func (w *watchLooks) Prove(int) bool                           { return true }
 
-// watchLooks is a local watch whose last look is last.
+// watchLooks is a local watch whose last look is last, where every shell
+// is proven local.
 type watchLooks struct{ last procinfo.Front }
 
 // front is a look at shell 10's terminal at at: the shell at its prompt
@@ -42,7 +44,7 @@ func TestAWatchsOlderLookIsNotTakenOverANewerOne(t *testing.T) {
 	pr := &prober{now: front("", t0)}
 	watch := &watchLooks{last: front("", t0)}
 	p := planner(t, "{proc|dir}", &asker{progs: map[string]string{"w1:p1": ""}})
-	p.cfg.Inspector, p.cfg.Fronts, p.cfg.LocalWatch = pr, watch, true
+	p.cfg.Inspector, p.local, p.cfg.LocalWatch = pr, watch, true
 	mem := memory(t)
 	tabs := map[string][]herdr.Pane{"w1:t1": {{ID: "w1:p1", Cwd: "/src/rmk"}}}
 	label := "1"

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
@@ -17,7 +18,7 @@ func (p *Planner) judge(v *view, pl *Plan, mem *state.State) {
 		t := state.TabTarget(r.Tab.ID)
 		e := mem.Entry(t)
 		label, want := r.Tab.Label, r.decision.Want
-		f := r.decision.Fate(namer.Case{Label: label, Want: want, Memory: renamer.MemoryOf(e, now), Force: p.cfg.Force})
+		f := owner.Tab(p.caseOf(r.decision, label, want, e, now))
 		r.Report.judge(f.Verdict)
 		r.Report.Action = ActionKeep
 		if !v.ReadOnly {
@@ -36,20 +37,36 @@ func (p *Planner) judge(v *view, pl *Plan, mem *state.State) {
 	}
 }
 
+// ruling is the ownership rule's input for the name want under decision
+// dec, less the label and its memory (the re-read before a rename finds
+// them): dec's variants are ours, its skip rule outranks everything,
+// --force as configured.
+func (p *Planner) ruling(dec namer.Decision, want string) owner.Case {
+	return owner.Case{Want: want, Force: p.cfg.Force, Variants: dec.Variants, Skip: dec.Skip}
+}
+
+// caseOf is ruling for label, with what the memory holds of its target,
+// e, at now.
+func (p *Planner) caseOf(dec namer.Decision, label, want string, e state.Entry, now time.Time) owner.Case {
+	c := p.ruling(dec, want)
+	c.Label, c.Memory = label, owner.Of(e, now)
+	return c
+}
+
 // learnt is what the memory learns of a tab from its label alone.
-func learnt(t state.Target, e state.Entry, label, want string, v namer.Verdict, now time.Time) []func(*state.Tx) {
+func learnt(t state.Target, e state.Entry, label, want string, v owner.Verdict, now time.Time) []func(*state.Tx) {
 	var out []func(*state.Tx)
 	if e.PendingLanded(label, now) {
 		// A rename whose reply was lost (or a killed daemon's late one)
 		// did land: the label is ours.
 		out = append(out, func(tx *state.Tx) { tx.Ours(t, label) })
 	}
-	if v == namer.Human && e.Label != "" && label != e.PrefixedAs {
+	if v == owner.Human && e.Label != "" && label != e.PrefixedAs {
 		// A person's label now: what we set before is no longer ours,
 		// or the person choosing that text later would lose it.
 		out = append(out, func(tx *state.Tx) { tx.Disown(t) })
 	}
-	if v == namer.Released && want != "" && want == label {
+	if v == owner.Released && want != "" && want == label {
 		// A release ends as soon as the tab carries our name, even when
 		// no rename was needed: left set, it would hand the next name a
 		// person types to us.
@@ -59,18 +76,14 @@ func learnt(t state.Target, e state.Entry, label, want string, v namer.Verdict, 
 }
 
 // rename is the rename a tab's fate asks for, nil for none.
-func (p *Planner) rename(r *Row, f namer.Fate, e state.Entry, positions map[string]int) *renamer.Rename {
+func (p *Planner) rename(r *Row, f owner.Fate, e state.Entry, positions map[string]int) *renamer.Rename {
 	x := &renamer.Rename{Target: state.TabTarget(r.Tab.ID), Seen: r.Tab.Label}
 	switch {
-	case f.Do == namer.PutBack:
+	case f.Do == owner.PutBack:
 		x.Kind, x.Want = renamer.GiveBack, f.To
 		x.Why = "a rename of ours landed after the tab was locked"
-	case f.Do == namer.Rename:
-		dec, force := r.decision, p.cfg.Force
-		x.Kind, x.Want = renamer.OurName, f.To
-		x.Judge = func(label string, mem state.Entry, now time.Time) namer.Fate {
-			return dec.Fate(namer.Case{Label: label, Want: f.To, Memory: renamer.MemoryOf(mem, now), Force: force})
-		}
+	case f.Do == owner.Rename:
+		x.Kind, x.Want, x.Case = renamer.OurName, f.To, p.ruling(r.decision, f.To)
 	default:
 		prefixed, ok := p.personPrefix(r.Tab.ID, r.Tab.Label, f.Verdict, e, positions)
 		if !ok {
@@ -84,8 +97,8 @@ func (p *Planner) rename(r *Row, f namer.Fate, e state.Entry, positions map[stri
 
 // personPrefix is the label a person's tab gets under --index-prefix-all,
 // and whether that differs from its label now.
-func (p *Planner) personPrefix(id, label string, v namer.Verdict, e state.Entry, pos map[string]int) (string, bool) {
-	if !p.cfg.IndexPrefixAll || v != namer.Human {
+func (p *Planner) personPrefix(id, label string, v owner.Verdict, e state.Entry, pos map[string]int) (string, bool) {
+	if !p.cfg.IndexPrefixAll || v != owner.Human {
 		return "", false
 	}
 	want := namer.IndexPrefix(personText(e, label), pos[id])

@@ -1,6 +1,10 @@
 package pass
 
-import "time"
+import (
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
+)
 
 // Timings of the program cache.
 const (
@@ -16,31 +20,14 @@ const (
 	defaultGatherBudget = 2 * time.Second
 )
 
-// LocalShell is a pane's shell as the program cache knows it, when its
-// processes are this machine's to look at (our look at the shell's
-// terminal agreed with herdr's answer).
-type LocalShell struct {
-	PID  int // the pane's shell
-	PGID int // the foreground group last seen in front
-}
-
-// Local is the pane's local shell; false when the pane's processes are
-// not known to be this machine's.
-func (p *Planner) Local(paneID string) (LocalShell, bool) {
-	c := p.progs.of(paneID)
-	if c == nil || !c.localOK || c.shellPID <= 0 {
-		return LocalShell{}, false
-	}
-	return LocalShell{PID: c.shellPID, PGID: c.pgid}, true
-}
-
-// LocalShells are the local shells of every pane, by pane id: those the
-// kernel's watch can follow.
-func (p *Planner) LocalShells() map[string]LocalShell {
-	out := map[string]LocalShell{}
-	for id := range p.progs.all() {
-		if s, ok := p.Local(id); ok {
-			out[id] = s
+// localShells are the panes whose shells are proven to run here, by pane
+// id, as the program cache knows them: what the pass hands the local
+// watch (Plan.Shells).
+func (p *Planner) localShells() map[string]procinfo.Shell {
+	out := map[string]procinfo.Shell{}
+	for id, c := range p.progs.all() {
+		if c.localOK && c.shellPID > 0 {
+			out[id] = procinfo.Shell{PID: c.shellPID, PGID: c.pgid}
 		}
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
@@ -133,7 +134,7 @@ func (p *Planner) judgePanes(v *view, pl *Plan, mem *state.State) {
 		t := state.PaneTarget(pr.Pane.ID)
 		e := mem.Entry(t)
 		label, want := pr.Pane.Label, pr.decision.Want
-		f := pr.decision.Fate(namer.Case{Label: label, Want: want, Memory: renamer.MemoryOf(e, now), Force: p.cfg.Force, Pane: true})
+		f := owner.Pane(p.caseOf(pr.decision, label, want, e, now))
 		pr.Report.judge(f.Verdict)
 		pr.Report.Action = ActionKeep
 		if !v.ReadOnly {
@@ -153,18 +154,14 @@ func (p *Planner) judgePanes(v *view, pl *Plan, mem *state.State) {
 }
 
 // paneRename is the rename a pane's fate asks for, nil for none.
-func (p *Planner) paneRename(pr *PaneRow, f namer.Fate) *renamer.Rename {
+func (p *Planner) paneRename(pr *PaneRow, f owner.Fate) *renamer.Rename {
 	x := &renamer.Rename{Target: state.PaneTarget(pr.Pane.ID), Seen: pr.Pane.Label}
 	switch f.Do {
-	case namer.PutBack:
+	case owner.PutBack:
 		x.Kind, x.Want = renamer.GiveBack, f.To
 		x.Why = "a rename of ours landed after the pane was locked"
-	case namer.Rename:
-		dec, force := pr.decision, p.cfg.Force
-		x.Kind, x.Want = renamer.OurName, f.To
-		x.Judge = func(label string, mem state.Entry, now time.Time) namer.Fate {
-			return dec.Fate(namer.Case{Label: label, Want: f.To, Memory: renamer.MemoryOf(mem, now), Force: force, Pane: true})
-		}
+	case owner.Rename:
+		x.Kind, x.Want, x.Case = renamer.OurName, f.To, p.ruling(pr.decision, f.To)
 	default:
 		return nil
 	}

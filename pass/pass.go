@@ -33,12 +33,15 @@ type Config struct {
 	Sidebar       *namer.Namer
 	SidebarTokens []string
 	Procs         *procinfo.Resolver
-	Inspector     procinfo.Inspector // nil: always ask herdr
-	Git           *gitinfo.Cache
-	SSH           *sshhosts.Aliases
-	Glyphs        *glyphs.Table // nil: the built-in table
-	Apply, Force  bool
-	Unique        bool
+	// Inspector reads this machine's processes: a local shell's
+	// terminal is looked at through it (procinfo.Prober) instead of
+	// asking herdr. nil: always ask herdr.
+	Inspector    procinfo.Inspector
+	Git          *gitinfo.Cache
+	SSH          *sshhosts.Aliases
+	Glyphs       *glyphs.Table // nil: the built-in table
+	Apply, Force bool
+	Unique       bool
 	// IndexPrefixAll puts the tab position in front of people's labels
 	// too.
 	IndexPrefixAll bool
@@ -52,9 +55,6 @@ type Config struct {
 	// asked about even when no name needs their program, to learn
 	// whether their shells are local.
 	LocalWatch bool
-	// Fronts has a watch's last looks at local shells' terminals; nil:
-	// the Inspector reads one each time.
-	Fronts Fronts
 }
 
 // Asker is what a pass asks herdr besides the snapshot it is given:
@@ -78,27 +78,25 @@ type Planner struct {
 	cfg    Config
 	herdr  Asker
 	titles Titles
+	local  Local
 	progs  progCache
 	now    func() time.Time
 	log    *slog.Logger
 	// GatherBudget bounds the time a pass spends asking for programs (0:
 	// defaultGatherBudget); tests shorten it.
 	GatherBudget time.Duration
-	// server is the pid serving herdr's socket here (SetServer); proofs
-	// are the shells proven local, or not, with it.
-	server int
-	proofs map[int]proof
 }
 
-// New makes a Planner. log and now may be nil.
-func New(cfg Config, ask Asker, titles Titles, now func() time.Time, log *slog.Logger) *Planner {
+// New makes a Planner. local may be nil (no shell is proven local, no
+// watch looks), and so may log and now.
+func New(cfg Config, ask Asker, titles Titles, local Local, now func() time.Time, log *slog.Logger) *Planner {
 	if now == nil {
 		now = time.Now
 	}
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Planner{cfg: cfg, herdr: ask, titles: titles, progs: newProgCache(), now: now, log: log}
+	return &Planner{cfg: cfg, herdr: ask, titles: titles, local: local, progs: newProgCache(), now: now, log: log}
 }
 
 // Reconfigure takes a reloaded configuration. Cached programs were named
@@ -110,6 +108,15 @@ func (p *Planner) Reconfigure(cfg Config) {
 
 // Config is the configuration the Planner names with.
 func (p *Planner) Config() Config { return p.cfg }
+
+// ShowsStatus says whether an agent's status can change a tab's or a
+// workspace's name.
+func (c Config) ShowsStatus() bool {
+	return c.Namer.UsesStatus() || c.WorkspaceNamer != nil && c.WorkspaceNamer.UsesStatus()
+}
+
+// Forced says whether a person's label is ours to replace (--force).
+func (p *Planner) Forced() bool { return p.cfg.Force }
 
 // Input is what a pass starts from.
 type Input struct {
@@ -146,7 +153,10 @@ type Plan struct {
 	// Sidebar is what each pane's sidebar should show, when sidebar
 	// tokens are on: every pane of the tabs in scope whose facts are
 	// known.
-	Sidebar   []sidebar.Pane
+	Sidebar []sidebar.Pane
+	// Shells are the panes whose shells are proven to run here after
+	// this pass, by pane id: what the local watch watches.
+	Shells    map[string]procinfo.Shell
 	Stats     Stats
 	positions map[string]int
 }
@@ -199,6 +209,7 @@ func (p *Planner) Plan(ctx context.Context, in Input, mem *state.State) *Plan {
 	p.workspaces(v, pl, answers, mem)
 	p.prune(v, pl, mem)
 	p.prunePanes(v, pl, mem)
+	pl.Shells = p.localShells()
 	return pl
 }
 

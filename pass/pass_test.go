@@ -50,7 +50,7 @@ func planner(t *testing.T, format string, a *asker) *Planner {
 		t.Fatal(err)
 	}
 	now := time.Unix(1_700_000_000, 0)
-	return New(Config{Namer: n, Procs: procs, Apply: true}, a, nil, func() time.Time { return now }, nil)
+	return New(Config{Namer: n, Procs: procs, Apply: true}, a, nil, nil, func() time.Time { return now }, nil)
 }
 
 func memory(t *testing.T) *state.State {

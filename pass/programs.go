@@ -18,11 +18,9 @@ type paneProc struct {
 	shellPID int
 	pgid     int
 	prog     procinfo.Program
-	// localOK: the shell is proven a process here (proveLocal), so a
-	// look at its terminal stands in for a socket call; localWhy says
-	// why, or why not.
-	localOK  bool
-	localWhy string
+	// localOK: the shell is proven a process here (Local.Prove), so a
+	// look at its terminal stands in for a socket call.
+	localOK bool
 	// front is the last look at the shell's terminal that named prog.
 	front procinfo.Front
 	// revision is the pane's revision when herdr answered. Where the local
@@ -263,7 +261,7 @@ var askWhy = [...]string{"nudged", "never asked", "changed", "refresh"}
 // (the shell is gone, the leader of a pipeline exited): herdr, which sees
 // the whole group, is asked then. Nudged, the look is a new one.
 func (p *Planner) readLocal(pane herdr.Pane, c *paneProc, forced bool, stats *Stats) (procinfo.Program, bool) {
-	f, err := p.Front(pane.ID, c.shellPID, forced || c.maybeFork(), c.front.At)
+	f, err := p.front(pane.ID, c.shellPID, forced || c.maybeFork(), c.front.At)
 	if err != nil || f.PGID <= 0 || f.ShellPID != c.shellPID {
 		return procinfo.Program{}, false
 	}
@@ -291,9 +289,8 @@ func (p *Planner) learn(pane herdr.Pane, pi herdr.ProcessInfo, now time.Time) pr
 	}
 	nc := &paneProc{shellPID: pi.ShellPID, pgid: pi.ForegroundPGID, prog: prog, revision: pane.Revision, asked: now, fgCwd: pane.ForegroundCwd,
 		pgSince: p.progs.of(pane.ID).sinceFor(pi.ForegroundPGID, now)}
-	if pi.ShellPID > 0 && p.cfg.Inspector != nil {
-		pr := p.proveLocal(pi.ShellPID)
-		nc.localOK, nc.localWhy = pr.local, pr.why
+	if pi.ShellPID > 0 && p.local != nil {
+		nc.localOK = p.local.Prove(pi.ShellPID)
 	}
 	p.progs.put(pane.ID, nc)
 	return prog

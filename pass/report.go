@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 )
 
@@ -21,9 +21,9 @@ type Report struct {
 	Label     string `json:"label"`
 	Want      string `json:"want"`
 	Verdict   string `json:"verdict"` // Judged, as shown
-	// Judged is whose the label is; zero (namer.Human) when the pass did
+	// Judged is whose the label is; zero (owner.Human) when the pass did
 	// not judge it.
-	Judged     namer.Verdict `json:"-"`
+	Judged     owner.Verdict `json:"-"`
 	Action     string        `json:"action"` // renamed, would rename, keep, failed
 	Lead       string        `json:"lead_pane,omitempty"`
 	LeadWhy    string        `json:"lead_why,omitempty"`
@@ -56,7 +56,7 @@ func (r Report) Named() string {
 }
 
 // judge records whose the tab's label is.
-func (r *Report) judge(v namer.Verdict) { r.Verdict, r.Judged = v.String(), v }
+func (r *Report) judge(v owner.Verdict) { r.Verdict, r.Judged = v.String(), v }
 
 // Actions a pass takes on a tab.
 const (
@@ -97,17 +97,25 @@ func (r *Report) conclude(x *renamer.Rename) {
 	case renamer.LockedBack:
 		r.Action, r.Label = ActionKeep, x.Shows
 	case renamer.Refused, renamer.InFlight:
-		r.Action, r.Error = ActionFailed, x.Err
+		r.Action, r.Error = ActionFailed, errText(x.Err)
 	case renamer.Deferred, renamer.Held:
-		r.Action, r.Error = ActionKeep, x.Err
+		r.Action, r.Error = ActionKeep, errText(x.Err)
 	case renamer.Landed:
 		r.Action = ActionKeep
 	default:
 		r.Action = ActionKeep
-		if x.Err != "" {
-			r.Action, r.Error = ActionFailed, x.Err
+		if x.Err != nil {
+			r.Action, r.Error = ActionFailed, x.Err.Error()
 		}
 	}
+}
+
+// errText is err's text, "" for none.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // EscapeText makes the free-text fields safe to print: they quote argv,

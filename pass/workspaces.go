@@ -3,10 +3,10 @@ package pass
 import (
 	"path"
 	"strings"
-	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
@@ -15,7 +15,7 @@ import (
 // WorkspaceDecision is a workspace name a dry run would give.
 type WorkspaceDecision struct {
 	ID, Label, Want string
-	Verdict         namer.Verdict
+	Verdict         owner.Verdict
 }
 
 // workspaces decides the renames that bring every workspace to the name
@@ -60,30 +60,27 @@ func (p *Planner) workspace(ws herdr.Workspace, tabs []herdr.Tab, panes map[stri
 	e := mem.Entry(t)
 	f := p.workspaceFate(ws, dec, e, tabs, panes)
 	switch {
-	case f.Do != namer.Rename:
-		if f.Verdict == namer.Human && e.Label != "" && p.cfg.Apply {
+	case f.Do != owner.Rename:
+		if f.Verdict == owner.Human && e.Label != "" && p.cfg.Apply {
 			pl.Edits.Add(func(tx *state.Tx) { tx.Disown(t) })
 		}
 	case !p.cfg.Apply:
 		pl.Workspaces = append(pl.Workspaces, WorkspaceDecision{ID: ws.ID, Label: ws.Label, Want: dec.Want, Verdict: f.Verdict})
 	default:
 		pl.Renames = append(pl.Renames, &renamer.Rename{Kind: renamer.OurName, Target: t, Seen: ws.Label, Want: dec.Want,
-			Why: "label was " + f.Verdict.String(), Judge: func(label string, mem state.Entry, now time.Time) namer.Fate {
-				return dec.Fate(namer.Case{Label: label, Want: dec.Want, Workspace: true, Memory: namer.Memory{Labels: mem.OurLabels(now)}})
-			}})
+			Why: "label was " + f.Verdict.String(), Case: p.ruling(dec, dec.Want)})
 	}
 }
 
 // workspaceFate is the fate of a workspace's label. What herdr would call
 // it comes from the disk, so it is looked at only when the label is no
 // one else's otherwise.
-func (p *Planner) workspaceFate(ws herdr.Workspace, dec namer.Decision, e state.Entry, tabs []herdr.Tab, panes map[string][]herdr.Pane) namer.Fate {
-	c := namer.Case{Label: ws.Label, Want: dec.Want, Workspace: true,
-		Memory: namer.Memory{Labels: e.OurLabels(p.now())}}
-	f := dec.Fate(c)
-	if f.Verdict == namer.Human && mayBeHerdrs(ws.Label, tabs, panes) {
+func (p *Planner) workspaceFate(ws herdr.Workspace, dec namer.Decision, e state.Entry, tabs []herdr.Tab, panes map[string][]herdr.Pane) owner.Fate {
+	c := p.caseOf(dec, ws.Label, dec.Want, e, p.now())
+	f := owner.Workspace(c)
+	if f.Verdict == owner.Human && mayBeHerdrs(ws.Label, tabs, panes) {
 		c.Auto = p.herdrWorkspaceLabels(tabs, panes)
-		f = dec.Fate(c)
+		f = owner.Workspace(c)
 	}
 	return f
 }

@@ -92,6 +92,10 @@ func (f Front) sameProcesses(g Front) bool {
 		f.Child.PID == g.Child.PID && f.Child.Comm == g.Child.Comm
 }
 
+// Shell is a pane's shell proven to run on this machine: its pid, and
+// the foreground group last seen in front of it.
+type Shell struct{ PID, PGID int }
+
 // Prober is what an Inspector of this machine's own processes offers
 // beyond the Inspector: one look at a shell's terminal, and the proof
 // that a shell herdr names is a process here. Local() has it where the

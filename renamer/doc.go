@@ -22,6 +22,12 @@
 // a person set it inside the window: it goes back (a put-back, itself a
 // rename of ours with a flight of its own).
 //
+// Whether the label a re-read finds may be replaced, and whether a
+// person's label or a lock's may go back over what a target shows, is
+// package owner's rule: the renamer asks it with the memory as it is
+// right then (Rename.Case, Rename.Over). It talks to herdr and to the
+// memory through two small interfaces (Herdr, Memory).
+//
 // Panes (their labels, pane.rename) go through the same protocol, less
 // what needs an echo: herdr tells of no pane rename (docs/herdr.md §13),
 // so a pane's re-read always happens, its flight ends with herdr's
@@ -52,5 +58,8 @@
 // and the put-backs the owner starts off its goroutine (Options.Spawn)
 // touch only the memory (safe for concurrent use) and herdr, and hand
 // what they did back to the owner: Send waits for its workers, a put-back
-// reports on PutBacks. Options.Hooks run on the goroutine that found out.
+// reports on PutBacks. Send and PutBackDone hand back what they did
+// (each Rename's outcome, Showing: what its target shows now) for the
+// owner to take into its own view; Options.Hooks, which only report how
+// the work goes, run on the goroutine that found out.
 package renamer

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -178,7 +178,7 @@ func (r *Renamer) observe(t state.Target, f *flight, label string) {
 			f.superseded.Store(true)
 		}
 	}
-	if namer.Foreign(label, append(ours, f.seen), t.Kind == state.Workspace) {
+	if owner.Foreign(t.Kind, label, append(ours, f.seen)) {
 		f.foreign = label
 	}
 }
@@ -238,21 +238,6 @@ func (r *Renamer) Saw(shows map[state.Target]string) {
 			}
 		}
 	}
-}
-
-// Shows is the label every tab and workspace of snap shows.
-func Shows(snap *herdr.Snapshot) map[state.Target]string {
-	out := make(map[state.Target]string, len(snap.Tabs)+len(snap.Workspaces)+len(snap.Panes))
-	for _, t := range snap.Tabs {
-		out[state.TabTarget(t.ID)] = t.Label
-	}
-	for _, w := range snap.Workspaces {
-		out[state.WorkspaceTarget(w.ID)] = w.Label
-	}
-	for _, p := range snap.Panes {
-		out[state.PaneTarget(p.ID)] = p.Label
-	}
-	return out
 }
 
 // ServerGone stops following every rename: the server they were sent to

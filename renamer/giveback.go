@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -22,13 +22,13 @@ var ErrRenamedSince = errors.New("renamed since it was read")
 // any other.
 func (r *Renamer) GiveBack(ctx context.Context, t state.Target, from, to string) error {
 	x := &Rename{Kind: GiveBack, Target: t, Seen: from, Want: to, Why: "restore",
-		Over: func(label string, mem state.Entry, _ time.Time) bool { return label == from && !mem.Locked }}
+		Over: func(label string, m owner.Memory) bool { return owner.GiveBackOver(label, from, m) }}
 	r.Send(ctx, []*Rename{x}, nil, false)
 	switch {
 	case x.Out == Done:
 		return nil
-	case x.Err != "":
-		return errors.New(x.Err)
+	case x.Err != nil:
+		return x.Err
 	case x.Now != "" && x.Now != from:
 		return fmt.Errorf("%w: it shows %q now", ErrRenamedSince, x.Now)
 	case x.Now == from:
@@ -74,16 +74,12 @@ func (r *Renamer) PutBackLock(ctx context.Context, t state.Target, label string,
 		return nil
 	}
 	x := &Rename{Kind: GiveBack, Target: t, Seen: shows, Want: label, Why: "a rename of ours landed as it was locked",
-		Over: func(now string, mem state.Entry, at time.Time) bool {
-			if !mem.Locked || mem.LockedLabel != label {
-				return false // released or locked anew since: not this lock's to keep
-			}
-			m := namer.Memory{Locked: true, LockedLabel: label, Labels: mem.OurLabels(at), Landing: append(mem.Landing(at), onTheirWay...)}
-			return namer.FateOf(namer.Case{Label: now, Memory: m, Pane: t.Kind == state.Pane}).Do == namer.PutBack
+		Over: func(now string, m owner.Memory) bool {
+			return owner.LockKept(t.Kind, now, label, m.WithLanding(onTheirWay...))
 		}}
 	r.Send(ctx, []*Rename{x}, nil, false)
-	if x.Err != "" {
-		return fmt.Errorf("a rename of ours may have landed as it was locked, and putting %q back failed: %s", label, x.Err)
+	if x.Err != nil {
+		return fmt.Errorf("a rename of ours may have landed as it was locked, and putting %q back failed: %w", label, x.Err)
 	}
 	return nil
 }

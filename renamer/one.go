@@ -2,11 +2,12 @@ package renamer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -15,7 +16,7 @@ import (
 func (r *Renamer) one(ctx context.Context, x *Rename, young bool) (Outcome, error) {
 	send, out, err := r.reread(ctx, x, young)
 	if err != nil {
-		x.Err = err.Error()
+		x.Err = err
 		if !herdr.IsServerGone(err) {
 			r.log.Warn("not renamed: could not look at it first", x.Target.Kind.String(), x.Target.ID, "err", err)
 		}
@@ -26,7 +27,7 @@ func (r *Renamer) one(ctx context.Context, x *Rename, young bool) (Outcome, erro
 	}
 	out, err = r.request(ctx, x.Target, x.Want)
 	if err != nil {
-		x.Err = err.Error()
+		x.Err = err
 		if out == InFlight {
 			return out, err
 		}
@@ -43,9 +44,8 @@ func (r *Renamer) one(ctx context.Context, x *Rename, young bool) (Outcome, erro
 	return Done, nil
 }
 
-func notFound(err error) bool {
-	return herdr.IsCode(err, "tab_not_found") || herdr.IsCode(err, "workspace_not_found") || herdr.IsCode(err, "pane_not_found")
-}
+// notFound: the target is gone (herdr never reuses an id).
+func notFound(err error) bool { return errors.Is(err, herdr.ErrNotFound) }
 
 // putBackLock closes the window after the last look at the memory: a lock
 // written while the rename was on its way is on disk by the time herdr
@@ -53,8 +53,8 @@ func notFound(err error) bool {
 // lock itself puts it back when the rename lands after its own look. It
 // reports whether the label went back.
 func (r *Renamer) putBackLock(ctx context.Context, x *Rename) bool {
-	f := namer.FateOf(namer.Case{Label: x.Want, Memory: MemoryOf(r.entry(x.Target), r.now()), Pane: x.Target.Kind == state.Pane})
-	if f.Do != namer.PutBack {
+	f := owner.For(x.Target.Kind)(owner.Case{Label: x.Want, Memory: r.memory(x.Target)})
+	if f.Do != owner.PutBack {
 		return false
 	}
 	back := state.Flight{Want: f.To, Seen: x.Want, Sent: r.now()}
@@ -90,7 +90,7 @@ func (r *Renamer) reread(ctx context.Context, x *Rename, young bool) (send bool,
 		return false, NotSent, nil
 	case err != nil:
 		return false, NotSent, fmt.Errorf("re-read %s %s before renaming it: %w", x.Target.Kind, x.Target.ID, err)
-	case x.Over != nil && !x.Over(label, r.entry(x.Target), r.now()) || x.Over == nil && label != x.Seen:
+	case x.Over != nil && !x.Over(label, r.memory(x.Target)) || x.Over == nil && label != x.Seen:
 		// Renamed since the look: the next pass judges the new label.
 		x.Now, x.Shows = label, label
 		r.log.Debug("not giving a label back: the target shows another", x.Target.Kind.String(), x.Target.ID, "label", x.Want, "shows", label)
@@ -116,13 +116,15 @@ func (r *Renamer) recheck(ctx context.Context, x *Rename, young bool) (send bool
 			return false, NotSent, fmt.Errorf("re-read %s %s before renaming: %w", x.Target.Kind, x.Target.ID, err)
 		}
 	}
-	mem := r.entry(x.Target)
-	if got == x.Seen && !mem.Locked {
+	m := r.memory(x.Target)
+	if got == x.Seen && !m.Locked {
 		return true, NotSent, nil
 	}
-	f := x.Judge(got, mem, r.now())
+	c := x.Case
+	c.Label, c.Memory = got, m
+	f := owner.For(x.Target.Kind)(c)
 	x.Now, x.Verdict, x.Judged = got, f.Verdict, true
-	if f.Do == namer.Rename {
+	if f.Do == owner.Rename {
 		x.Seen = got
 		return true, NotSent, nil
 	}
@@ -145,7 +147,7 @@ func (r *Renamer) label(ctx context.Context, t state.Target) (string, error) {
 		if i := slices.IndexFunc(wss, func(w herdr.Workspace) bool { return w.ID == t.ID }); i >= 0 {
 			return wss[i].Label, nil
 		}
-		return "", &herdr.APIError{Method: "workspace.list", Code: "workspace_not_found", Message: "workspace " + t.ID + " not found"}
+		return "", &herdr.APIError{Method: "workspace.list", Code: herdr.CodeWorkspaceNotFound, Message: "workspace " + t.ID + " not found"}
 	}
 	if t.Kind == state.Pane {
 		pane, err := r.herdr.Pane(ctx, t.ID)

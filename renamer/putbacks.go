@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -72,7 +72,7 @@ func (r *Renamer) hold(rs []*Rename) []*Rename {
 	out := rs[:0:0]
 	for _, x := range rs {
 		if x.Kind != GiveBack && len(r.backs.running[x.Target]) > 0 {
-			x.Out, x.Err = Held, "held: a person's label is on its way back to it"
+			x.Out, x.Err = Held, ErrHeld
 			r.backs.held[x.Target] = true
 			continue
 		}
@@ -116,8 +116,12 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 	// back is a person's, never ours to replace.
 	superseded := new(atomic.Bool)
 	f.superseded = superseded
+	ret := owner.Return{Back: back, Want: want, Ours: ours, Then: r.oursOf(t)}
 	x := &Rename{Kind: GiveBack, Target: t, Want: back, Seen: want, After: want, Why: "a person renamed it as we did: their name goes back",
-		Over: putBackOver(t, back, want, ours, r.oursOf(t), superseded)}
+		Over: func(label string, m owner.Memory) bool {
+			// A person renamed it since: theirs stands.
+			return !superseded.Load() && owner.ReturnOver(t.Kind, label, ret, m)
+		}}
 	// Claimed now: an echo seen again meanwhile does not send it twice.
 	f.putBack = back
 	b := r.backs
@@ -132,15 +136,15 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 		case state.IsDamaged(err):
 			// A lock the file may hold is unknown: it waits until the
 			// file reads again (RetryPutBacks).
-			x.Out, x.Err = Deferred, err.Error()
+			x.Out, x.Err = Deferred, err
 		case err != nil:
 			// The person's name goes back all the same: see Send.
 			r.log.Info("putting a person's label back though its record could not be saved", "err", err)
 			fallthrough
 		default:
 			var err error
-			if x.Out, err = r.one(ctx, x, false); err != nil && x.Err == "" {
-				x.Err = err.Error()
+			if x.Out, err = r.one(ctx, x, false); err != nil && x.Err == nil {
+				x.Err = err
 			}
 		}
 		select {
@@ -148,26 +152,6 @@ func (r *Renamer) putBack(t state.Target, f *flight) {
 		case <-b.stop:
 		}
 	})
-}
-
-// putBackOver says whether a put-back of back over our want may replace
-// the label the target shows when it is looked at. then is what was ours
-// when the put-back began (a flight retired meanwhile set it), the memory
-// at the look what a pass did since; a label given back is a person's,
-// never ours to replace.
-func putBackOver(t state.Target, back, want string, ours bool, then []string, superseded *atomic.Bool) func(string, state.Entry, time.Time) bool {
-	return func(label string, mem state.Entry, now time.Time) bool {
-		switch {
-		case superseded.Load():
-			return false // a person renamed it since: theirs stands
-		case mem.Locked && label == mem.LockedLabel:
-			return false // a locked label never changes
-		case ours && mem.Locked && mem.LockedLabel == want:
-			return false // a person locked our name once it showed: they keep it
-		}
-		m := namer.Memory{Labels: append(append(mem.OurLabels(now), want), then...)}
-		return label != back && namer.FateOf(namer.Case{Label: label, Memory: m, Workspace: t.Kind == state.Workspace}).Verdict == namer.Ours
-	}
 }
 
 // decided is the edit that records f as decided, when the memory holds
@@ -200,14 +184,15 @@ func (r *Renamer) PutBacks() <-chan PutBack {
 }
 
 // PutBackDone takes in, on the owner's goroutine, what a put-back did: its
-// record, its flight, the label the target shows. One that was not done
-// may be tried again at a later echo. again: a rename of the target was
-// held back while it ran (Held), and a pass should decide it now.
-func (r *Renamer) PutBackDone(b PutBack) (again bool) {
+// record and its flight. One that was not done may be tried again at a
+// later echo. It returns what the target shows now (Showing), and again:
+// a rename of the target was held back while it ran (Held), and a pass
+// should decide it now.
+func (r *Renamer) PutBackDone(b PutBack) (shows []Label, again bool) {
 	r.backs.open--
 	again = r.backs.end(b.x.Target, b.f)
 	var decided state.Edits
-	if x := b.x; x.Out == Done || x.Out == Refused || x.Out == NotSent && x.Err == "" {
+	if x := b.x; x.Out == Done || x.Out == Refused || x.Out == NotSent && x.Err == nil {
 		// Its fate is known: put back, or no longer to be.
 		decided = r.decided(b.x.Target, b.f)
 	}
@@ -219,8 +204,8 @@ func (r *Renamer) PutBackDone(b PutBack) (again bool) {
 	// holding it) goes again at the next pass, as one that waited for the
 	// memory does: given up, the person's name would be lost for a hiccup.
 	// The flight's watch bounds the tries.
-	b.f.deferred = b.x.Out == Deferred || b.x.Out == NotSent && b.x.Err != ""
-	return again
+	b.f.deferred = b.x.Out == Deferred || b.x.Out == NotSent && b.x.Err != nil
+	return Showing(b.x), again
 }
 
 // RetryPutBacks starts again the put-backs that waited for a damaged

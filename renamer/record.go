@@ -90,14 +90,8 @@ func (r *Renamer) recordBefore(rs []*Rename, edits state.Edits) error {
 func (r *Renamer) recordAfter(rs []*Rename, edits state.Edits) {
 	defer r.sending.done(rs)
 	for _, x := range rs {
-		if x.Shows != "" {
-			r.note(x.Target, x.Shows)
-		}
 		if x.Out == Done || x.Out == LockedBack {
 			edits.Add(answered(x))
-		}
-		if x.Out == Done {
-			r.note(x.Target, x.Want)
 		}
 		switch {
 		case x.Target.Kind == state.Pane:

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -77,12 +77,14 @@ type Rename struct {
 	Text   string // PersonPrefix: the person's text in Want
 	// After is a label whose echo decided this rename (see state.Flight).
 	After string
-	// Judge, for OurName, is the fate of a label the re-read finds, with
-	// the memory as it is then (a lock since the pass began included).
-	Judge func(label string, mem state.Entry, now time.Time) namer.Fate
+	// Case, for OurName, is what the caller knew of the label's fate
+	// (the name wanted, the template's variants, --force): the re-read
+	// asks the target kind's rule (package owner) with the label it finds
+	// and the memory as it is then, a lock since the pass began included.
+	Case owner.Case
 	// Over, for GiveBack, says whether a label the re-read finds may be
 	// replaced, given the memory as it is then; nil: only Seen may.
-	Over func(label string, mem state.Entry, now time.Time) bool
+	Over func(label string, m owner.Memory) bool
 	Why  string // for the log
 
 	// What came of it.
@@ -90,13 +92,14 @@ type Rename struct {
 	// Now is the label the re-read found when it differs from Seen, and
 	// Verdict whose it is (judged when Judged).
 	Now     string
-	Verdict namer.Verdict
+	Verdict owner.Verdict
 	Judged  bool
 	// Shows is a label the target shows after the rename besides Want
 	// (one found at the re-read, or a lock's label put back).
 	Shows string
-	// Err says why a rename failed ("" when it did not).
-	Err string
+	// Err says why a rename failed or was not sent (nil when it was):
+	// herdr's error, ErrHeld, ErrDeferred, the memory's.
+	Err error
 	// sent is when its record was written, recorded the label its look
 	// saw then (Seen may change at the re-read).
 	sent     time.Time
@@ -107,11 +110,27 @@ type Rename struct {
 	backOut Outcome
 }
 
-// MemoryOf turns what the memory holds of a target into namer's view of
-// it at now.
-func MemoryOf(e state.Entry, now time.Time) namer.Memory {
-	return namer.Memory{Locked: e.Locked, Released: e.Released, LockedLabel: e.LockedLabel,
-		Labels: e.OurLabels(now), Landing: e.Landing(now)}
+// A Label is a label a target shows after a rename of ours.
+type Label struct {
+	Target state.Target
+	Label  string
+}
+
+// Showing lists, in order, what renames leave their targets showing: a
+// label found at the re-read or a lock's put back (Shows), then the label
+// a rename set. The caller's view of the session takes them in: their
+// echoes are old news.
+func Showing(rs ...*Rename) []Label {
+	var out []Label
+	for _, x := range rs {
+		if x.Shows != "" {
+			out = append(out, Label{x.Target, x.Shows})
+		}
+		if x.Out == Done {
+			out = append(out, Label{x.Target, x.Want})
+		}
+	}
+	return out
 }
 
 // RenamedKinds are the rename events whose replay's end the renamer needs

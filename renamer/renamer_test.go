@@ -228,7 +228,7 @@ func TestARenameWaitsForAPutBackOnItsWay(t *testing.T) {
 			f := g.spawned[0]
 			g.spawned = nil
 			f()
-			if again := g.r.PutBackDone(<-g.r.PutBacks()); !again {
+			if _, again := g.r.PutBackDone(<-g.r.PutBacks()); !again {
 				t.Fatal("the put-back ended without asking for the pass it held back")
 			}
 			if got := g.h.label(tab); got != "mine" {

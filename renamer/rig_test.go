@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -123,18 +123,11 @@ func newRig(t *testing.T, proto int) *rig {
 	return g
 }
 
-// ours is what a pass judges a label with: the memory's fate of it.
-func ours(want string) func(string, state.Entry, time.Time) namer.Fate {
-	return func(label string, mem state.Entry, now time.Time) namer.Fate {
-		return namer.FateOf(namer.Case{Label: label, Want: want, Memory: MemoryOf(mem, now)})
-	}
-}
-
 // name sends a rename of ours to want after a look that saw seen; young:
 // the look stands in for the re-read.
 func (g *rig) name(t state.Target, seen, want string, young bool) *Rename {
 	g.t.Helper()
-	x := &Rename{Kind: OurName, Target: t, Seen: seen, Want: want, Judge: ours(want)}
+	x := &Rename{Kind: OurName, Target: t, Seen: seen, Want: want, Case: owner.Case{Want: want}}
 	if ok, err := g.r.Send(context.Background(), []*Rename{x}, nil, young); !ok || err != nil {
 		g.t.Fatalf("send %q: ok %v, err %v, %s", want, ok, err, x.Err)
 	}

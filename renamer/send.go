@@ -2,12 +2,15 @@ package renamer
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -15,16 +18,22 @@ import (
 // session renames thousands of tabs, each a re-read and a rename.
 const Workers = 8
 
+// ErrDeferred: a rename not sent, the caller's time being nearly up; the
+// next pass decides again. ErrHeld: one not sent, a person's label being
+// on its way back to its target.
+var (
+	ErrDeferred = errors.New("deferred to the next pass: this one ran out of time")
+	ErrHeld     = errors.New("held: a person's label is on its way back to it")
+)
+
 // renameMargin is the time before the send's deadline after which no new
 // rename starts: one re-read and rename, herdr's read poll included, with
 // room to spare.
 const renameMargin = 3 * herdr.Tick
 
-// Hooks tell the Renamer's owner what it cannot see. Each may be nil.
+// Hooks tell the Renamer's owner how its work goes, for its health
+// record. Each may be nil.
 type Hooks struct {
-	// Note hears a label a target shows now, on the owner's goroutine:
-	// its echo is then old news.
-	Note func(t state.Target, label string)
 	// Renamed hears herdr's answer to each rename, from any goroutine.
 	Renamed func(err error)
 	// Saved hears whether the memory could be saved, from any goroutine.
@@ -122,7 +131,7 @@ func (r *Renamer) Send(ctx context.Context, rs []*Rename, edits state.Edits, you
 	if err := r.recordBefore(rs, edits); err != nil && !givingBack(rs) {
 		r.log.Warn("not renaming: could not save the labels about to be set", "err", err)
 		for _, x := range rs {
-			x.Err = "not renamed: state not saved: " + err.Error()
+			x.Err = fmt.Errorf("not renamed: state not saved: %w", err)
 		}
 		return false, nil
 	} else if err != nil {
@@ -180,7 +189,7 @@ func (b *batch) work(ctx, bctx context.Context, cancel func()) {
 			return
 		}
 		if dl, ok := bctx.Deadline(); bctx.Err() != nil || ok && time.Until(dl) < renameMargin {
-			x.Out, x.Err = Deferred, "deferred to the next pass: this one ran out of time"
+			x.Out, x.Err = Deferred, ErrDeferred
 			continue
 		}
 		var err error
@@ -217,6 +226,9 @@ func (r *Renamer) entry(t state.Target) state.Entry {
 	return r.mem.Entry(t)
 }
 
+// memory is the target's memory now, as the ownership rule reads it.
+func (r *Renamer) memory(t state.Target) owner.Memory { return owner.Of(r.entry(t), r.now()) }
+
 // save writes fn and tells Hooks.Saved whether it could.
 func (r *Renamer) save(fn func(*state.Tx)) error {
 	err := r.mem.Update(fn)
@@ -224,11 +236,4 @@ func (r *Renamer) save(fn func(*state.Tx)) error {
 		r.hooks.Saved(err)
 	}
 	return err
-}
-
-// note tells the owner a label the target shows now.
-func (r *Renamer) note(t state.Target, label string) {
-	if r.hooks.Note != nil {
-		r.hooks.Note(t, label)
-	}
 }

@@ -98,7 +98,7 @@ func (r *Reporter) Send(ctx context.Context, reps []Report) (int, error) {
 	for _, rep := range reps {
 		err := r.api.ReportMetadata(ctx, rep.Pane, Source, rep.Tokens)
 		switch {
-		case herdr.IsCode(err, "pane_not_found"):
+		case errors.Is(err, herdr.ErrPaneNotFound):
 			delete(r.sent, rep.Pane)
 		case err != nil:
 			errs = append(errs, fmt.Errorf("sidebar tokens of pane %s: %w", rep.Pane, err))

@@ -1,4 +1,4 @@
-package main
+package setup
 
 import (
 	"errors"
@@ -18,60 +18,91 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/sidebar"
 )
 
-// newOptions builds the daemon's options that run, once, explain and
-// restore share, from the naming flags, the global flags and what env
-// holds of the process: its environment, home directory, config file and
-// output. It takes the environment and the home directory from env alone,
-// so a test gives it a made-up env. Each error is a usage error (exit 2) on one line that names
-// the flag, variable or config line at fault.
-func newOptions(f *NamingFlags, g *Globals, env *runEnv) (daemon.Options, error) {
-	sock, err := herdr.ResolveSocketPath(g.Socket, env.lookup)
+// Options builds the daemon's options that run, once, explain and
+// restore share, from the naming flags, --socket (socketFlag) and what
+// env holds of the process. It takes the environment and the home
+// directory from env alone, so a test gives it a made-up one. Each error
+// is on one line and names the flag, variable or config line at fault:
+// a usage error.
+func (f *NamingFlags) Options(socketFlag string, env Env) (daemon.Options, error) {
+	sock, err := herdr.ResolveSocketPath(socketFlag, env.lookup)
 	if err != nil {
-		return daemon.Options{}, withExit(2, err)
+		return daemon.Options{}, err
 	}
 	if err := f.check(); err != nil {
-		return daemon.Options{}, withExit(2, err)
+		return daemon.Options{}, err
 	}
 	// Without a home directory names show no "~": not worth stopping for.
 	home, _ := env.home()
-	nm, wsNamer, err := f.namers(env.config, home)
+	naming, err := f.naming(env, home)
 	if err != nil {
-		return daemon.Options{}, withExit(2, err)
+		return daemon.Options{}, err
 	}
-	paneNamer, err := f.paneNamer(env.config, home)
+	state, err := StatePath(f.State, sock, env)
 	if err != nil {
-		return daemon.Options{}, withExit(2, err)
+		return daemon.Options{}, err
+	}
+	return daemon.Options{Socket: sock, Naming: naming, StatePath: state, Out: env.Out, Log: env.Log}, nil
+}
+
+// naming compiles the naming configuration: the namers, the program
+// resolver, the facts' lookups.
+func (f *NamingFlags) naming(env Env, home string) (pass.Config, error) {
+	nm, wsNamer, err := f.namers(env.Config, home)
+	if err != nil {
+		return pass.Config{}, err
+	}
+	paneNamer, err := f.paneNamer(env.Config, home)
+	if err != nil {
+		return pass.Config{}, err
 	}
 	side, err := f.sidebarNamer(home)
 	if err != nil {
-		return daemon.Options{}, withExit(2, err)
+		return pass.Config{}, err
 	}
 	insp := procinfo.Local()
-	procs, err := f.resolver(env.config, insp)
+	procs, err := f.resolver(env.Config, insp)
 	if err != nil {
-		return daemon.Options{}, withExit(2, err)
-	}
-	state, err := env.statePath(f.State, sock)
-	if err != nil {
-		return daemon.Options{}, withExit(2, err)
+		return pass.Config{}, err
 	}
 	var glyphMap map[string]string
-	if env.config != nil {
-		glyphMap = env.config.Glyphs
+	if env.Config != nil {
+		glyphMap = env.Config.Glyphs
 	}
 	glyphTable, err := glyphs.New(glyphMap) // checked with file:line on load
 	if err != nil {
-		return daemon.Options{}, withExit(2, err)
+		return pass.Config{}, err
 	}
-	return daemon.Options{
-		Socket: sock,
-		Naming: pass.Config{Namer: nm, Procs: procs, Inspector: insp,
-			Git: gitinfo.New(), SSH: sshhosts.New(sshConfig(home)), Glyphs: glyphTable,
-			IndexPrefixAll: f.IndexPrefixAll, WorkspaceNamer: wsNamer, PaneNamer: paneNamer,
-			Sidebar: side, SidebarTokens: f.SidebarTokens,
-			Force: f.Force, Unique: f.Unique, Workspace: f.Workspace},
-		StatePath: state, Out: env.stdout, Log: g.logger(env.stderr),
-	}, nil
+	return pass.Config{Namer: nm, Procs: procs, Inspector: insp,
+		Git: gitinfo.New(), SSH: sshhosts.New(sshConfig(home)), Glyphs: glyphTable,
+		IndexPrefixAll: f.IndexPrefixAll, WorkspaceNamer: wsNamer, PaneNamer: paneNamer,
+		Sidebar: side, SidebarTokens: f.SidebarTokens,
+		Force: f.Force, Unique: f.Unique, Workspace: f.Workspace}, nil
+}
+
+// NamingFlags decide names; run, once and explain share them.
+type NamingFlags struct {
+	Format    string `help:"Name template." default:"{proc|dir}"`
+	MaxLen    int    `help:"Longest name in display columns, 0 for no limit." default:"24"`
+	Icons     string `help:"Status icons, e.g. \"blocked=🟥,idle=\" (default: 🔴 blocked, 🟡 working, 🟢 done, ⚪ idle)." placeholder:"SPEC"`
+	Alias     string `help:"Program name rewrites, e.g. \"nvim=vim,python3=py\"." placeholder:"SPEC"`
+	Unique    bool   `help:"Tell apart same-named tabs of a workspace by their parent directory."`
+	Force     bool   `help:"Rename tabs even when a person named them."`
+	Workspace string `help:"Only name tabs of this workspace, e.g. w1." placeholder:"ID"`
+	State     string `help:"State file; \"auto\" keeps one per herdr server under $XDG_STATE_HOME, \"\" remembers nothing." default:"auto"`
+
+	HideDefaultBranch bool   `help:"Show no {branch} on the repository's default branch."`
+	IndexPrefixAll    bool   `help:"Put the tab position in front of names people chose too."`
+	WorkspaceFormat   string `help:"Name workspaces too, with this template ({index} is the sidebar position); empty leaves them alone." placeholder:"TEMPLATE"`
+	PaneFormat        string `help:"Name every pane too (its label on herdr's pane border and in the sidebar's agent rows), with this template of the pane's own tokens; same-named panes of a tab are told apart; empty leaves panes alone." placeholder:"TEMPLATE"`
+
+	// nil, not empty, when unset: the built-in list applies; --ignore ""
+	// (or ignore = [] in the file) ignores nothing.
+	Ignore       []string `help:"Quick commands that never name a tab, as globs on the program name (a glob with a blank, \"git status*\", on the command line); replaces the built-in list (ls, cat, cp, rm, echo, git status and more: see README)." placeholder:"GLOB"`
+	ExtendIgnore []string `help:"More quick commands, added to the built-in list or to --ignore." placeholder:"GLOB"`
+	// SidebarTokens puts these tokens' values for each agent's pane in
+	// herdr's sidebar, as pane metadata tokens htr_NAME.
+	SidebarTokens []string `help:"Report these tokens of each agent's pane (e.g. agent,task,branch) to herdr as pane metadata tokens htr_NAME, which herdr's sidebar rows show as \"$htr_NAME\"; empty reports none." placeholder:"TOKEN"`
 }
 
 // check refuses the naming flags that no namer checks.
@@ -205,35 +236,20 @@ func atRules(cf *config.File, err error) error {
 	return err
 }
 
-// statePath turns --state into a file: "auto" is one file per herdr server
-// (two named sessions both have a w1:t1), under $XDG_STATE_HOME or else
-// ~/.local/state as env has them.
-func (e *runEnv) statePath(flag, sock string) (string, error) {
+// StatePath turns --state into a file: "auto" is one file per herdr
+// server (two named sessions both have a w1:t1), under $XDG_STATE_HOME or
+// else ~/.local/state as env has them.
+func StatePath(flag, sock string, env Env) (string, error) {
 	if flag != "auto" {
 		return flag, nil
 	}
-	dir := e.getenv("XDG_STATE_HOME")
+	dir := env.getenv("XDG_STATE_HOME")
 	if dir == "" {
-		home, err := e.home()
+		home, err := env.home()
 		if err != nil {
 			return "", fmt.Errorf("--state auto needs $XDG_STATE_HOME or $HOME: %w", err)
 		}
 		dir = filepath.Join(home, ".local", "state")
 	}
 	return filepath.Join(dir, "herdrtabrenamer", rundir.Key(sock)+".json"), nil
-}
-
-// statePath is runEnv.statePath with the process's own environment, for
-// the commands that read the state file without building options.
-func statePath(flag, sock string) (string, error) {
-	return (&runEnv{}).statePath(flag, sock)
-}
-
-// sshConfig is the ssh client's config file in home; "" lets sshhosts
-// find it itself when there is no home to start from.
-func sshConfig(home string) string {
-	if home == "" {
-		return ""
-	}
-	return filepath.Join(home, ".ssh", "config")
 }

@@ -7,62 +7,6 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
 
-func TestJudge(t *testing.T) {
-	variants := []string{"🟡 api", "⚪ api", "api"}
-	tests := []struct {
-		name  string
-		label string
-		mem   Memory
-		force bool
-		want  Verdict
-	}{
-		{"remembered", "old name", Memory{Labels: []string{"x", "old name"}}, false, Ours},
-		{"variant", "⚪ api", Memory{}, false, Ours},
-		{"herdr position", "3", Memory{}, false, Herdrs},
-		{"herdr big position", "120", Memory{}, false, Herdrs},
-		{"empty", "", Memory{}, false, Herdrs},
-		{"leading zero is a person's", "007", Memory{}, false, Human},
-		{"zero is a person's", "0", Memory{}, false, Human},
-		{"signed number is a person's", "-1", Memory{}, false, Human},
-		{"person", "my tab", Memory{}, false, Human},
-		{"person, near miss of a variant", "api ", Memory{}, false, Human},
-		{"force", "my tab", Memory{}, true, Forced},
-		{"force keeps ours ours", "api", Memory{}, true, Ours},
-		{"released beats a person", "my tab", Memory{Released: true}, false, Released},
-		{"locked beats ours", "api", Memory{Locked: true}, false, Locked},
-		{"locked beats force", "my tab", Memory{Locked: true}, true, Locked},
-		{"locked beats released", "x", Memory{Locked: true, Released: true}, false, Locked},
-	}
-	for _, tt := range tests {
-		got := Judge(tt.label, tt.mem, variants, tt.force)
-		if got != tt.want {
-			t.Errorf("%s: Judge(%q) = %v, want %v", tt.name, tt.label, got, tt.want)
-		}
-	}
-	if (Decision{Skip: true}).Judge("1", Memory{Released: true}, true) != Skipped {
-		t.Error("a skip rule must outrank everything")
-	}
-	if (Decision{Variants: variants}).Judge("api", Memory{}, false) != Ours {
-		t.Error("Decision.Judge ignores its variants")
-	}
-}
-
-func TestVerdictStrings(t *testing.T) {
-	want := map[Verdict]struct {
-		s      string
-		rename bool
-	}{
-		Ours: {"ours", true}, Herdrs: {"herdr's", true}, Human: {"person's", false},
-		Locked: {"locked", false}, Released: {"released", true}, Forced: {"person's, forced", true},
-		Skipped: {"skipped by rule", false}, Verdict(99): {"verdict(?)", false},
-	}
-	for v, w := range want {
-		if v.String() != w.s || v.MayRename() != w.rename {
-			t.Errorf("%d: %q %v, want %q %v", v, v.String(), v.MayRename(), w.s, w.rename)
-		}
-	}
-}
-
 func TestVariants(t *testing.T) {
 	n := mustNew(t, Config{Format: "{icon} {proc|agent}:{dir}"})
 	// Without proc the glue on both sides of the empty group goes: "🟡api".

@@ -1,16 +1,12 @@
-package daemon
+package triage
 
 import (
-	"context"
 	"maps"
 	"slices"
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
-	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
-	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
-	"github.com/herdrtabrenamer/herdrtabrenamer/sidebar"
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -21,39 +17,55 @@ import (
 // come back as tab.renamed, and plugins' metadata tokens move a pane's
 // revision several times a second.
 
-// news is what triage makes of an event.
-type news uint8
+// News is what triage makes of an event.
+type News uint8
 
 const (
-	oldNews news = iota
-	isNews
-	// lookFirst: a tab or pane created above every id seen is news if it
+	// Old news: nothing a name is made of changed.
+	Old News = iota
+	// Is news: a pass looks.
+	Is
+	// LookFirst: a tab or pane created above every id seen is news if it
 	// is there now. At the start of a 0.7/0.8 subscription the replay
 	// brings tabs and panes that closed before we ever saw them.
-	lookFirst
-	// ownReport: herdr's pane.updated for our own sidebar tokens, no
+	LookFirst
+	// OwnReport: herdr's pane.updated for our own sidebar tokens, no
 	// news and no hint of a program either.
-	ownReport
+	OwnReport
 )
 
-// triage asks, and changes nothing: learn takes the event in afterwards.
-// It belongs to the loop goroutine.
-type triage struct {
-	view    *view
-	mem     *state.State
-	planner *pass.Planner
-	now     func() time.Time
-	sidebar *sidebar.Reporter
+// Names are the names a pass would give, with the facts already known,
+// asking no one: what triage weighs a change by (*pass.Planner).
+type Names interface {
+	Want(tab herdr.Tab, ws herdr.Workspace, panes []herdr.Pane) string
+	PaneNames(tab herdr.Tab, ws herdr.Workspace, panes []herdr.Pane) []string
+	SidebarValues(tab herdr.Tab, ws herdr.Workspace, pane herdr.Pane) map[string]string
+	// Forced: --force, a person's label is ours to replace.
+	Forced() bool
 }
 
-// judge says whether an event may change a name the last snapshot would
-// give. live: the event is not part of a replay.
-func (tr triage) judge(ev herdr.Event, live bool) news {
-	if tr.view.none() {
-		return isNews
+// Triage asks, and changes nothing: Learn takes the event in afterwards.
+// It belongs to the goroutine that owns its View.
+type Triage struct {
+	View  *View
+	Mem   interface{ Tab(id string) state.Entry }
+	Names Names
+	Now   func() time.Time
+	// Sidebar tells herdr's answer to our own report of sidebar tokens
+	// (*sidebar.Reporter).
+	Sidebar interface {
+		Echo(old, upd herdr.Pane) bool
 	}
-	if old, ok := tr.view.paneOf(ev.PaneID); ok && ev.Kind == herdr.PaneUpdated && ev.Pane != nil && tr.sidebar.Echo(old, *ev.Pane) {
-		return ownReport
+}
+
+// Judge says whether an event may change a name the last snapshot would
+// give. live: the event is not part of a replay.
+func (tr Triage) Judge(ev herdr.Event, live bool) News {
+	if tr.View.None() {
+		return Is
+	}
+	if old, ok := tr.View.Pane(ev.PaneID); ok && ev.Kind == herdr.PaneUpdated && ev.Pane != nil && tr.Sidebar.Echo(old, *ev.Pane) {
+		return OwnReport
 	}
 	var n bool
 	switch ev.Kind.Object() {
@@ -72,36 +84,36 @@ func (tr triage) judge(ev herdr.Event, live bool) news {
 		n = true
 	}
 	if n {
-		return isNews
+		return Is
 	}
-	return oldNews
+	return Old
 }
 
 // created triages a tab.created or pane.created.
-func (tr triage) created(ev herdr.Event) news {
+func (tr Triage) created(ev herdr.Event) News {
 	var known bool
 	id := ev.PaneID
 	if ev.Kind == herdr.TabCreated {
-		_, known = tr.view.tabOf(ev.TabID)
+		_, known = tr.View.Tab(ev.TabID)
 		id = ev.TabID
 	} else {
-		_, known = tr.view.paneOf(ev.PaneID)
+		_, known = tr.View.Pane(ev.PaneID)
 	}
 	series, n, ok := idSeries(ev.Kind.Object(), id)
 	switch {
 	case !ok:
-		return isNews // an id that does not parse: look, to be safe
-	case known || !tr.view.above(series, n):
-		return oldNews
+		return Is // an id that does not parse: look, to be safe
+	case known || !tr.View.above(series, n):
+		return Old
 	}
-	return lookFirst
+	return LookFirst
 }
 
-// learn takes an event into what the daemon has seen: the labels of
+// Learn takes an event into what the daemon has seen: the labels of
 // targets in the last snapshot, the marks of created ids, and a pane's
 // newer state (the next update is measured against it).
-func (tr triage) learn(ev herdr.Event) {
-	v := tr.view
+func (tr Triage) Learn(ev herdr.Event) {
+	v := tr.View
 	switch ev.Kind {
 	case herdr.TabCreated:
 		v.raise(idSeries(herdr.TabObject, ev.TabID))
@@ -110,15 +122,15 @@ func (tr triage) learn(ev herdr.Event) {
 	case herdr.WorkspaceCreated:
 		v.raise(idSeries(herdr.WorkspaceObject, ev.WorkspaceID))
 	case herdr.TabRenamed:
-		if _, ok := v.tabOf(ev.TabID); ok {
+		if _, ok := v.Tab(ev.TabID); ok {
 			v.label(ev.TabID, ev.Label)
 		}
 	case herdr.WorkspaceRenamed:
-		if _, ok := v.workspaceOf(ev.WorkspaceID); ok {
+		if _, ok := v.Workspace(ev.WorkspaceID); ok {
 			v.label(ev.WorkspaceID, ev.Label)
 		}
 	case herdr.PaneUpdated:
-		if old, ok := v.paneOf(ev.PaneID); ok && ev.Pane != nil && ev.Pane.ID == old.ID && ev.Pane.Revision > old.Revision {
+		if old, ok := v.Pane(ev.PaneID); ok && ev.Pane != nil && ev.Pane.ID == old.ID && ev.Pane.Revision > old.Revision {
 			v.setPane(*ev.Pane)
 		}
 	}
@@ -128,12 +140,12 @@ func (tr triage) learn(ev herdr.Event) {
 // target had before: only while its entry may still replay. A live one
 // is a rename, even back to an old label (a tab handed back by its
 // number).
-func (tr triage) replayedLabel(id, label string, live bool) bool {
-	return !live && tr.view.had(id, label)
+func (tr Triage) replayedLabel(id, label string, live bool) bool {
+	return !live && tr.View.had(id, label)
 }
 
-func (tr triage) tabNews(ev herdr.Event, live bool) bool {
-	t, known := tr.view.tabOf(ev.TabID)
+func (tr Triage) tabNews(ev herdr.Event, live bool) bool {
+	t, known := tr.View.Tab(ev.TabID)
 	switch ev.Kind {
 	case herdr.TabClosed:
 		return known
@@ -146,16 +158,16 @@ func (tr triage) tabNews(ev herdr.Event, live bool) bool {
 		if !known || t.Label == ev.Label || tr.replayedLabel(ev.TabID, ev.Label, live) {
 			return false
 		}
-		f := namer.FateOf(namer.Case{Label: ev.Label, Memory: renamer.MemoryOf(tr.mem.Tab(ev.TabID), tr.now()), Force: tr.planner.Config().Force})
-		return f.Verdict == namer.Herdrs || f.Verdict == namer.Released || f.Verdict == namer.Forced
+		f := owner.Tab(owner.Case{Label: ev.Label, Memory: owner.Of(tr.Mem.Tab(ev.TabID), tr.Now()), Force: tr.Names.Forced()})
+		return f.Verdict == owner.Herdrs || f.Verdict == owner.Released || f.Verdict == owner.Forced
 	case herdr.TabFocused:
 		return known && !t.Focused
 	}
 	return true
 }
 
-func (tr triage) paneNews(ev herdr.Event) bool {
-	p, known := tr.view.paneOf(ev.PaneID)
+func (tr Triage) paneNews(ev herdr.Event) bool {
+	p, known := tr.View.Pane(ev.PaneID)
 	switch ev.Kind {
 	case herdr.PaneClosed, herdr.PaneExited:
 		return known
@@ -173,14 +185,14 @@ func (tr triage) paneNews(ev herdr.Event) bool {
 	return true
 }
 
-func (tr triage) workspaceNews(ev herdr.Event, live bool) bool {
-	w, known := tr.view.workspaceOf(ev.WorkspaceID)
+func (tr Triage) workspaceNews(ev herdr.Event, live bool) bool {
+	w, known := tr.View.Workspace(ev.WorkspaceID)
 	switch ev.Kind {
 	case herdr.WorkspaceRenamed:
 		return known && w.Label != ev.Label && !tr.replayedLabel(w.ID, ev.Label, live)
 	case herdr.WorkspaceCreated:
 		series, n, ok := idSeries(herdr.WorkspaceObject, ev.WorkspaceID)
-		return !known && (!ok || tr.view.above(series, n))
+		return !known && (!ok || tr.View.above(series, n))
 	case herdr.WorkspaceClosed:
 		return known
 	}
@@ -190,8 +202,8 @@ func (tr triage) workspaceNews(ev herdr.Event, live bool) bool {
 // paneUpdated triages a pane.updated: an older revision than the snapshot
 // holds is a replay; a newer one is news only if the tab's name, a pane's
 // own or what a pane's sidebar shows of ours would change with it.
-func (tr triage) paneUpdated(ev herdr.Event) bool {
-	old, ok := tr.view.paneOf(ev.PaneID)
+func (tr Triage) paneUpdated(ev herdr.Event) bool {
+	old, ok := tr.View.Pane(ev.PaneID)
 	upd := ev.Pane
 	switch {
 	case !ok:
@@ -213,53 +225,31 @@ func (tr triage) paneUpdated(ev herdr.Event) bool {
 // sidebarDiffers reports whether what a pane's sidebar shows of ours
 // changes from old to upd (a new task in its title, say), with the facts
 // already known.
-func (tr triage) sidebarDiffers(old, upd herdr.Pane) bool {
-	tab, ok := tr.view.tabOf(old.TabID)
+func (tr Triage) sidebarDiffers(old, upd herdr.Pane) bool {
+	tab, ok := tr.View.Tab(old.TabID)
 	if !ok {
 		return false
 	}
-	ws, _ := tr.view.workspaceOf(tab.WorkspaceID)
-	return !maps.Equal(tr.planner.SidebarValues(tab, ws, old), tr.planner.SidebarValues(tab, ws, upd))
+	ws, _ := tr.View.Workspace(tab.WorkspaceID)
+	return !maps.Equal(tr.Names.SidebarValues(tab, ws, old), tr.Names.SidebarValues(tab, ws, upd))
 }
 
 // nameDiffers reports whether a name decided from the tab's panes in the
 // last snapshot with the facts already known, the tab's or a pane's own
 // (--pane-format), changes when change is applied to its panes. It asks
 // herdr nothing.
-func (tr triage) nameDiffers(tabID string, change func([]herdr.Pane)) bool {
-	tab, ok := tr.view.tabOf(tabID)
+func (tr Triage) nameDiffers(tabID string, change func([]herdr.Pane)) bool {
+	tab, ok := tr.View.Tab(tabID)
 	if !ok {
 		return true
 	}
-	ws, _ := tr.view.workspaceOf(tab.WorkspaceID)
-	before := tr.view.panesOf(tabID)
+	ws, _ := tr.View.Workspace(tab.WorkspaceID)
+	before := tr.View.panesOf(tabID)
 	if len(before) == 0 {
 		return true
 	}
 	after := append([]herdr.Pane(nil), before...)
 	change(after)
-	return tr.planner.Want(tab, ws, before) != tr.planner.Want(tab, ws, after) ||
-		!slices.Equal(tr.planner.PaneNames(tab, ws, before), tr.planner.PaneNames(tab, ws, after))
-}
-
-// exists asks herdr whether a tab or pane that an event says was created
-// is there now: one small request instead of a full pass. An error counts
-// as there (look, to be safe). It is safe on any goroutine.
-func exists(ctx context.Context, api API, ev herdr.Event) bool {
-	var err error
-	if ev.Kind == herdr.PaneCreated {
-		_, err = api.Pane(ctx, ev.PaneID)
-	} else {
-		_, err = api.Tab(ctx, ev.TabID)
-	}
-	return err == nil || !herdr.IsCode(err, "tab_not_found") && !herdr.IsCode(err, "pane_not_found")
-}
-
-// targetKind is the kind of rename entry whose replay an event belongs
-// to.
-func targetKind(ev herdr.Event) state.Kind {
-	if ev.Kind.Object() == herdr.WorkspaceObject {
-		return state.Workspace
-	}
-	return state.Tab
+	return tr.Names.Want(tab, ws, before) != tr.Names.Want(tab, ws, after) ||
+		!slices.Equal(tr.Names.PaneNames(tab, ws, before), tr.Names.PaneNames(tab, ws, after))
 }

@@ -1,4 +1,4 @@
-package daemon
+package triage
 
 import (
 	"slices"
@@ -7,23 +7,23 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
-// view is what the daemon has seen of the session: the newest snapshot a
-// pass read, kept current with our own renames and the pane updates event
-// triage takes in (what it shows is old news), and history beyond it: the
-// highest ids (herdr never reuses a tab, pane or workspace number, so an
-// id at or below the highest seen is no new arrival) and recent labels of
-// each tab and workspace (a replayed tab.renamed carries an old one). It
-// indexes tabs and panes by id: events and renames look them up thousands
-// of times in a big session. The loop goroutine owns it.
-type view struct {
+// View is what the daemon has seen of the session: the newest snapshot a
+// pass read, kept current with our own renames (Shows) and the pane
+// updates triage takes in (what it shows is old news), and history beyond
+// it: the highest ids (herdr never reuses a tab, pane or workspace
+// number, so an id at or below the highest seen is no new arrival) and
+// recent labels of each tab and workspace (a replayed tab.renamed carries
+// an old one). It indexes tabs and panes by id: events and renames look
+// them up thousands of times in a big session. One goroutine owns it.
+type View struct {
 	snap      *herdr.Snapshot
 	tab, pane map[string]int
 	marks     map[string]int // the highest number seen, by idSeries
 	labels    map[string][]string
 }
 
-// set keeps the snapshot as the last one, and in the history.
-func (v *view) set(snap *herdr.Snapshot) {
+// Set keeps the snapshot as the last one, and in the history.
+func (v *View) Set(snap *herdr.Snapshot) {
 	v.snap = snap
 	v.tab = make(map[string]int, len(snap.Tabs))
 	for i, t := range snap.Tabs {
@@ -42,28 +42,30 @@ func (v *view) set(snap *herdr.Snapshot) {
 	}
 }
 
-// newServer forgets the history of a server that is gone: the new one
+// NewServer forgets the history of a server that is gone: the new one
 // numbers its tabs and panes from 1 again, and its ids are no old news.
-func (v *view) newServer() { v.marks, v.labels = nil, nil }
+func (v *View) NewServer() { v.marks, v.labels = nil, nil }
 
-// none: no pass has read a snapshot yet.
-func (v *view) none() bool { return v.snap == nil }
+// None: no pass has read a snapshot yet.
+func (v *View) None() bool { return v.snap == nil }
 
-func (v *view) tabOf(id string) (herdr.Tab, bool) {
+// Tab, Pane and Workspace are what the last snapshot has of a target,
+// with what events told since.
+func (v *View) Tab(id string) (herdr.Tab, bool) {
 	if i, ok := v.tab[id]; ok {
 		return v.snap.Tabs[i], true
 	}
 	return herdr.Tab{}, false
 }
 
-func (v *view) paneOf(id string) (herdr.Pane, bool) {
+func (v *View) Pane(id string) (herdr.Pane, bool) {
 	if i, ok := v.pane[id]; ok {
 		return v.snap.Panes[i], true
 	}
 	return herdr.Pane{}, false
 }
 
-func (v *view) workspaceOf(id string) (herdr.Workspace, bool) {
+func (v *View) Workspace(id string) (herdr.Workspace, bool) {
 	if v.snap == nil {
 		return herdr.Workspace{}, false
 	}
@@ -76,7 +78,7 @@ func (v *view) workspaceOf(id string) (herdr.Workspace, bool) {
 }
 
 // panesOf lists a tab's panes in layout order.
-func (v *view) panesOf(tabID string) []herdr.Pane {
+func (v *View) panesOf(tabID string) []herdr.Pane {
 	if v.snap == nil {
 		return nil
 	}
@@ -89,8 +91,8 @@ func (v *view) panesOf(tabID string) []herdr.Pane {
 	return out
 }
 
-// agents lists the panes that run an agent.
-func (v *view) agents() []herdr.Pane {
+// Agents lists the panes that run an agent.
+func (v *View) Agents() []herdr.Pane {
 	if v.snap == nil {
 		return nil
 	}
@@ -103,10 +105,16 @@ func (v *view) agents() []herdr.Pane {
 	return out
 }
 
-// doneInFocus says whether an agent is done in the focused tab of the
+// HasAgent says whether the last snapshot has an agent in pane id.
+func (v *View) HasAgent(id string) bool {
+	p, _ := v.Pane(id)
+	return p.Agent != ""
+}
+
+// DoneInFocus says whether an agent is done in the focused tab of the
 // focused workspace: the one pane herdr may turn idle with no event
 // (docs/herdr.md §14).
-func (v *view) doneInFocus() bool {
+func (v *View) DoneInFocus() bool {
 	if v.snap == nil || v.snap.FocusedTabID == "" {
 		return false
 	}
@@ -118,9 +126,9 @@ func (v *view) doneInFocus() bool {
 	return false
 }
 
-// note records a label a tab or workspace shows now, after our own
-// rename: its echo is old news.
-func (v *view) note(t state.Target, label string) {
+// Shows records a label a tab, workspace or pane shows now, after our
+// own rename: its echo is old news.
+func (v *View) Shows(t state.Target, label string) {
 	if v.snap == nil {
 		return
 	}
@@ -147,14 +155,14 @@ func (v *view) note(t state.Target, label string) {
 }
 
 // setPane replaces a pane with a newer state of it.
-func (v *view) setPane(p herdr.Pane) {
+func (v *View) setPane(p herdr.Pane) {
 	if i, ok := v.pane[p.ID]; ok {
 		v.snap.Panes[i] = p
 	}
 }
 
 // label records a label the target shows, last; the newest few are kept.
-func (v *view) label(id, label string) {
+func (v *View) label(id, label string) {
 	if v.labels == nil {
 		v.labels = map[string][]string{}
 	}
@@ -170,10 +178,10 @@ func (v *view) label(id, label string) {
 }
 
 // had reports whether the target showed label at some time seen.
-func (v *view) had(id, label string) bool { return slices.Contains(v.labels[id], label) }
+func (v *View) had(id, label string) bool { return slices.Contains(v.labels[id], label) }
 
 // raise records an id of a series (ok: it parsed).
-func (v *view) raise(series string, n int, ok bool) {
+func (v *View) raise(series string, n int, ok bool) {
 	if !ok {
 		return
 	}
@@ -184,7 +192,7 @@ func (v *view) raise(series string, n int, ok bool) {
 }
 
 // above reports whether n is above every id seen in series.
-func (v *view) above(series string, n int) bool { return n > v.marks[series] }
+func (v *View) above(series string, n int) bool { return n > v.marks[series] }
 
 // idSeries names the series an id is numbered in (tabs and panes count
 // per workspace) and its number there; ok is false when it does not parse.

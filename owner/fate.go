@@ -1,0 +1,143 @@
+package owner
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// Outcome is what becomes of a label.
+type Outcome uint8
+
+// Outcomes, from a rule's Fate.
+const (
+	Keep    Outcome = iota // leave it
+	Rename                 // give it our name, Fate.To
+	PutBack                // give back the label it had when locked, Fate.To
+)
+
+// Case is one label as it stands and what is known of it.
+type Case struct {
+	Label string // the label now
+	Want  string // the name we would give it; "" for none
+	// Memory is what the memory holds of the target (Of, Labels).
+	Memory Memory
+	Force  bool // --force
+	// Variants are the template's renders of the target under other
+	// statuses, with and without its program or agent (namer's): each
+	// reads as ours. Skip: a skip rule matched, which outranks
+	// everything.
+	Variants []string
+	Skip     bool
+	// Auto lists what herdr would call a workspace now (its automatic
+	// labels, which the caller computes); a tab's are its bare numbers,
+	// a pane has none but "".
+	Auto []string
+}
+
+// Fate is a label's fate: whose it is, and what to do with it.
+type Fate struct {
+	Verdict Verdict
+	Do      Outcome
+	To      string // the label Rename or PutBack sets
+	Why     string // what explain prints
+}
+
+// Tab is the fate of a tab's label. herdr labels an unnamed tab with its
+// 1-based position, and "" is what a rename to "" leaves: both are
+// herdr's own.
+func Tab(c Case) Fate { return fate(c, tabNumber(c.Label), c.Memory, c.Force, false) }
+
+// Pane is the fate of a pane's label. herdr gives a pane no label of its
+// own (docs/herdr.md §13): only "" is herdr's, and a bare number is
+// someone's choice. A pane locked with no label has one to go back to:
+// none.
+func Pane(c Case) Fate { return fate(c, c.Label == "", c.Memory, c.Force, true) }
+
+// Workspace is the fate of a workspace's label. herdr labels a workspace
+// nobody named from its first tab's directory and git repository
+// (docs/herdr.md §6), a label that moves with the directory: Case.Auto
+// lists what herdr would call it now, and those, and "", are herdr's.
+// Workspaces have no lock, release or --force: only the memory's labels
+// count, and a person's label is always kept.
+func Workspace(c Case) Fate {
+	return fate(c, c.Label == "" || slices.Contains(c.Auto, c.Label), c.Memory.labelsOnly(), false, false)
+}
+
+// For is the rule of a target's kind.
+func For(k state.Kind) func(Case) Fate {
+	switch k {
+	case state.Workspace:
+		return Workspace
+	case state.Pane:
+		return Pane
+	}
+	return Tab
+}
+
+// fate is the one rule; the kinds differ in what herdr's own label looks
+// like (herdrs), in what of the memory counts and whether --force does,
+// and in what a lock gives back.
+func fate(c Case, herdrs bool, m Memory, force, pane bool) Fate {
+	v := verdict(c, herdrs, m, force)
+	f := Fate{Verdict: v, Why: "label is " + v.String()}
+	switch {
+	case v == Locked && lockOvertaken(c.Label, m, pane):
+		f.Do, f.To = PutBack, m.LockedLabel
+		f.Why = fmt.Sprintf("locked as %q; a rename of ours landed after the lock", m.LockedLabel)
+	case v.MayRename() && c.Want != "" && c.Want != c.Label:
+		f.Do, f.To = Rename, c.Want
+	}
+	return f
+}
+
+// verdict is whose the label is. Precedence: a skip rule, a lock, a
+// release, ours (remembered or a variant render), herdr's, then --force
+// makes a person's label Forced; anything else is a person's.
+func verdict(c Case, herdrs bool, m Memory, force bool) Verdict {
+	switch {
+	case c.Skip:
+		return Skipped
+	case m.Locked:
+		return Locked
+	case m.Released:
+		return Released
+	case slices.Contains(m.Labels, c.Label) || slices.Contains(c.Variants, c.Label):
+		return Ours
+	case herdrs:
+		return Herdrs
+	case force:
+		return Forced
+	}
+	return Human
+}
+
+// lockOvertaken: a locked target shows a label of ours still landing,
+// other than the one it was locked with, so a rename of ours landed after
+// the lock. An older label of ours there is a person's choice since. A
+// tab locked with no label known has nothing to go back to; a pane
+// locked with none has: no label.
+func lockOvertaken(label string, m Memory, pane bool) bool {
+	if m.LockedLabel == "" && !pane || label == m.LockedLabel {
+		return false
+	}
+	return slices.Contains(m.Landing, label)
+}
+
+// tabNumber reports whether a tab label is herdr's own: "" or a bare
+// decimal position without a leading zero.
+func tabNumber(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
