@@ -93,7 +93,7 @@ func TestAnUnlistedShellAndItsFork(t *testing.T) {
 	pr := &prober{now: shell}
 	ask := &asker{progs: map[string]string{"w1:p1": "mysh"}}
 	p := planner(t, "{proc|dir}", ask)
-	p.cfg.Inspector = pr
+	p.cfg.Inspector, p.local = pr, &watchLooks{} // every shell proven local, no look of the watch's
 	mem := memory(t)
 	tabs := map[string][]herdr.Pane{"w1:t1": {{ID: "w1:p1", Cwd: "/src/rmk"}}}
 	label := "1"
