@@ -125,3 +125,33 @@ func TestAnUnlistedShellAndItsFork(t *testing.T) {
 		t.Errorf("herdr asked %d times about a local shell's terminal, want none", n)
 	}
 }
+
+// A nested shell in front (zsh in bash, nix develop) is no program, and
+// a look at the terminal tells so: passes at rest ask herdr nothing.
+func TestANestedShellCostsNoQuestionAtRest(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	nested := front("", t0)
+	nested.PGID, nested.Leader = 12, procinfo.FrontProc{PID: 12, Comm: "zsh", Argv: []string{"zsh"}, Cwd: "/src/rmk/sub"}
+	pr := &prober{now: nested}
+	ask := &asker{progs: map[string]string{"w1:p1": ""}}
+	p := planner(t, "{proc|dir}", ask)
+	p.cfg.Inspector, p.local = pr, &watchLooks{}
+	mem := memory(t)
+	tabs := map[string][]herdr.Pane{"w1:t1": {{ID: "w1:p1", Cwd: "/src/rmk", ForegroundCwd: "/src/rmk/sub"}}}
+	label := "1"
+	for i := range 4 {
+		in := Input{Snap: session(tabs, map[string]string{"w1:t1": label}), SnapAt: p.now()}
+		for _, r := range p.Plan(context.Background(), in, mem).Renames {
+			label = r.Want
+		}
+		if i == 0 {
+			continue // the first pass asks: nothing is known of the pane yet
+		}
+		if n := len(ask.asked); n != 1 {
+			t.Fatalf("pass %d: herdr asked %d times in all about a nested shell at rest, want 1 (the first pass's)", i, n)
+		}
+	}
+	if label != "rmk" {
+		t.Errorf("the tab is %q, want %q (no program: the directory)", label, "rmk")
+	}
+}

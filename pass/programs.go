@@ -257,9 +257,10 @@ var askWhy = [...]string{"nudged", "never asked", "changed", "refresh"}
 // readLocal names a pane's program from one look at its local shell's
 // terminal: the process in front, a wrapper's newest child, an exec'd
 // shell (procinfo.Front), the shell's fork before its exec (no program
-// yet, looked at again: maybeFork). ok is false when that cannot be read
-// (the shell is gone, the leader of a pipeline exited): herdr, which sees
-// the whole group, is asked then. Nudged, the look is a new one.
+// yet, looked at again: maybeFork), a nested shell (no program either).
+// ok is false when that cannot be read (the shell is gone, the leader of
+// a pipeline exited): herdr, which sees the whole group, is asked then.
+// Nudged, the look is a new one.
 func (p *Planner) readLocal(pane herdr.Pane, c *paneProc, forced bool, stats *Stats) (procinfo.Program, bool) {
 	f, err := p.front(pane.ID, c.shellPID, forced || c.maybeFork(), c.front.At)
 	if err != nil || f.PGID <= 0 || f.ShellPID != c.shellPID {
@@ -269,7 +270,7 @@ func (p *Planner) readLocal(pane herdr.Pane, c *paneProc, forced bool, stats *St
 		return c.prog, true
 	}
 	prog := p.cfg.Procs.FromFront(f)
-	if f.PGID != c.shellPID && prog.Name == "" && !f.Forked() {
+	if f.PGID != c.shellPID && prog.Name == "" && !f.LeaderKnown() {
 		return procinfo.Program{}, false
 	}
 	stats.LocalReads++

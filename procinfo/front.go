@@ -73,6 +73,14 @@ func (f Front) Forked() bool {
 		len(f.ShellArgv) > 0 && slices.Equal(l.Argv, f.ShellArgv)
 }
 
+// LeaderKnown says whether the look tells what leads the foreground
+// group: the leader lives and shows a command line or a name. When it
+// does not (a pipeline whose leader exited), herdr, which sees the whole
+// group, can tell more.
+func (f Front) LeaderKnown() bool {
+	return f.Leader.PID > 0 && (len(f.Leader.Argv) > 0 || f.Leader.Comm != "")
+}
+
 // Equal says whether two looks read the same.
 func (f Front) Equal(g Front) bool {
 	return f.ShellPID == g.ShellPID && f.PGID == g.PGID && f.ShellComm == g.ShellComm &&
