@@ -49,6 +49,9 @@ func referenceTable(t *testing.T) string {
 		add(f, "all")
 	}
 	for _, n := range parser.Model.Children {
+		if n.Hidden {
+			continue
+		}
 		for _, f := range n.Flags {
 			add(f, n.Name)
 		}

@@ -80,7 +80,8 @@ func parseTargets(list string) ([]target, error) {
 }
 
 // buildAll builds every target into out and writes its archives, the
-// .deb for linux targets and out/SHA256SUMS.
+// .deb for linux targets and out/SHA256SUMS; the manual page they carry
+// comes from a build for this machine.
 func buildAll(out, version string, targets []target, log io.Writer) (checksums, error) {
 	if err := emptyDir(out); err != nil {
 		return nil, err
@@ -90,6 +91,9 @@ func buildAll(out, version string, targets []target, log io.Writer) (checksums, 
 		return nil, err
 	}
 	work := filepath.Join(out, ".build")
+	if docs.man, err = manPage(version, filepath.Join(work, "man")); err != nil {
+		return nil, err
+	}
 	sums := checksums{}
 	for _, t := range targets {
 		start := time.Now()

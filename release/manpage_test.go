@@ -1,0 +1,82 @@
+package main
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestBuiltPackageHasItsManPage builds this source's archive and .deb for
+// this machine as the release does, installs the .deb with dpkg into a
+// private root and reads the page there with man, as a person would after
+// apt install. The archive carries the same page.
+func TestBuiltPackageHasItsManPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the release binary twice; skipped with -short")
+	}
+	if runtime.GOOS != "linux" || !slices.Contains(allTargets, target{"linux", runtime.GOARCH}) {
+		t.Skipf("no .deb is built for %s/%s", runtime.GOOS, runtime.GOARCH)
+	}
+	for _, tool := range []string{"dpkg", "man"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("CI=true but %s is not installed (.ci/run installs man-db)", tool)
+			}
+			t.Skipf("%s is not installed (apt-get install -y man-db): the page is only read back", tool)
+		}
+	}
+	t.Chdir("..")
+	version, err := manifestVersion(manifestFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := target{"linux", runtime.GOARCH}
+	out := t.TempDir()
+	if _, err := buildAll(out, version, []target{host}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := os.ReadFile(filepath.Join(out, debName(version, host.goarch)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := installDeb(t, pkg)
+	cmd := exec.Command("man", "-P", "cat", "herdrtabrenamer")
+	cmd.Env = append(os.Environ(), "MANPATH="+filepath.Join(root, "usr/share/man"), "MANWIDTH=200", "LANG=C.UTF-8")
+	text, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("man herdrtabrenamer after installing the .deb: %v\n%s", err, text)
+	}
+	for _, want := range []string{
+		"herdrtabrenamer - Names herdr tabs after what runs inside them.",
+		"herdrtabrenamer v" + version + " (release)",
+		"2026-01-01",
+		"--apply", "--socket=PATH", "HERDRTABRENAMER_FORMAT",
+		"COMMANDS", "run [flags]", "restore [flags]",
+	} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("man herdrtabrenamer lacks %q:\n%s", want, text)
+		}
+	}
+	var installed string
+	for _, m := range readTarGz(t, []byte(readAr(t, pkg)[2].data)) {
+		if m.name == "./usr/share/man/man1/"+manName+".gz" {
+			installed = gunzip(t, m.data)
+		}
+	}
+	archive, err := os.ReadFile(filepath.Join(out, host.archiveName(version)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(readTarGz(t, archive), func(m member) bool { return m.name == manName })
+	if i < 0 {
+		t.Fatalf("%s carries no %s", host.archiveName(version), manName)
+	}
+	if page := readTarGz(t, archive)[i].data; page != installed || !strings.HasPrefix(page, ".TH HERDRTABRENAMER 1 ") {
+		t.Errorf("the archive's %s is not the page the .deb installs:\n%.200s\n---\n%.200s", manName, page, installed)
+	}
+}
