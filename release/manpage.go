@@ -5,23 +5,19 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 )
 
-// manPage is the manual page of this source at version, which the binary
-// makes from its own command-line grammar: a build for this machine with
-// the release's flags prints it (`herdrtabrenamer man`), dated with the
-// archives' time, so every build of one source gives the same bytes.
-func manPage(version, dir string) ([]byte, error) {
-	host := target{runtime.GOOS, runtime.GOARCH}
-	if _, err := goBuild(host, version, dir); err != nil {
-		return nil, fmt.Errorf("the manual page: %w", err)
-	}
-	cmd := exec.Command(filepath.Join(dir, host.exe()), "man", "--date", mtime.Format(time.DateOnly))
+// manPage is the manual page that exe, a release build for this machine,
+// makes from its own command-line grammar (`herdrtabrenamer man`), dated
+// with the archives' time, so every build of one source gives the same
+// bytes.
+func manPage(exe string) ([]byte, error) {
+	cmd := exec.Command(exe, "man", "--date", mtime.Format(time.DateOnly))
 	// No config file and no HERDRTABRENAMER_* variable of the builder's
 	// reaches it.
+	dir := filepath.Dir(exe)
 	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
