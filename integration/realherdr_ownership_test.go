@@ -37,6 +37,7 @@ var everyProtocol = worldOptions{Protocols: []int{17, 19, 22}}
 // daemon's first stream has delivered its history, where the daemon puts
 // back a rename that landed inside its own at its echo.
 func TestRealHerdrPersonRenameRace(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, everyProtocol, func(t *testing.T, w world) { personRenameRace(t, w, true) })
 }
 
@@ -44,6 +45,7 @@ func TestRealHerdrPersonRenameRace(t *testing.T) {
 // seconds of a daemon, while its first stream may still replay herdr's
 // history: the fate of each rename is known when the replay ends.
 func TestRealHerdrPersonRenameRaceDuringReplay(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, everyProtocol, func(t *testing.T, w world) { personRenameRace(t, w, false) })
 }
 
@@ -101,6 +103,7 @@ func personRenameRace(t *testing.T, w world, pastReplay bool) {
 // locked_label), through later passes and a later directory change, also
 // when the pass's rename lands after lock read it.
 func TestRealHerdrLockRace(t *testing.T) {
+	t.Parallel()
 	const tabs = 20
 	onWorlds(t, everyProtocol, func(t *testing.T, w world) {
 		sb := w.Sandbox()
@@ -219,6 +222,7 @@ func labelLook(t *testing.T, w world) func(tab string) string {
 // killed daemon must still read as ours: at the end every tab carries the
 // label the last daemon wants, none is left frozen as a person's.
 func TestRealHerdrSIGKILLWithImmediateRestartLosesNoLabel(t *testing.T) {
+	t.Parallel()
 	const tabs, rounds = 4, 30
 	onWorlds(t, everyProtocol, func(t *testing.T, w world) {
 		sb := w.Sandbox()

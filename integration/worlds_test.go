@@ -54,13 +54,20 @@ type world interface {
 // onWorlds runs c once against herdrsim (protocol 20) and once against
 // real herdr, as subtests named "herdrsim" and "RealHerdr". The real one
 // skips, with the build command, when no real herdr is built.
+//
+// The worlds run in parallel with each other and with the package's other
+// tests (see TestMain): each is a herdr of its own (herdrsim on its own
+// socket, or a real herdr server that internal/realherdr starts in its own
+// folders) with its own sandbox and daemons, so c must keep to w and
+// what it makes, and must not call t.Parallel itself. onWorlds is the
+// last statement of its caller: the worlds run after the caller returns.
 func onWorlds(t *testing.T, opts worldOptions, c func(t *testing.T, w world)) {
 	t.Helper()
-	t.Run("herdrsim", func(t *testing.T) { c(t, newSimWorld(t, opts, 20)) })
+	t.Run("herdrsim", func(t *testing.T) { t.Parallel(); c(t, newSimWorld(t, opts, 20)) })
 	for _, p := range opts.Protocols {
-		t.Run(fmt.Sprintf("herdrsim%d", p), func(t *testing.T) { c(t, newSimWorld(t, opts, p)) })
+		t.Run(fmt.Sprintf("herdrsim%d", p), func(t *testing.T) { t.Parallel(); c(t, newSimWorld(t, opts, p)) })
 	}
-	t.Run("RealHerdr", func(t *testing.T) { c(t, newRealWorld(t, opts)) })
+	t.Run("RealHerdr", func(t *testing.T) { t.Parallel(); c(t, newRealWorld(t, opts)) })
 }
 
 // worldOptions shape both kinds of world alike.
