@@ -445,7 +445,6 @@ func floodNudges(t testing.TB, sock string, panes []string, total int) (failed i
 // under -short it is skipped, and TestFaultNudgeFloodGoroutines still
 // floods an in-process daemon.
 func TestFaultNudgeFlood10000(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("a soak of 10,000 nudges over 5 s of wall time; run without -short")
 	}

@@ -15,6 +15,8 @@ import (
 // parallel ones start.
 var serialTests = map[string]string{
 	"TestFaultNudgeFloodGoroutines": "t.Setenv: the daemon it runs in-process reads XDG_RUNTIME_DIR",
+	"TestFaultNudgeFlood10000":      "counts the daemon's passes in the 2 s after its flood: a daemon slowed by its neighbours is still working off the flood then",
+	"TestRealHerdrSimDifferences":   "compares the pacing of herdrsim's event streams with real herdr's (at once, a tick later): neighbours' load shifts it",
 }
 
 // TestEveryTestRunsInParallel holds every test of this package to the

@@ -24,7 +24,6 @@ import (
 // and fails on any difference that knownSimDifferences does not list with
 // its reason. docs/herdr.md §12 is the prose account of that list.
 func TestRealHerdrSimDifferences(t *testing.T) {
-	t.Parallel()
 	realHerdrBinary(t) // skips, outside CI, when no real herdr is built
 	start := time.Now()
 	var sim, rh *diffRecording
