@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/manpage"
 )
 
 // troffText is s as roff writes plain text: a backslash as \e, a dot as \&.
@@ -75,7 +77,7 @@ func TestManPageHasEveryFlag(t *testing.T) {
 			default:
 				text := blocks[cmd][strings.Index(blocks[cmd], entry)+len(entry):]
 				text, _, _ = strings.Cut(text, "\n.TP")
-				for _, want := range []string{firstWords(f.Help), flagEnv(f)} {
+				for _, want := range []string{firstWords(f.Help), manpage.Env(f)} {
 					if want != "" && !strings.Contains(text, troffText(want)) {
 						t.Errorf("%s: --%s's entry lacks %q: %q", cmd, f.Name, want, text)
 					}
@@ -152,27 +154,6 @@ func TestManDate(t *testing.T) {
 				t.Fatalf("%v, %v; want %s", d, err, tt.want)
 			}
 		})
-	}
-}
-
-// TestManPageKeepsPercentSigns: help text reaches the page as written,
-// though this roff version prints plain text as a format.
-func TestManPageKeepsPercentSigns(t *testing.T) {
-	var cli struct {
-		Load int `help:"Stop at 90% of a core; 100%s is never %d."`
-	}
-	parser, err := kong.New(&cli, kong.Name("x"), kong.Description("A 5% test."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := manPage(parser.Model, "x 1", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	for _, want := range []string{`Stop at 90% of a core; 100%s is never %d\&.`, `x - A 5% test\&.`} {
-		if !strings.Contains(page, want) {
-			t.Errorf("page lacks %q:\n%s", want, page)
-		}
-	}
-	if strings.Contains(page, "%!") {
-		t.Errorf("a format verb was read in the text:\n%s", page)
 	}
 }
 
