@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,15 +8,19 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
-// TestBuiltPackageHasItsManPage builds this source's archive and .deb for
-// this machine as the release does, installs the .deb with dpkg into a
-// private root and reads the page there with man, as a person would after
-// apt install. The archive carries the same page.
+// TestBuiltPackageHasItsManPage packages this source for this machine as
+// the release does, with the page its binary prints, installs the .deb
+// with dpkg into a private root and reads the page there with man, as a
+// person would after apt install. The archive carries the same page. The
+// binary is built as the integration tests build theirs, sharing their
+// compiled packages, with the release's version stamp; .ci/run's release
+// build checks the release's own compiler flags.
 func TestBuiltPackageHasItsManPage(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the release binary twice; skipped with -short")
+		t.Skip("builds the binary; skipped with -short")
 	}
 	if runtime.GOOS != "linux" || !slices.Contains(allTargets, target{"linux", runtime.GOARCH}) {
 		t.Skipf("no .deb is built for %s/%s", runtime.GOOS, runtime.GOARCH)
@@ -36,14 +39,27 @@ func TestBuiltPackageHasItsManPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	host := target{"linux", runtime.GOARCH}
-	out := t.TempDir()
-	if _, err := buildAll(out, version, []target{host}, io.Discard); err != nil {
-		t.Fatal(err)
+	exe := filepath.Join(t.TempDir(), "herdrtabrenamer")
+	build := exec.Command("go", "build", "-o", exe, "-ldflags=-X main.version=v"+version+" -X main.channel="+channel, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	pkg, err := os.ReadFile(filepath.Join(out, debName(version, host.goarch)))
+	d, err := readDocs()
 	if err != nil {
 		t.Fatal(err)
 	}
+	if d.man, err = manPage(exe); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := packageTarget(host, version, bin, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := files[debName(version, host.goarch)]
 	root, _ := installDeb(t, pkg)
 	cmd := exec.Command("man", "-P", "cat", "herdrtabrenamer")
 	cmd.Env = append(os.Environ(), "MANPATH="+filepath.Join(root, "usr/share/man"), "MANWIDTH=200", "LANG=C.UTF-8")
@@ -54,7 +70,7 @@ func TestBuiltPackageHasItsManPage(t *testing.T) {
 	for _, want := range []string{
 		"herdrtabrenamer - Names herdr tabs after what runs inside them.",
 		"herdrtabrenamer v" + version + " (release)",
-		"2026-01-01",
+		mtime.Format(time.DateOnly),
 		"--apply", "--socket=PATH", "HERDRTABRENAMER_FORMAT",
 		"COMMANDS", "run [flags]", "restore [flags]",
 	} {
@@ -68,15 +84,12 @@ func TestBuiltPackageHasItsManPage(t *testing.T) {
 			installed = gunzip(t, m.data)
 		}
 	}
-	archive, err := os.ReadFile(filepath.Join(out, host.archiveName(version)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(readTarGz(t, archive), func(m member) bool { return m.name == manName })
+	archive := readTarGz(t, files[host.archiveName(version)])
+	i := slices.IndexFunc(archive, func(m member) bool { return m.name == manName })
 	if i < 0 {
 		t.Fatalf("%s carries no %s", host.archiveName(version), manName)
 	}
-	if page := readTarGz(t, archive)[i].data; page != installed || !strings.HasPrefix(page, ".TH HERDRTABRENAMER 1 ") {
+	if page := archive[i].data; page != installed || !strings.HasPrefix(page, ".TH HERDRTABRENAMER 1 ") {
 		t.Errorf("the archive's %s is not the page the .deb installs:\n%.200s\n---\n%.200s", manName, page, installed)
 	}
 }
