@@ -31,7 +31,6 @@ import (
 // waits out the first replay (see daemon/overwrite.go), and until then
 // only the re-read before each rename protects.
 func TestOwnershipPersonRenameRaceSurvives(t *testing.T) {
-	t.Parallel()
 	const tabs = 40
 	srv := startServer(t, herdrsim.WithProtocol(22))
 	sb := newSandbox(t)

@@ -30,6 +30,10 @@ import (
 // replay history on every subscribe like 0.8, 0.9 (22) does not.
 var everyProtocol = worldOptions{Protocols: []int{17, 19, 22}}
 
+// everyProtocolInTurn is everyProtocol one world at a time, for the races
+// of 40 person renames (serialTests).
+var everyProtocolInTurn = worldOptions{Protocols: everyProtocol.Protocols, InTurn: true}
+
 // TestRealHerdrPersonRenameRace: a person renames a tab 0-30 ms after a
 // nudge started a pass that renames it (its shell has just changed
 // directory). Whatever moment of the pass the person's rename lands in,
@@ -37,16 +41,14 @@ var everyProtocol = worldOptions{Protocols: []int{17, 19, 22}}
 // daemon's first stream has delivered its history, where the daemon puts
 // back a rename that landed inside its own at its echo.
 func TestRealHerdrPersonRenameRace(t *testing.T) {
-	t.Parallel()
-	onWorlds(t, everyProtocol, func(t *testing.T, w world) { personRenameRace(t, w, true) })
+	onWorlds(t, everyProtocolInTurn, func(t *testing.T, w world) { personRenameRace(t, w, true) })
 }
 
 // TestRealHerdrPersonRenameRaceDuringReplay is the same race in the first
 // seconds of a daemon, while its first stream may still replay herdr's
 // history: the fate of each rename is known when the replay ends.
 func TestRealHerdrPersonRenameRaceDuringReplay(t *testing.T) {
-	t.Parallel()
-	onWorlds(t, everyProtocol, func(t *testing.T, w world) { personRenameRace(t, w, false) })
+	onWorlds(t, everyProtocolInTurn, func(t *testing.T, w world) { personRenameRace(t, w, false) })
 }
 
 // personRenameRace runs one trial per tab of a 40-tab session, after the
