@@ -15,9 +15,10 @@ import (
 // the release does, with the page its binary prints, installs the .deb
 // with dpkg into a private root and reads the page there with man, as a
 // person would after apt install. The archive carries the same page. The
-// binary is built as the integration tests build theirs, sharing their
-// compiled packages, with the release's version stamp; .ci/run's release
-// build checks the release's own compiler flags.
+// binary, with the release's version stamp, is built with -race: its
+// packages are then those go test -race has compiled already, and only
+// main is compiled again (the release's own compiler flags are checked
+// by .ci/run's release build). The page does not depend on them.
 func TestBuiltPackageHasItsManPage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary; skipped with -short")
@@ -40,7 +41,7 @@ func TestBuiltPackageHasItsManPage(t *testing.T) {
 	}
 	host := target{"linux", runtime.GOARCH}
 	exe := filepath.Join(t.TempDir(), "herdrtabrenamer")
-	build := exec.Command("go", "build", "-o", exe, "-ldflags=-X main.version=v"+version+" -X main.channel="+channel, ".")
+	build := exec.Command("go", "build", "-race", "-o", exe, "-ldflags=-X main.version=v"+version+" -X main.channel="+channel, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
