@@ -42,6 +42,7 @@ type CLI struct {
 	Ver        VerCmd        `cmd:"" name:"version" help:"Print the version."`
 	Completion CompletionCmd `cmd:"" help:"Print a shell completion script: zsh, bash or fish."`
 	Help       HelpCmd       `cmd:"" help:"Show help for a command."`
+	Man        ManCmd        `cmd:"" hidden:"" help:"Print the manual page (troff), as the .deb and Homebrew install it."`
 }
 
 // Globals are the flags every command shares.
@@ -156,7 +157,7 @@ func statePath(flag, sock string) (string, error) { return setup.StatePath(flag,
 // typo in it cannot take away help, the shell hooks or completions.
 // status reads the file itself and reports what is wrong with it.
 var configFree = map[string]bool{
-	"help": true, "version": true, "init": true, "completion": true, "demo": true, "status": true,
+	"help": true, "version": true, "init": true, "completion": true, "demo": true, "status": true, "man": true,
 }
 
 // newParser builds the kong parser with the config file as a resolver. A

@@ -22,7 +22,10 @@ func TestCompletionScriptsCoverModel(t *testing.T) {
 	_ = kong.Visit(app, func(v kong.Visitable, next kong.Next) error {
 		switch n := v.(type) {
 		case *kong.Node:
-			if n.Type == kong.CommandNode && !n.Hidden {
+			if n.Hidden {
+				return nil // nor its flags
+			}
+			if n.Type == kong.CommandNode {
 				words = append(words, n.Name)
 			}
 		case *kong.Flag:

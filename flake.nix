@@ -28,7 +28,7 @@
           # NAR hash of `go mod vendor`. It changes with go.mod, go.sum and the
           # set of imported packages: recompute with contrib/vendorhash.sh.
           # flakecheck/flake_test.go fails while this value is stale.
-          vendorHash = "sha256-7CD/n4cIzuEAnMqFoUhHtiw6GyGd51Pek4JWnAZpll4=";
+          vendorHash = "sha256-awqGMzQPvEeafWjjKikQlM9G51OiW0cX4MWq1tsBdiA=";
           subPackages = [ "." ];
           ldflags = [
             "-s"

@@ -30,6 +30,7 @@ class Herdrtabrenamer < Formula
 
   def install
     bin.install "herdrtabrenamer"
+    man1.install "herdrtabrenamer.1"
     generate_completions_from_executable(bin/"herdrtabrenamer", "completion")
   end
 

@@ -12,6 +12,7 @@ import (
 // regex and id gives one clear line on stderr and the documented exit
 // status (2: usage, 1: runtime failure, 3: no daemon for nudge).
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		args   []string
@@ -99,6 +100,7 @@ func assertOneLine(t *testing.T, stderr string, wantLine bool, want ...string) {
 // refuses with the reason, status says what to do, a copy is kept beside
 // it; once a person removes the file, names come.
 func TestCorruptStateFile(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	damaged := `{"version":1,"tabs":{"w1:t1":{"locked":true,"locked_label":"1"}`
@@ -133,6 +135,7 @@ func TestCorruptStateFile(t *testing.T) {
 // TestMissingSocket: a daemon started before herdr waits for it with one
 // log line, then works once herdr is up.
 func TestMissingSocket(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	srv.NewWorkspace("work", sb.HomePath("rmk"))

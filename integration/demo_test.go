@@ -42,6 +42,7 @@ func splitBar(bar string) []string {
 // bars after each step are what the daemon code decided, so a daemon that
 // did nothing would show herdr's numbers instead.
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	out, stderr, code := runCLI(t, nil, "demo")
 	if code != 0 {
 		t.Fatalf("demo: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)

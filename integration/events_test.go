@@ -13,6 +13,7 @@ import (
 // resubscribe at once and make exactly one full pass for it; events on
 // the new stream then drive passes again.
 func TestEventsLostResubscribesWithOneFullPass(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t) // protocol 22, herdr's read poll on
 	sb := newSandbox(t)
 	_, tab, pane := srv.NewWorkspace("work", sb.HomePath("projects", "rmk"))
@@ -57,6 +58,7 @@ func TestEventsLostResubscribesWithOneFullPass(t *testing.T) {
 // Either way the daemon, polling off, must notice that the other tabs
 // moved up and renumber them.
 func TestPaneExitThatEmptiesATabRenumbersTheRest(t *testing.T) {
+	t.Parallel()
 	for _, proto := range []int{20, 22} {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
 			srv := startServer(t, herdrsim.WithProtocol(proto))

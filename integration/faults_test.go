@@ -95,6 +95,7 @@ func soak(n int) int {
 // -short) under a running daemon: each outage is logged once, each
 // recovery once, and a change made after every restart is picked up.
 func TestFaultHerdrRestarts50(t *testing.T) {
+	t.Parallel()
 	restarts := soak(50)
 	// Outages and recoveries, not latency: herdr's read poll would only
 	// stretch each of the 50 rounds by up to 100 ms per request.
@@ -165,6 +166,7 @@ func TestFaultHerdrRestarts50(t *testing.T) {
 // leaves out the delay, which alone takes over 5 s (the client's fixed
 // deadline).
 func TestFaultBadResponses(t *testing.T) {
+	t.Parallel()
 	// The faults are in the answers, not in how fast herdr reads a
 	// request: without the read poll each of the ~50 rounds takes a few
 	// milliseconds instead of several 100 ms polls.
@@ -283,6 +285,7 @@ func checkStateParses(t testing.TB, path string, valid func(tab, label string) b
 // parses, and the temp files a killed write leaves are removed by the next
 // daemon's save.
 func TestFaultSIGKILL200(t *testing.T) {
+	t.Parallel()
 	const tabs = 20
 	kills := soak(200)
 	// Without herdr's read poll: with it the daemon spends most of its

@@ -58,6 +58,7 @@ func waitAsked(t *testing.T, d *daemonProc, calls int, what string) {
 // it back. Without the list (--ignore "") the same ls is two renames: the
 // flicker this list exists for.
 func TestQuickCommandsDoNotFlicker(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		config string // config file contents, "" for none
@@ -143,6 +144,7 @@ func TestQuickCommandsDoNotFlicker(t *testing.T) {
 // snapshot and its pane.process_info, the pass sees git's directory and
 // the shell in front, a daemon race that is not the list's to fix.
 func TestGitStatusInASubdirectory(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ format, want string }{{"{proc|dir}", "src"}, {"{cwd}", "~/repo/src"}} {
 		t.Run(c.format, func(t *testing.T) {
 			t.Parallel()
@@ -170,6 +172,7 @@ func TestGitStatusInASubdirectory(t *testing.T) {
 // TestIgnoreErrors: a bad glob in ignore or extend-ignore is one line
 // naming the file and the line of the bad entry, or the flag.
 func TestIgnoreErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		config string
@@ -210,6 +213,7 @@ func TestIgnoreErrors(t *testing.T) {
 // TestReadmeQuickCommands: README's "Quick commands" paragraph lists the
 // built-in list as the code has it, no more and no less.
 func TestReadmeQuickCommands(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
 		t.Fatal(err)

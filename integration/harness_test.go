@@ -1,6 +1,16 @@
 // Package integration drives the built herdrtabrenamer binary as a user
 // would: against herdrtest's fake herdr server (and a real herdr when one is
 // on PATH), through its command line, its daemon and its shell hooks.
+//
+// Its tests run in parallel, several at once (TestMain, testsAtOnce). A
+// test starts with t.Parallel() and owns all it touches: its sandboxes
+// (newSandbox), herdrsim servers (startServer), real herdr servers
+// (startRealHerdr: one per call, in folders of its own), daemons and
+// relays; only the binary TestMain built is shared. onWorlds and
+// onProtocols run their worlds in parallel too. A test stays serial only
+// when it must change the process (t.Setenv, t.Chdir): it is then listed,
+// with why, in serialTests (parallel_test.go), which
+// TestEveryTestRunsInParallel holds every test to.
 package integration
 
 import (
@@ -16,6 +26,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -37,11 +48,28 @@ var binPath string
 // -race can stall a process for whole seconds.
 const waitTimeout = testutil.Timeout
 
-// TestMain builds the binary once for every test of the package. Set
-// INTEGRATION_RACE=1 to build it with -race too (slower, catches daemon
-// races end to end).
+// testsAtOnce is how many tests (and worlds) of this package run at once
+// when go test is given no -parallel. go test's own default, one per
+// core, would keep them waiting on one another: each spends most of its
+// time waiting on herdr's 100 ms read poll and event ticks, on a daemon's
+// passes and on the windows it measures, so that the whole package, run
+// one test at a time, used about a third of one core. Four at once broke
+// tests that race the daemon on a busy machine; three keep a serial run's
+// margins. -parallel N on the command line wins (-parallel 1: one at a
+// time).
+const testsAtOnce = 3
+
+// TestMain builds the binary once for every test of the package and runs
+// testsAtOnce tests at once unless -parallel says otherwise. Set
+// INTEGRATION_RACE=1 to build the binary with -race too (slower, catches
+// daemon races end to end).
 func TestMain(m *testing.M) {
 	flag.Parse()
+	parallelGiven := false
+	flag.Visit(func(f *flag.Flag) { parallelGiven = parallelGiven || f.Name == "test.parallel" })
+	if !parallelGiven {
+		_ = flag.Set("test.parallel", strconv.Itoa(testsAtOnce))
+	}
 	if testing.Short() {
 		// These tests build the binary and drive it against simulated and
 		// real herdrs for minutes: -short is the quick loop of the unit

@@ -13,6 +13,7 @@ import (
 // make or write into, root included, while status finds no file there to
 // complain of (as for a folder a person made read-only).
 func TestStatusTellsAStateItCannotSave(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self"); err != nil {
 		t.Skip("needs /proc")
 	}

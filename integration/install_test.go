@@ -103,6 +103,7 @@ func installCases() []installCase {
 // the archive's SHA-256 is the one the clone's release/SHA256SUMS lists,
 // and otherwise installs nothing and says why in one line.
 func TestPluginBuildWithoutGo(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not on PATH: cannot clone the repository as herdr does")
 	}

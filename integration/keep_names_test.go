@@ -20,7 +20,6 @@ func TestRealHerdrKeepEachPendingLabelExpiresOnItsOwn(t *testing.T) {
 	}
 	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
-		t.Parallel()
 		names := []string{"alpha", "k1", "k2", "k3", "k4"}
 		dirs := mkdirs(t, w.Sandbox(), names...)
 		_, tab, pane := w.NewWorkspace(t, dirs[0])

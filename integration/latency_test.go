@@ -26,6 +26,7 @@ import (
 // debounce would wait the whole hour), and a storm of news inside the
 // window runs no further pass until the window ends.
 func TestEventNewsRunsAPassAtOnce(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	_, tab, pane := srv.NewWorkspace("w", "/home/u/a")
 	d := startDaemon(t, srv, "--poll", "0", "--debounce", "1h", "--format", "{dir}", "--log-level", "debug")
@@ -63,6 +64,7 @@ func TestEventNewsRunsAPassAtOnce(t *testing.T) {
 // its end, which names the tab after the last change; a quiet window then
 // closes the spell without a pass.
 func TestNewsInsideTheWindowCostsOneTrailingPass(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	_, tab, pane := srv.NewWorkspace("w", "/home/u/a")
 	const window = 1500 * time.Millisecond
@@ -152,6 +154,7 @@ func realShell(t *testing.T, srv *herdrsim.Server, pane, dir string) (*os.File, 
 // read locally and so asks herdr about now and then: the poll passes do
 // that, not the nudged one, whose rename would wait on the answer.
 func TestNudgeDrivenRenameIsOneRequestAfterTheProgramStarts(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	dir := sb.HomePath("proj")
@@ -203,6 +206,7 @@ func TestNudgeDrivenRenameIsOneRequestAfterTheProgramStarts(t *testing.T) {
 // a second request. Without the hedge the stalled read times out and, with
 // no poll and no events, the tab is never renamed.
 func TestStalledSnapshotOfANudgedPassIsHedged(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	_, tab, pane := srv.NewWorkspace("w", "/home/u/a")
 	d := startDaemon(t, srv, "--poll", "0", "--format", "{proc|dir}", "--log-level", "debug")
@@ -227,6 +231,7 @@ func TestStalledSnapshotOfANudgedPassIsHedged(t *testing.T) {
 // The idle side of hedged reads: poll ticks never hedge, so an idle pass stays
 // one connection even when its answer is late.
 func TestPollPassesNeverHedge(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	_, tab, _ := srv.NewWorkspace("w", "/home/u/a")
 	d := startDaemon(t, srv, "--poll", "200ms", "--format", "{dir}", "--log-level", "debug")
@@ -249,6 +254,7 @@ func TestPollPassesNeverHedge(t *testing.T) {
 // --settle: a new program names its tab only once it has run that long,
 // by a pass the daemon schedules itself (no poll, no further events).
 func TestSettleNamesANewProgramWhenItMatures(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	_, tab, pane := srv.NewWorkspace("w", "/home/u/a")
 	d := startDaemon(t, srv, "--poll", "0", "--settle", "1500ms", "--format", "{proc|dir}", "--log-level", "debug")
@@ -275,6 +281,7 @@ func TestSettleNamesANewProgramWhenItMatures(t *testing.T) {
 // and at each prompt: the title change is the hint, the local foreground
 // check the proof, and neither poll nor nudge is needed.
 func TestTitleChangeAtAPromptFindsTheProgram(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	dir := sb.HomePath("proj")

@@ -45,6 +45,7 @@ func assertLabels(t *testing.T, srv *herdrsim.Server, tabs []string, want ...str
 // ~/.ssh/config's alias for the HostName, with the remote command after a
 // colon; {host} stays the bare alias.
 func TestSSHHostInProc(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	writeFile(t, sb.HomePath(".ssh", "config"), `
@@ -88,6 +89,7 @@ Host build
 // runs in ~/src/api/frontend names the tab frontend, for {dir}, {cwd},
 // {repo}, {branch} and rules alike.
 func TestDirFollowsForegroundCwd(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	api := sb.HomePath("src", "api")
@@ -121,6 +123,7 @@ func TestDirFollowsForegroundCwd(t *testing.T) {
 // ~/work is a symlink; foreground_cwd, read from /proc, is the resolved
 // path. The shell's path is kept, so a rule on ~/work still matches.
 func TestSymlinkedCwdKeepsTheShellsPath(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	real := sb.HomePath("mnt", "ssd", "work", "proj")
@@ -149,6 +152,7 @@ func TestSymlinkedCwdKeepsTheShellsPath(t *testing.T) {
 // TestArgsTaskTicketGlyph: {args}, {task}, {ticket}, hide-default-branch
 // and {glyph} with a [glyphs] table, end to end.
 func TestArgsTaskTicketGlyph(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	repo := sb.HomePath("src", "shop")
@@ -192,6 +196,7 @@ func TestArgsTaskTicketGlyph(t *testing.T) {
 // renumbers without renaming), 1-9 only; people's labels get the prefix
 // only with --index-prefix-all.
 func TestIndexFollowsPositions(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	ws, t1, _ := srv.NewWorkspace("work", sb.HomePath("a"))
@@ -236,6 +241,7 @@ func TestIndexFollowsPositions(t *testing.T) {
 // TestIndexWithoutState: a name of ours at an old position is still ours
 // when no state file remembers it.
 func TestIndexWithoutState(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	ws, t1, _ := srv.NewWorkspace("work", sb.HomePath("a"))
@@ -252,6 +258,7 @@ func TestIndexWithoutState(t *testing.T) {
 
 // TestIndexDaemonFollowsMoves: the daemon renumbers as tabs move and close.
 func TestIndexDaemonFollowsMoves(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	ws, t1, _ := srv.NewWorkspace("work", "/srv/a")
 	t2, _ := srv.NewTab(ws, "/srv/b")
@@ -271,6 +278,7 @@ func TestIndexDaemonFollowsMoves(t *testing.T) {
 // TestReadmeNewTemplates: the README's examples of the new tokens, on the
 // original README's four tabs, through once --apply.
 func TestReadmeNewTemplates(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		format string
 		title  string // claude's terminal title

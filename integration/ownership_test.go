@@ -90,6 +90,7 @@ func TestOwnershipPersonRenameRaceSurvives(t *testing.T) {
 // still read as ours. Repeated 7 times; no tab may end up with a label
 // the daemon leaves alone as a person's.
 func TestOwnershipSIGKILLWithImmediateRestartLosesNoLabel(t *testing.T) {
+	t.Parallel()
 	const tabs, rounds = 4, 7
 	srv := startServer(t)
 	sb := newSandbox(t)
@@ -145,6 +146,7 @@ func TestOwnershipSIGKILLWithImmediateRestartLosesNoLabel(t *testing.T) {
 // A server that acks every subscription and closes it at once: passes per
 // second stay at one per backoff step, not hundreds.
 func TestOwnershipAckThenCloseServerIsNotHammered(t *testing.T) {
+	t.Parallel()
 	srv := startAckCloseServer(t)
 	sb := newSandbox(t)
 	d := spawnDaemon(t, sb, nil, "run", "--apply", "--socket", srv.path, "--state", sb.StatePath, "--poll", "0", "--log-level", "debug")
@@ -183,6 +185,7 @@ func TestOwnershipAckThenCloseServerIsNotHammered(t *testing.T) {
 // bottleneck (it named 6,476 of 10,000 in 3 minutes alone), so 2,000
 // panes stand in: still several passes' worth of process_info budget.
 func TestOwnershipTenThousandRemotePanesConverge(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("10,000 panes: not in -short")
 	}
@@ -228,6 +231,7 @@ func lastLog(s string, n int) string {
 // A poll so short it would be a busy loop is refused with a
 // clear error.
 func TestOwnershipPollLowerBound(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t)
 	_, stderr, code := runCLI(t, sb, "run", "--poll", "1ns", "--socket", filepath.Join(sb.Runtime, "herdr.sock"))
 	if code != 2 || !strings.Contains(stderr, "--poll 1ns is too short") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
@@ -302,6 +306,7 @@ func (s *ackCloseServer) serve(c net.Conn) {
 // the replayed backlog costs no pass beyond the one full pass, and a
 // metadata-token spinner no template reads costs none at all.
 func TestOwnershipReplayAndSpinnerCostNoPass(t *testing.T) {
+	t.Parallel()
 	for _, proto := range []int{19, 20} {
 		t.Run(fmt.Sprint(proto), func(t *testing.T) {
 			srv := startServer(t, herdrsim.WithProtocol(proto))
@@ -361,6 +366,7 @@ func TestOwnershipReplayAndSpinnerCostNoPass(t *testing.T) {
 // is done, goes back to the label the tab was locked with (herdrsim holds
 // lock's second look at the tab while the rename lands).
 func TestLockPutsBackOurRenameThatLandedAsItLocked(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	_, tab, _ := srv.NewWorkspace("main", sb.HomePath("a"))

@@ -22,6 +22,7 @@ rows = [["state_icon", "agent", "pane"]]
 // name on their borders and the same agent row before the daemon runs;
 // with --pane-format each border and each row shows its pane's own name.
 func TestRealHerdrPaneNamesOnScreen(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{HerdrConfig: panesScreenConfig}, func(t *testing.T, w world) {
 		dirs := mkdirs(t, w.Sandbox(), "projects/api", "projects/web")
 		_, _, p1 := w.NewWorkspace(t, dirs[0])

@@ -22,6 +22,7 @@ var paneFormat = []string{"--pane-format", "{agent|proc|dir}"}
 // (by their folders), which follow a change of agent; a plain shell's
 // pane follows its program, its exit and a cd.
 func TestRealHerdrPaneNames(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		dirs := mkdirs(t, w.Sandbox(), "projects/api", "projects/web", "projects/doc")
 		_, tab, p1 := w.NewWorkspace(t, dirs[0])
@@ -53,6 +54,7 @@ func TestRealHerdrPaneNames(t *testing.T) {
 // ours again by the next pass; restore --apply then clears every label
 // of ours and none of a person's.
 func TestRealHerdrKeepsAPersonsPaneName(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		sb := w.Sandbox()
 		dirs := mkdirs(t, sb, "projects/api", "projects/doc")
@@ -77,10 +79,6 @@ func TestRealHerdrKeepsAPersonsPaneName(t *testing.T) {
 
 		if code := d.Stop(); code != 0 {
 			t.Fatalf("daemon exited %d\n%s", code, d.Log())
-		}
-		if _, ok := w.(*realWorld); ok {
-			// herdr saves its session 5 s after a change (§13).
-			time.Sleep(6 * time.Second)
 		}
 		w.Restart(t)
 		d = startWorldDaemon(t, w, paneFormat...)
@@ -172,6 +170,7 @@ func lastLines(log string, n int) string {
 // hands the pane back. On herdrsim the modal's request alone is played
 // (herdr's modal sends pane.rename, §13).
 func TestRealHerdrKeepsAPaneNamedAtTheKeyboard(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		dirs := mkdirs(t, w.Sandbox(), "projects/doc")
 		_, tab, p1 := w.NewWorkspace(t, dirs[0])

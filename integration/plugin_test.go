@@ -22,6 +22,7 @@ import (
 // plugin root, a relative program path with "/" resolved against it. The
 // clone holds what is committed: that is what herdr would install.
 func TestPluginInstall(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not on PATH: cannot clone the repository as herdr does")
 	}

@@ -15,6 +15,7 @@ import (
 // program started in it (shell hook nudge) renames it, and its exit
 // brings the directory back.
 func TestProtocolProgramStart(t *testing.T) {
+	t.Parallel()
 	onProtocols(t, func(t *testing.T, srv *herdrsim.Server) {
 		sb := newSandbox(t)
 		_, tab, pane := srv.NewWorkspace("work", sb.HomePath("projects", "rmk"))
@@ -32,6 +33,7 @@ func TestProtocolProgramStart(t *testing.T) {
 // TestProtocolHumanLabel: a name a person typed in herdr survives the
 // events it causes, later changes and passes.
 func TestProtocolHumanLabel(t *testing.T) {
+	t.Parallel()
 	onProtocols(t, func(t *testing.T, srv *herdrsim.Server) {
 		sb := newSandbox(t)
 		ws, t1, p1 := srv.NewWorkspace("work", sb.HomePath("projects", "rmk"))
@@ -54,6 +56,7 @@ func TestProtocolHumanLabel(t *testing.T) {
 // can tell the daemon about a new tab, a tab whose last pane exited, and
 // an agent appearing.
 func TestProtocolEventsDelivered(t *testing.T) {
+	t.Parallel()
 	onProtocols(t, func(t *testing.T, srv *herdrsim.Server) {
 		sb := newSandbox(t)
 		ws, _, _ := srv.NewWorkspace("work", sb.HomePath("projects", "rmk"))
@@ -77,6 +80,7 @@ func TestProtocolEventsDelivered(t *testing.T) {
 // only, no polling); the daemon reconnects, resubscribes and names the
 // tabs opened after the restart.
 func TestProtocolReconnect(t *testing.T) {
+	t.Parallel()
 	onProtocols(t, func(t *testing.T, srv *herdrsim.Server) {
 		sb := newSandbox(t)
 		ws, _, _ := srv.NewWorkspace("work", sb.HomePath("projects", "rmk"))

@@ -19,6 +19,7 @@ import (
 // the new server's tabs that carry the same ids: the state belongs to one
 // server's life, and status says when it describes an earlier one.
 func TestRealHerdrRestartWithoutItsSessionStartsClean(t *testing.T) {
+	t.Parallel()
 	w := newRealWorld(t, worldOptions{})
 	sb := w.Sandbox()
 	dirs := mkdirs(t, sb, "projects/rmk", "src/web")
@@ -131,6 +132,7 @@ func landed(t *testing.T, d *daemonProc, label string) {
 // landing inside it: the next daemon's replay shows the person's label
 // right before the echo, and it goes back.
 func TestRealHerdrKilledDaemonsRenameIsDecidedByTheNext(t *testing.T) {
+	t.Parallel()
 	rw := newRenameWindow(t)
 	d := rw.daemon(t)
 	waitWorldLabels(t, rw.w, rw.ws, "rmk")
@@ -147,6 +149,7 @@ func TestRealHerdrKilledDaemonsRenameIsDecidedByTheNext(t *testing.T) {
 // rename landing inside it: it waits for the echo and puts the person's
 // label back before it exits.
 func TestRealHerdrStoppedDaemonWaitsForItsEcho(t *testing.T) {
+	t.Parallel()
 	rw := newRenameWindow(t)
 	d := rw.daemon(t)
 	waitWorldLabels(t, rw.w, rw.ws, "rmk")
@@ -167,6 +170,7 @@ func TestRealHerdrStoppedDaemonWaitsForItsEcho(t *testing.T) {
 // person's rename lands inside the first. The second one's echo comes
 // after the first one's; the first one's put-back still happens.
 func TestRealHerdrSecondRenameDuringTheReplayKeepsThePutBack(t *testing.T) {
+	t.Parallel()
 	rw := newRenameWindow(t)
 	// A long replay: other renames fill herdr's ring, one per tick.
 	other, _ := rw.w.NewTab(t, rw.ws, rw.w.Sandbox().Home)
@@ -206,6 +210,7 @@ func replayOver(d *daemonProc) bool {
 // During herdr 0.8's replay a person renames a tab back to a label it had
 // before, inside our rename: it is the person's, and goes back.
 func TestRealHerdrRenameBackToAnEarlierLabelDuringTheReplay(t *testing.T) {
+	t.Parallel()
 	rw := newRenameWindow(t)
 	rw.w.PersonRename(t, rw.tab, "old notes")
 	rw.w.PersonRename(t, rw.tab, "1") // handed back
@@ -227,6 +232,7 @@ func TestRealHerdrRenameBackToAnEarlierLabelDuringTheReplay(t *testing.T) {
 // of our next rename then comes after that rename. The true echo, after
 // the person's rename inside ours, still puts their name back.
 func TestRealHerdrReplayTakenForOverStillPutsBack(t *testing.T) {
+	t.Parallel()
 	rw := newRenameWindow(t)
 	rw.fillRing(t, 60)
 	// The tab's history: named "web", then "rmk", by us.
@@ -285,6 +291,7 @@ func waitCwd(t *testing.T, w world, pane, dir string) {
 // With --poll 0, a person hands a tab back by renaming it to its number,
 // a label it had before: the daemon names it again.
 func TestRealHerdrHandBackByNumberWithoutAPoll(t *testing.T) {
+	t.Parallel()
 	rw := newRenameWindow(t)
 	d := rw.daemon(t)
 	waitWorldLabels(t, rw.w, rw.ws, "rmk")
@@ -299,6 +306,7 @@ func TestRealHerdrHandBackByNumberWithoutAPoll(t *testing.T) {
 // A person names a tab with a label we set on it more than a
 // state.PendingTTL ago: theirs, kept.
 func TestRealHerdrALabelWeSetLongAgoIsAPersons(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits out the pending labels' 30 s")
 	}

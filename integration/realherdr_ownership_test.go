@@ -30,6 +30,10 @@ import (
 // replay history on every subscribe like 0.8, 0.9 (22) does not.
 var everyProtocol = worldOptions{Protocols: []int{17, 19, 22}}
 
+// everyProtocolInTurn is everyProtocol one world at a time, for the races
+// of 40 person renames (serialTests).
+var everyProtocolInTurn = worldOptions{Protocols: everyProtocol.Protocols, InTurn: true}
+
 // TestRealHerdrPersonRenameRace: a person renames a tab 0-30 ms after a
 // nudge started a pass that renames it (its shell has just changed
 // directory). Whatever moment of the pass the person's rename lands in,
@@ -37,14 +41,14 @@ var everyProtocol = worldOptions{Protocols: []int{17, 19, 22}}
 // daemon's first stream has delivered its history, where the daemon puts
 // back a rename that landed inside its own at its echo.
 func TestRealHerdrPersonRenameRace(t *testing.T) {
-	onWorlds(t, everyProtocol, func(t *testing.T, w world) { personRenameRace(t, w, true) })
+	onWorlds(t, everyProtocolInTurn, func(t *testing.T, w world) { personRenameRace(t, w, true) })
 }
 
 // TestRealHerdrPersonRenameRaceDuringReplay is the same race in the first
 // seconds of a daemon, while its first stream may still replay herdr's
 // history: the fate of each rename is known when the replay ends.
 func TestRealHerdrPersonRenameRaceDuringReplay(t *testing.T) {
-	onWorlds(t, everyProtocol, func(t *testing.T, w world) { personRenameRace(t, w, false) })
+	onWorlds(t, everyProtocolInTurn, func(t *testing.T, w world) { personRenameRace(t, w, false) })
 }
 
 // personRenameRace runs one trial per tab of a 40-tab session, after the
@@ -101,6 +105,7 @@ func personRenameRace(t *testing.T, w world, pastReplay bool) {
 // locked_label), through later passes and a later directory change, also
 // when the pass's rename lands after lock read it.
 func TestRealHerdrLockRace(t *testing.T) {
+	t.Parallel()
 	const tabs = 20
 	onWorlds(t, everyProtocol, func(t *testing.T, w world) {
 		sb := w.Sandbox()
@@ -219,6 +224,7 @@ func labelLook(t *testing.T, w world) func(tab string) string {
 // killed daemon must still read as ours: at the end every tab carries the
 // label the last daemon wants, none is left frozen as a person's.
 func TestRealHerdrSIGKILLWithImmediateRestartLosesNoLabel(t *testing.T) {
+	t.Parallel()
 	const tabs, rounds = 4, 30
 	onWorlds(t, everyProtocol, func(t *testing.T, w world) {
 		sb := w.Sandbox()

@@ -20,6 +20,7 @@ import (
 // no plugin runtime; TestPluginInstall plays herdr's part for the
 // committed manifest.
 func TestRealHerdrPlugin(t *testing.T) {
+	t.Parallel()
 	// herdr's toasts are off unless configured; "Why this name?" shows one.
 	w := newRealWorld(t, worldOptions{HerdrConfig: "[ui.toast]\ndelivery = \"herdr\"\n"})
 	sb := w.Sandbox()

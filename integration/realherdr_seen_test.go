@@ -21,6 +21,7 @@ import (
 // tab's icon turns idle within a second or so. Each trial's delay is
 // logged; only a generous bound fails the test.
 func TestRealHerdrDoneTurnsIdleWhenThePersonComesBack(t *testing.T) {
+	t.Parallel()
 	const trials, bound = 6, 5 * time.Second
 	w := newRealWorld(t, worldOptions{})
 	dirs := mkdirs(t, w.Sandbox(), "projects/rmk")

@@ -26,6 +26,7 @@ import (
 // (herdr:qwen, herdr:copilot, herdr:cursor) without their processes,
 // which it finds on screen for their status.
 func TestRealHerdrSessionStoresNameTabs(t *testing.T) {
+	t.Parallel()
 	const (
 		qwenID    = "3f2a6c1e-9b7d-4e21-8f3a-5c6d7e8f9a0b"
 		copilotID = "66957610-db49-4dea-972d-c079e1898044"

@@ -24,6 +24,7 @@ import (
 // directory; a program typed into it (herdr pane run) names the tab, its
 // exit names it back, and a cd renames it.
 func TestRealHerdrNamesProgramsAndDirectories(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		dirs := mkdirs(t, w.Sandbox(), "projects/rmk", "opt/nixos", "src/web")
 		ws, t1, p1 := w.NewWorkspace(t, dirs[0])
@@ -46,6 +47,7 @@ func TestRealHerdrNamesProgramsAndDirectories(t *testing.T) {
 // a daemon restart, and across a herdr server stop and start, after which
 // herdr restores the session and its names.
 func TestRealHerdrKeepsAPersonsName(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		dirs := mkdirs(t, w.Sandbox(), "projects/rmk", "opt/nixos")
 		ws, t1, p1 := w.NewWorkspace(t, dirs[0])
@@ -91,6 +93,7 @@ func TestRealHerdrKeepsAPersonsName(t *testing.T) {
 // restore --apply gives every tab we named herdr's number back and leaves
 // the person's name.
 func TestRealHerdrLockReleaseRestore(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		sb := w.Sandbox()
 		dirs := mkdirs(t, sb, "projects/rmk", "opt/nixos", "src/web")
@@ -136,6 +139,7 @@ func TestRealHerdrLockReleaseRestore(t *testing.T) {
 // and closes them, although herdr sends no event for the positions that
 // shift.
 func TestRealHerdrIndexAfterMoveAndClose(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		dirs := mkdirs(t, w.Sandbox(), "a/rmk", "b/nixos", "c/web")
 		ws, t1, _ := w.NewWorkspace(t, dirs[0])
@@ -156,6 +160,7 @@ func TestRealHerdrIndexAfterMoveAndClose(t *testing.T) {
 // TestRealHerdrWorkspaceFormat: --workspace-format names a workspace that
 // carries herdr's automatic label, and follows its first tab's directory.
 func TestRealHerdrWorkspaceFormat(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		dirs := mkdirs(t, w.Sandbox(), "projects/rmk", "opt/nixos")
 		ws, _, p1 := w.NewWorkspace(t, dirs[0])
@@ -231,6 +236,7 @@ func passes(t *testing.T, d *daemonProc, n int) {
 // sends no event when a program starts, so only the hooks can bring these
 // renames.
 func TestRealHerdrShellHooks(t *testing.T) {
+	t.Parallel()
 	onShells(t, []string{"zsh", "bash", "fish"}, func(t *testing.T, name string, w world) {
 		sb := w.Sandbox()
 		writeRC(t, sb, name)
@@ -266,6 +272,7 @@ func onShells(t *testing.T, shells []string, c func(t *testing.T, shell string, 
 // tells of none of them. The kernel does (--local-watch, the default):
 // each rename follows a report of the watch.
 func TestRealHerdrLocalWatch(t *testing.T) {
+	t.Parallel()
 	onShells(t, []string{"zsh", "bash"}, func(t *testing.T, name string, w world) {
 		sb := w.Sandbox()
 		writePlainRC(t, sb, name)
@@ -342,6 +349,7 @@ func writeRC(t *testing.T, sb *sandbox, shell string) {
 // would). It subscribes to no pane: herdr would read that pane ten times
 // a second for it (docs/herdr.md §7).
 func TestRealHerdrAgentStatusMovesTheIcon(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		dirs := mkdirs(t, w.Sandbox(), "projects/rmk")
 		_, tab, pane := w.NewWorkspace(t, dirs[0])

@@ -252,6 +252,7 @@ func keptThrough(t *testing.T, w world, d *daemonProc, ws, tab, pane, tabName, w
 // tab, which the daemon would name both after; once the daemon is past
 // its first minute's replay. Both names stay.
 func TestRealHerdrTUIRenamesKeptWhileAProgramStarts(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		ws, t1, p1, _, _, d := tuiSession(t, w)
 		k := openKeyboard(t, w)
@@ -269,6 +270,7 @@ func TestRealHerdrTUIRenamesKeptWhileAProgramStarts(t *testing.T) {
 // daemon's first seconds, while its stream may still replay herdr's
 // history (herdr 0.8): the names stay once the replay is over, too.
 func TestRealHerdrTUIRenamesKeptInTheFirstMinute(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		ws, t1, p1, _, _, d := tuiSession(t, w)
 		k := openKeyboard(t, w)
@@ -295,6 +297,7 @@ func waitReplayOver(t *testing.T, w world, d *daemonProc) {
 // number as the tab's name (the tab had a custom name) and the daemon
 // names the tab again. The same goes for a tab the daemon named.
 func TestRealHerdrTUIHandBackByNumber(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		ws, t1, _, t2, _, d := tuiSession(t, w)
 		k := openKeyboard(t, w)
@@ -315,6 +318,7 @@ func TestRealHerdrTUIHandBackByNumber(t *testing.T) {
 // with a name keeps it while programs come and go in it; one made with
 // the prompt's own number is the daemon's to name.
 func TestRealHerdrTUINamedNewTabKept(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		ws, t1, _, _, _, d := tuiSession(t, w)
 		k := openKeyboard(t, w)
@@ -340,6 +344,7 @@ func TestRealHerdrTUINamedNewTabKept(t *testing.T) {
 // pass that renames that workspace (its shell has just changed folder), is
 // the workspace's name at the end, in every trial.
 func TestRealHerdrTUIWorkspaceRenameRace(t *testing.T) {
+	t.Parallel()
 	const trials = 8
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		sb := w.Sandbox()

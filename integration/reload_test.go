@@ -13,6 +13,7 @@ import (
 // SIGHUP re-reads the config file: a new format renames our tabs; a
 // broken file is reported and the old configuration keeps running.
 func TestSIGHUPReloadsConfig(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	cfg := filepath.Join(sb.ConfigHome, "reload.toml")
@@ -45,6 +46,7 @@ func TestSIGHUPReloadsConfig(t *testing.T) {
 // the level the reloaded config asks for. A new log-format needs a
 // restart, and the reload says so.
 func TestSIGHUPReloadsTheLogLevel(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	cfg := filepath.Join(sb.ConfigHome, "reload.toml")

@@ -13,6 +13,7 @@ import (
 // (herdr's label for an unnamed tab), leaves names people chose alone,
 // stops the daemon so it cannot name them again, and empties the state.
 func TestRestore(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	tabs, _ := readmeSession(srv, sb)
@@ -108,6 +109,7 @@ func matchLines(t *testing.T, out string, patterns []string) {
 // label is still ours, a later restore must find it), the others are
 // restored, and the exit status says something failed.
 func TestRestoreRenameFails(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	tabs, _ := readmeSession(srv, sb)

@@ -48,6 +48,7 @@ func readmeSession(srv *herdrsim.Server, sb *sandbox) (tabs []string, panes []st
 // TestReadmeTabs checks the four tabs of the original README under the
 // default template and each example template the README documents.
 func TestReadmeTabs(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		format string
 		want   func(numbers []int) []string
@@ -107,6 +108,7 @@ func countNumeric(labels []string) int {
 // exit, two kinds of cd and an agent's whole life: every change is one
 // rename, in order, and nothing else is renamed.
 func TestLifecycleRenamesInOrder(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	_, tab, pane := srv.NewWorkspace("work", sb.HomePath("projects", "rmk"))
@@ -158,6 +160,7 @@ func TestLifecycleRenamesInOrder(t *testing.T) {
 // restart; release hands it back, lock freezes ours, --force overrides a
 // person's name but never a lock.
 func TestHumanNamesAreKept(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	ws, t1, p1 := srv.NewWorkspace("work", sb.HomePath("projects", "rmk"))
@@ -230,6 +233,7 @@ func TestHumanNamesAreKept(t *testing.T) {
 // loop. Closed tabs are marked missing in the state file; they are dropped
 // a minute later, which this test does not wait for.
 func TestClosedTabsRenumberSilently(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	cfg := filepath.Join(sb.ConfigHome, "rules.toml")
@@ -266,6 +270,7 @@ func TestClosedTabsRenumberSilently(t *testing.T) {
 
 // TestOverrideRules: dir globs with * and **, name, format and skip rules.
 func TestOverrideRules(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	cfg := filepath.Join(sb.ConfigHome, "rules.toml")
@@ -301,6 +306,7 @@ name = "monitor"
 // TestUniqueAndWorkspace: --unique tells same-named tabs apart by their
 // parents; --workspace leaves other workspaces alone.
 func TestUniqueAndWorkspace(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	root := t.TempDir() // outside the daemon's home: {dir} is the plain basename
 	at := func(elem ...string) string { return filepath.Join(append([]string{root}, elem...)...) }
@@ -322,6 +328,7 @@ func TestUniqueAndWorkspace(t *testing.T) {
 // TestMaxLenWideText cuts names by display width, wide characters and
 // emoji included, on grapheme boundaries.
 func TestMaxLenWideText(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	ws, t1, p1 := srv.NewWorkspace("work", sb.HomePath("日本語のプロジェクト"))
@@ -380,6 +387,7 @@ func firstGraphemes(s string, n int) string {
 // marks and escape-sequence remnants intact. No escape sequence, control
 // character, newline or bidi mark may reach a tab label.
 func TestHostileNames(t *testing.T) {
+	t.Parallel()
 	dirs := []struct{ dir, want string }{
 		{"\x1b]0;evil\x07proj", "proj"},
 		{"\x1b[31mred\x1b[0m text", "red text"},
@@ -449,6 +457,7 @@ func TestHostileNames(t *testing.T) {
 // and on an unknown newer one: it works, with one warning. (21, a
 // development build the client knows, was the unknown one before 22.)
 func TestProtocols(t *testing.T) {
+	t.Parallel()
 	for _, p := range []int{17, 19, 20, 21, 22, herdr.NewestKnownProtocol + 1} {
 		t.Run(strconv.Itoa(p), func(t *testing.T) {
 			t.Parallel()
@@ -482,6 +491,7 @@ func TestProtocols(t *testing.T) {
 
 // TestExplain prints each tab's verdict, as a table and as JSON.
 func TestExplain(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	tabs, _ := readmeSession(srv, sb)
@@ -540,6 +550,7 @@ func TestExplain(t *testing.T) {
 // the rename into. The time from Enter to the rename
 // is logged, never asserted (shared machines are noisy).
 func TestZshHooks(t *testing.T) {
+	t.Parallel()
 	zsh, err := exec.LookPath("zsh")
 	if err != nil {
 		t.Skip("zsh not on PATH: shell hook test skipped")

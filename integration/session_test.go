@@ -38,6 +38,7 @@ const followBound = 10 * time.Second
 // A second session's transcript path is a symlink to a file outside
 // ~/.claude: it is not read, so its tab keeps falling back to {dir}.
 func TestSessionTitleFollowsTheTranscript(t *testing.T) {
+	t.Parallel()
 	fixture, err := os.ReadFile(claudeFixture)
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +101,7 @@ func TestSessionTitleFollowsTheTranscript(t *testing.T) {
 // title. A session started in a directory Claude Code has no folder for
 // yet is followed too, once its folder and transcript are written.
 func TestSessionTitleFollowsANewSession(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		sb := w.Sandbox()
 		dirs := mkdirs(t, sb, "src/api", "src/web")

@@ -47,6 +47,7 @@ func sidebarSetup(t *testing.T, w world) (*sandbox, string) {
 // pane.report_metadata; restore --apply clears every token of ours and
 // the row shows none.
 func TestRealHerdrSidebarTokens(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, sidebarWorld, func(t *testing.T, w world) {
 		sb, p1 := sidebarSetup(t, w)
 		scr := openSidebar(t, w)
@@ -93,14 +94,11 @@ func TestRealHerdrSidebarTokens(t *testing.T) {
 // a restart of its server; the daemon, running on, reports them again
 // on the restored session's agent pane.
 func TestRealHerdrSidebarTokensAfterARestart(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, sidebarWorld, func(t *testing.T, w world) {
 		_, p1 := sidebarSetup(t, w)
 		d := startWorldDaemon(t, w, sidebarArgs...)
 		waitPaneTokens(t, w, d, p1, map[string]string{"htr_agent": "claude", "htr_dir": "zebra"})
-		if _, ok := w.(*realWorld); ok {
-			// herdr saves its session 5 s after a change (docs/herdr.md §13).
-			time.Sleep(6 * time.Second)
-		}
 		w.Restart(t)
 		reportAgent(t, w, p1, "claude", "idle")
 		waitPaneTokens(t, w, d, p1, map[string]string{"htr_agent": "claude", "htr_dir": "zebra"})
@@ -124,6 +122,7 @@ func reportsSince(t *testing.T, w world, start time.Time) int {
 // TestRealHerdrSidebarTokensDryRun: without --apply the daemon reports
 // nothing to herdr and prints what it would send.
 func TestRealHerdrSidebarTokensDryRun(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, sidebarWorld, func(t *testing.T, w world) {
 		sb, p1 := sidebarSetup(t, w)
 		out, stderr, code := runCLI(t, sb, "once", "--socket", w.Socket(), "--state", sb.StatePath, "--sidebar-tokens", "agent,dir")

@@ -47,6 +47,7 @@ func stateWorkspaces(t *testing.T, path string) map[string]string {
 // nothing, and the state file keeps our name ours for the next run after
 // the branch it shows changed.
 func TestWorkspaceNames(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	sb := newSandbox(t)
 	shop := sb.HomePath("src", "shop")

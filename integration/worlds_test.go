@@ -54,13 +54,29 @@ type world interface {
 // onWorlds runs c once against herdrsim (protocol 20) and once against
 // real herdr, as subtests named "herdrsim" and "RealHerdr". The real one
 // skips, with the build command, when no real herdr is built.
+//
+// The worlds run in parallel with each other and with the package's other
+// tests (see TestMain), unless opts.InTurn: each is a herdr of its own
+// (herdrsim on its own socket, or a real herdr server that
+// internal/realherdr starts in its own folders) with its own sandbox and
+// daemons, so c must keep to w and what it makes, and must not call
+// t.Parallel itself. onWorlds is the last statement of its caller: the
+// worlds run after the caller returns.
 func onWorlds(t *testing.T, opts worldOptions, c func(t *testing.T, w world)) {
 	t.Helper()
-	t.Run("herdrsim", func(t *testing.T) { c(t, newSimWorld(t, opts, 20)) })
-	for _, p := range opts.Protocols {
-		t.Run(fmt.Sprintf("herdrsim%d", p), func(t *testing.T) { c(t, newSimWorld(t, opts, p)) })
+	run := func(name string, w func(t *testing.T) world) {
+		t.Run(name, func(t *testing.T) {
+			if !opts.InTurn {
+				t.Parallel()
+			}
+			c(t, w(t))
+		})
 	}
-	t.Run("RealHerdr", func(t *testing.T) { c(t, newRealWorld(t, opts)) })
+	run("herdrsim", func(t *testing.T) world { return newSimWorld(t, opts, 20) })
+	for _, p := range opts.Protocols {
+		run(fmt.Sprintf("herdrsim%d", p), func(t *testing.T) world { return newSimWorld(t, opts, p) })
+	}
+	run("RealHerdr", func(t *testing.T) world { return newRealWorld(t, opts) })
 }
 
 // worldOptions shape both kinds of world alike.
@@ -73,6 +89,11 @@ type worldOptions struct {
 	// Protocols adds worlds of herdrsim playing these protocols besides
 	// 20 (herdr 0.8.2's, the real herdr's).
 	Protocols []int
+	// InTurn runs the worlds one at a time, for a case that must run
+	// alone (serialTests): one that races a person against the daemon's
+	// passes on a herdrsim in this -race test binary, whose event pacing a
+	// busy machine slows past the daemon's watch for its echoes.
+	InTurn bool
 }
 
 // realHerdrBinary is the real herdr to test against, or a skip naming the

@@ -23,8 +23,14 @@ type file struct {
 	data []byte
 }
 
-// docs are the files every archive carries beside the binary.
-type docs struct{ license, readme []byte }
+// docs are the files every archive carries beside the binary: LICENSE,
+// README.md and, but for Windows's, the manual page.
+type docs struct{ license, readme, man []byte }
+
+// manName is the manual page's file name in the archives; the .deb
+// installs it gzipped under /usr/share/man/man1 and the formula with
+// man1.install.
+const manName = "herdrtabrenamer.1"
 
 func readDocs() (docs, error) {
 	var d docs
@@ -45,6 +51,9 @@ func packageTarget(t target, version string, bin []byte, d docs) (map[string][]b
 		{t.exe(), 0o755, bin},
 		{"LICENSE", 0o644, d.license},
 		{"README.md", 0o644, d.readme},
+	}
+	if t.goos != "windows" {
+		members = append(members, file{manName, 0o644, d.man})
 	}
 	out := map[string][]byte{}
 	var err error
@@ -67,15 +76,10 @@ func packageTarget(t target, version string, bin []byte, d docs) (map[string][]b
 }
 
 // tarGz writes files, in their order, as a gzipped ustar archive owned by
-// owner (uid and gid 0) with every time mtime. gzip's header holds no name
-// and no time.
+// owner (uid and gid 0) with every time mtime.
 func tarGz(files []file, owner, group string) ([]byte, error) {
 	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return nil, err
-	}
-	tw := tar.NewWriter(zw)
+	tw := tar.NewWriter(&buf)
 	for _, f := range files {
 		h := &tar.Header{
 			Name: f.name, Mode: int64(f.mode.Perm()), Size: int64(len(f.data)),
@@ -93,6 +97,20 @@ func tarGz(files []file, owner, group string) ([]byte, error) {
 		}
 	}
 	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return gzipped(buf.Bytes())
+}
+
+// gzipped is data compressed as gzip -9n does: best compression, and a
+// header that holds no name and no time.
+func gzipped(data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(data); err != nil {
 		return nil, err
 	}
 	if err := zw.Close(); err != nil {

@@ -21,10 +21,10 @@ type member struct {
 }
 
 // TestPackageTarget: each platform's files are written twice to the same
-// bytes, and hold the binary, LICENSE and README.md with fixed times,
-// owners and order.
+// bytes, and hold the binary, LICENSE, README.md and (but Windows's) the
+// manual page with fixed times, owners and order.
 func TestPackageTarget(t *testing.T) {
-	d := docs{license: []byte("MIT\n"), readme: []byte("# readme\n")}
+	d := docs{license: []byte("MIT\n"), readme: []byte("# readme\n"), man: []byte(".TH HERDRTABRENAMER 1\n")}
 	tests := []struct {
 		target target
 		files  []string // file names written
@@ -59,6 +59,9 @@ func TestPackageTarget(t *testing.T) {
 				{tt.exe, 0o755, string(bin), mtime.Unix(), "0:0::"},
 				{"LICENSE", 0o644, "MIT\n", mtime.Unix(), "0:0::"},
 				{"README.md", 0o644, "# readme\n", mtime.Unix(), "0:0::"},
+			}
+			if tt.target.goos != "windows" {
+				want = append(want, member{manName, 0o644, ".TH HERDRTABRENAMER 1\n", mtime.Unix(), "0:0::"})
 			}
 			checkMembers(t, tt.files[0], readArchive(t, tt.files[0], first[tt.files[0]]), want)
 		})

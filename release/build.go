@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -80,7 +81,8 @@ func parseTargets(list string) ([]target, error) {
 }
 
 // buildAll builds every target into out and writes its archives, the
-// .deb for linux targets and out/SHA256SUMS.
+// .deb for linux targets and out/SHA256SUMS; the manual page they carry
+// comes from a build for this machine.
 func buildAll(out, version string, targets []target, log io.Writer) (checksums, error) {
 	if err := emptyDir(out); err != nil {
 		return nil, err
@@ -90,12 +92,25 @@ func buildAll(out, version string, targets []target, log io.Writer) (checksums, 
 		return nil, err
 	}
 	work := filepath.Join(out, ".build")
+	dir := func(t target) string { return filepath.Join(work, t.goos+"_"+t.goarch) }
+	// The build for this machine prints the page; when it is a target too,
+	// its binary is the one released.
+	host := target{runtime.GOOS, runtime.GOARCH}
+	hostBin, err := goBuild(host, version, dir(host))
+	if err != nil {
+		return nil, err
+	}
+	if docs.man, err = manPage(filepath.Join(dir(host), host.exe())); err != nil {
+		return nil, err
+	}
 	sums := checksums{}
 	for _, t := range targets {
 		start := time.Now()
-		bin, err := goBuild(t, version, filepath.Join(work, t.goos+"_"+t.goarch))
-		if err != nil {
-			return nil, err
+		bin := hostBin
+		if t != host {
+			if bin, err = goBuild(t, version, dir(t)); err != nil {
+				return nil, err
+			}
 		}
 		files, err := packageTarget(t, version, bin, docs)
 		if err != nil {

@@ -16,10 +16,15 @@ func debName(version, arch string) string {
 
 // deb writes a Debian binary package, the way dpkg-deb lays one out: an
 // ar archive of debian-binary, control.tar.gz and data.tar.gz. It installs
-// the binary to /usr/bin and LICENSE and README.md to
-// /usr/share/doc/herdrtabrenamer, everything owned by root.
+// the binary to /usr/bin, LICENSE and README.md to
+// /usr/share/doc/herdrtabrenamer and the manual page, gzipped as Debian's
+// policy asks, to /usr/share/man/man1, everything owned by root.
 func deb(version, arch string, bin []byte, d docs) ([]byte, error) {
 	const doc = "./usr/share/doc/herdrtabrenamer/"
+	man, err := gzipped(d.man)
+	if err != nil {
+		return nil, fmt.Errorf("%s.gz: %w", manName, err)
+	}
 	data := []file{
 		{"./", fs.ModeDir | 0o755, nil},
 		{"./usr/", fs.ModeDir | 0o755, nil},
@@ -30,6 +35,9 @@ func deb(version, arch string, bin []byte, d docs) ([]byte, error) {
 		{doc, fs.ModeDir | 0o755, nil},
 		{doc + "README.md", 0o644, d.readme},
 		{doc + "copyright", 0o644, d.license},
+		{"./usr/share/man/", fs.ModeDir | 0o755, nil},
+		{"./usr/share/man/man1/", fs.ModeDir | 0o755, nil},
+		{"./usr/share/man/man1/" + manName + ".gz", 0o644, man},
 	}
 	dataTar, err := tarGz(data, "root", "root")
 	if err != nil {

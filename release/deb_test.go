@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -16,7 +18,8 @@ import (
 // control file naming the package, and data the files under /usr.
 func TestDebLayout(t *testing.T) {
 	bin := []byte("binary")
-	b, err := deb("1.2.3", "arm64", bin, docs{license: []byte("MIT\n"), readme: []byte("# r\n")})
+	page := ".TH HERDRTABRENAMER 1\n"
+	b, err := deb("1.2.3", "arm64", bin, docs{license: []byte("MIT\n"), readme: []byte("# r\n"), man: []byte(page)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +42,13 @@ func TestDebLayout(t *testing.T) {
 		if m.mode&fs.ModeDir == 0 {
 			files = append(files, m.name)
 		}
+		if m.name == "./usr/share/man/man1/herdrtabrenamer.1.gz" {
+			if got := gunzip(t, m.data); got != page {
+				t.Errorf("the manual page unzips to %q, want %q", got, page)
+			}
+		}
 	}
-	want := "./usr/bin/herdrtabrenamer ./usr/share/doc/herdrtabrenamer/README.md ./usr/share/doc/herdrtabrenamer/copyright"
+	want := "./usr/bin/herdrtabrenamer ./usr/share/doc/herdrtabrenamer/README.md ./usr/share/doc/herdrtabrenamer/copyright ./usr/share/man/man1/herdrtabrenamer.1.gz"
 	if strings.Join(files, " ") != want {
 		t.Errorf("data.tar.gz files %q, want %q", files, want)
 	}
@@ -57,9 +65,25 @@ func TestDebInstalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	root, dpkg := installDeb(t, b)
+	dpkg("--verify", "herdrtabrenamer")
+	out, err := exec.Command(filepath.Join(root, "usr/bin/herdrtabrenamer")).Output()
+	if err != nil || string(out) != "installed and running\n" {
+		t.Errorf("the installed program: %q, %v", out, err)
+	}
+	dpkg("--remove", "herdrtabrenamer")
+	if _, err := os.Stat(filepath.Join(root, "usr/bin/herdrtabrenamer")); err == nil {
+		t.Error("dpkg --remove left the program behind")
+	}
+}
+
+// installDeb installs the package b with dpkg into a private root, and
+// returns the root and a way to run dpkg on it.
+func installDeb(t *testing.T, b []byte) (root string, dpkg func(args ...string) string) {
+	t.Helper()
 	dir := t.TempDir()
 	pkg := filepath.Join(dir, "herdrtabrenamer.deb")
-	root := filepath.Join(dir, "root")
+	root = filepath.Join(dir, "root")
 	for _, d := range []string{"var/lib/dpkg/info", "var/lib/dpkg/updates"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			t.Fatal(err)
@@ -71,7 +95,7 @@ func TestDebInstalls(t *testing.T) {
 	if err := os.WriteFile(pkg, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dpkg := func(args ...string) string {
+	dpkg = func(args ...string) string {
 		t.Helper()
 		base := []string{"--root=" + root, "--admindir=" + filepath.Join(root, "var/lib/dpkg"),
 			"--force-not-root", "--force-script-chrootless", "--no-triggers"}
@@ -82,15 +106,25 @@ func TestDebInstalls(t *testing.T) {
 		return string(out)
 	}
 	dpkg("--install", pkg)
-	dpkg("--verify", "herdrtabrenamer")
-	out, err := exec.Command(filepath.Join(root, "usr/bin/herdrtabrenamer")).Output()
-	if err != nil || string(out) != "installed and running\n" {
-		t.Errorf("the installed program: %q, %v", out, err)
+	return root, dpkg
+}
+
+// gunzip is the content of a gzip stream whose header holds no name and
+// no time.
+func gunzip(t *testing.T, data string) string {
+	t.Helper()
+	zr, err := gzip.NewReader(strings.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
 	}
-	dpkg("--remove", "herdrtabrenamer")
-	if _, err := os.Stat(filepath.Join(root, "usr/bin/herdrtabrenamer")); err == nil {
-		t.Error("dpkg --remove left the program behind")
+	if zr.Name != "" || !zr.ModTime.IsZero() {
+		t.Errorf("gzip header holds name %q, time %v: want neither", zr.Name, zr.ModTime)
 	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // debArch is dpkg's architecture here, so dpkg accepts the package.

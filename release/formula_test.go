@@ -42,8 +42,8 @@ func TestCommittedRelease(t *testing.T) {
 
 // TestFormulaPicksEachPlatform loads the committed formula with Ruby under
 // a stand-in for Homebrew's DSL: on each platform it downloads that
-// platform's archive with its committed checksum, installs the binary and
-// its completions, and has a test.
+// platform's archive with its committed checksum, installs the binary, its
+// manual page and its completions, and has a test.
 func TestFormulaPicksEachPlatform(t *testing.T) {
 	if _, err := exec.LookPath("ruby"); err != nil {
 		t.Skip("ruby is not installed (apt-get install -y ruby): the formula is only compared with its render")
@@ -71,6 +71,7 @@ func TestFormulaPicksEachPlatform(t *testing.T) {
 				"url " + releaseBase + version + "/" + name,
 				"sha256 " + sums[name],
 				"bin_install herdrtabrenamer",
+				"man1_install " + manName,
 				"completions BIN/herdrtabrenamer completion",
 				"test block",
 			} {

@@ -1,7 +1,8 @@
 // Command release builds herdrtabrenamer's release files: a tar.gz for
-// linux and darwin on amd64 and arm64, a zip for windows/amd64 (each with
-// the binary, LICENSE and README.md), a .deb for linux on amd64 and arm64,
-// and SHA256SUMS listing them all. Two runs on one commit give the same
+// linux and darwin on amd64 and arm64 (each with the binary, LICENSE,
+// README.md and the manual page herdrtabrenamer.1), a zip for
+// windows/amd64 (the same but the manual page), a .deb for linux on amd64
+// and arm64, and SHA256SUMS listing them all. Two runs on one commit give the same
 // bytes on any machine with the pinned Go: the binaries are built with
 // -trimpath, no VCS stamp, no cgo and fixed flags, and the archives are
 // written with fixed times, owners and order. So the checksums are

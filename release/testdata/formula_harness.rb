@@ -18,13 +18,18 @@ class Formula
     def test(&block) = ($seen[:test] << block)
   end
 
-  # What install calls: bin.install and the completions helper.
+  # What install calls: bin.install, man1.install and the completions
+  # helper.
   Bin = Struct.new(:path) do
     def install(*files) = ($seen[:bin_install].concat(files))
     def /(other) = "#{path}/#{other}"
   end
+  Man1 = Struct.new(:path) do
+    def install(*files) = ($seen[:man1_install].concat(files))
+  end
 
   def bin = Bin.new("BIN")
+  def man1 = Man1.new("MAN1")
   def generate_completions_from_executable(*args) = ($seen[:completions] << args.join(" "))
 end
 
