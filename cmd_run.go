@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"github.com/herdrtabrenamer/herdrtabrenamer/setup"
 	"io"
@@ -16,11 +15,9 @@ import (
 	"slices"
 	"syscall"
 	"text/tabwriter"
-	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/daemon"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
-	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
 // RunCmd is the daemon.
@@ -73,7 +70,7 @@ func (c *RunCmd) Run(g *Globals, env *runEnv) error {
 	defer stop()
 	reload := c.reloads(ctx, g, env, opt.Log, level)
 	err = d.Run(ctx, reload)
-	if errors.Is(err, claim.ErrAlreadyRunning) {
+	if errors.Is(err, daemon.ErrAlreadyRunning) {
 		if c.IfNotRunning {
 			return nil
 		}
@@ -86,7 +83,7 @@ func (c *RunCmd) Run(g *Globals, env *runEnv) error {
 // built as at start from the re-read config file; log, whose level
 // follows --log-level, stays the daemon's logger. A configuration that
 // does not build is logged and skipped. Each outcome is recorded for
-// status (recordReload).
+// status (daemon.RecordReload).
 func (c *RunCmd) reloads(ctx context.Context, g *Globals, env *runEnv, log *slog.Logger, level *slog.LevelVar) <-chan daemon.Options {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -105,13 +102,13 @@ func (c *RunCmd) reloads(ctx context.Context, g *Globals, env *runEnv, log *slog
 			}
 			cli, cf, err := env.reparse()
 			if err != nil {
-				recordReload(log, sock, err)
+				daemon.RecordReload(log, sock, err)
 				continue
 			}
 			renv := *env
 			renv.config = cf
 			no, err := cli.Run.build(&cli.Globals, &renv)
-			recordReload(log, sock, err)
+			daemon.RecordReload(log, sock, err)
 			if err != nil {
 				continue
 			}
@@ -129,22 +126,6 @@ func (c *RunCmd) reloads(ctx context.Context, g *Globals, env *runEnv, log *slog
 		}
 	}()
 	return reload
-}
-
-// recordReload logs a refused reload and keeps the outcome of every
-// reload where status reads it: a refused one is otherwise only in the
-// log, while the daemon runs on with its old configuration.
-func recordReload(log *slog.Logger, sock string, err error) {
-	r := rundir.Reload{PID: os.Getpid(), At: time.Now()}
-	if err != nil {
-		r.Error = err.Error()
-		// trace: the stable field tools and tests key on, as the
-		// daemon's traced lines carry.
-		log.Error("reload failed; keeping the old configuration", "trace", "reload_failed", "err", err)
-	}
-	if werr := rundir.WriteReload(sock, r); werr != nil {
-		log.Warn("could not record the reload's outcome for status", "err", werr)
-	}
 }
 
 // build is the daemon's options as run builds them, from its flags, the

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/facts/session"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/localwatch"
@@ -19,6 +20,10 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 	"github.com/herdrtabrenamer/herdrtabrenamer/triage"
 )
+
+// ErrAlreadyRunning is Run's error when another daemon serves the herdr
+// server already (its claim is package claim's).
+var ErrAlreadyRunning = claim.ErrAlreadyRunning
 
 // Options configure a Daemon. Naming's Namer and Procs are required.
 type Options struct {

@@ -117,3 +117,20 @@ func (h *health) renamed(err error) {
 		h.trouble(rundir.TroubleRename, err)
 	}
 }
+
+// RecordReload logs a refused reload and keeps the outcome of every
+// reload (SIGHUP) of the daemon serving socket where status reads it
+// (rundir.Reload): a refused one is otherwise only in the log, while the
+// daemon runs on with its old configuration.
+func RecordReload(log *slog.Logger, socket string, err error) {
+	r := rundir.Reload{PID: os.Getpid(), At: time.Now()}
+	if err != nil {
+		r.Error = err.Error()
+		// trace: the stable field tools and tests key on, as the
+		// daemon's traced lines carry.
+		log.Error("reload failed; keeping the old configuration", "trace", "reload_failed", "err", err)
+	}
+	if werr := rundir.WriteReload(socket, r); werr != nil {
+		log.Warn("could not record the reload's outcome for status", "err", werr)
+	}
+}
