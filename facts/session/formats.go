@@ -2,6 +2,7 @@ package session
 
 import (
 	"path/filepath"
+	"strings"
 )
 
 // agent is what the Reader knows of one agent's sessions.
@@ -40,6 +41,24 @@ type found struct {
 	auto  string            // the title the agent wrote
 	names map[string]string // Codex: thread id -> latest thread name
 	bad   error             // the last line with a mark that did not decode
+}
+
+// trim keeps of each value only the title it gives (oneLine), in a
+// string of its own: a value read whole or decoded from a long line goes
+// with the read.
+func (f *found) trim() {
+	f.user, f.auto = kept(f.user), kept(f.auto)
+	for id, name := range f.names {
+		f.names[id] = kept(name)
+	}
+}
+
+func kept(v string) string {
+	t := oneLine(v)
+	if len(t) < len(v) {
+		return strings.Clone(t)
+	}
+	return t
 }
 
 // maxNames caps the thread names kept from Codex's index.

@@ -79,10 +79,16 @@ type Reader struct {
 	now    func() time.Time
 	uid    int // the owner a session file must have
 
-	read atomic.Int64 // bytes read from session files, ever
+	read     atomic.Int64 // bytes read from session files, ever
+	sqlReads atomic.Int64 // databases opened and read, ever
+
+	// smu guards stuck, the look abandoned that has not returned yet.
+	smu   sync.Mutex
+	stuck *readCall
 
 	mu     sync.Mutex
 	files  map[string]*fileState // by resolved path
+	dbs    map[string]*dbState   // databases, by resolved path
 	found  map[string]located    // Claude Code transcripts found by id
 	logged map[string]string     // the failure last logged per Ref
 	tick   uint64                // use counter, for eviction
@@ -95,7 +101,7 @@ type Reader struct {
 // New returns a Reader.
 func New(o Options) *Reader {
 	r := &Reader{home: o.Home, getenv: o.Getenv, log: o.Log, now: o.Now, uid: os.Getuid(),
-		files: map[string]*fileState{}, found: map[string]located{}, logged: map[string]string{}}
+		files: map[string]*fileState{}, dbs: map[string]*dbState{}, found: map[string]located{}, logged: map[string]string{}}
 	if r.home == "" {
 		r.home, _ = os.UserHomeDir()
 	}
@@ -135,15 +141,6 @@ func (r *Reader) Title(ref Ref) string {
 func (r *Reader) Lookup(ref Ref) (title, path string) {
 	title, path, _ = r.lookup(ref)
 	return title, path
-}
-
-// lookup is Lookup that also says why there is no title.
-func (r *Reader) lookup(ref Ref) (title, path string, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	title, path, err = r.title(ref)
-	r.note(ref, err)
-	return title, path, err
 }
 
 // wakes are the files whose change may change the title read from the

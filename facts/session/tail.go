@@ -15,7 +15,6 @@ import (
 // fileState is what the Reader knows of one session file.
 type fileState struct {
 	fi   os.FileInfo // as of the last read
-	wal  os.FileInfo // a SQLite database's -wal as of the last read; nil: none
 	high int64       // offset just past the last whole line read
 	// mark is the file's last bytes before high, as read: a file that
 	// grew with other bytes there was rewritten, not appended to.
@@ -162,6 +161,7 @@ func (st *fileState) scan(a agent, b []byte, from int64, jumped bool) {
 	if rest := bytes.TrimSpace(b[done:]); len(rest) > 0 && json.Valid(rest) {
 		a.apply(rest, &st.found)
 	}
+	st.found.trim()
 }
 
 // tailRead reads a JSON-lines session file from its end.

@@ -124,6 +124,10 @@ func (s *Sessions) Titles(panes []herdr.Pane) map[string]string {
 			continue
 		}
 		title, path, err := s.reader.lookup(ref)
+		if unanswered(err) {
+			// A hung file keeps the pane's title as last read.
+			title, path = s.lastRead(p.ID, ref, path)
+		}
 		if title != "" {
 			out[p.ID] = title
 		}
@@ -134,6 +138,17 @@ func (s *Sessions) Titles(panes []herdr.Pane) map[string]string {
 		s.track(p.ID, next)
 	}
 	return out
+}
+
+// lastRead is the title and file last read for pane id, while it runs
+// ref; path otherwise.
+func (s *Sessions) lastRead(id string, ref Ref, path string) (string, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.panes[id]; p != nil && p.ref == ref {
+		return p.title, p.path
+	}
+	return "", path
 }
 
 // Why says why pane id's session has no title: its file cannot be
@@ -171,7 +186,8 @@ func (s *Sessions) Prune(live map[string]bool) {
 	}
 }
 
-// Close stops watching. Titles still reads afterwards, unwatched.
+// Close stops watching, waiting at most readBound for a look under way.
+// Titles still reads afterwards, unwatched.
 func (s *Sessions) Close() error {
 	s.mu.Lock()
 	s.closed = true
@@ -183,7 +199,11 @@ func (s *Sessions) Close() error {
 	s.watcher = nil
 	polled := s.stopPolling()
 	s.mu.Unlock()
-	<-polled
+	select {
+	case <-polled:
+	case <-time.After(readBound):
+		// Its stat of a file hangs: it ends when that returns.
+	}
 	if w == nil {
 		return nil
 	}
@@ -400,6 +420,9 @@ func (s *Sessions) reread() {
 	s.mu.Unlock()
 	for id, was := range todo {
 		title, path, err := s.reader.lookup(was.ref)
+		if unanswered(err) {
+			continue // the title last read stands
+		}
 		if s.update(id, was.ref, title, path, whyNot(err)) {
 			changed = true
 		}
