@@ -132,10 +132,11 @@ func (lw *localWatch) inputWatched(pane string) bool {
 
 // watchReported nudges the panes whose program or directory the watch
 // says changed, and notes input read by an agent: its status may change
-// next (agentsMayChange). The watch also signals when it took shells'
-// input up or lost it, and when it went blind or saw again: the status
-// poll's plan follows the one, status shows the other.
-func (l *loop) watchReported() {
+// next (agentsMayChange), and so may the session it runs: it returns
+// those panes. The watch also signals when it took shells' input up or
+// lost it, and when it went blind or saw again: the status poll's plan
+// follows the one, status shows the other.
+func (l *loop) watchReported() (input []string) {
 	l.local.noteBlind(l.d)
 	l.planPolls(l.local.allWatched)
 	for _, r := range l.local.w.Take() {
@@ -144,9 +145,11 @@ func (l *loop) watchReported() {
 		if r.Input {
 			l.agentInput = l.d.now()
 			l.planPolls(l.local.allWatched)
+			input = append(input, r.Key)
 		}
 		if r.Changed {
 			l.nudged(r.Key, nil)
 		}
 	}
+	return input
 }

@@ -9,7 +9,7 @@ import (
 // readBound is how long one look at a session may take before it is
 // abandoned. A read of a regular file or a database answers in a
 // millisecond or two (a database another process holds locked, within
-// sqlBusy; any database read, within sqlTimeout); what takes longer is a
+// sqlread.Busy; any database read, within sqlread.Timeout); what takes longer is a
 // file system that hangs (a network mount gone away) or a file that
 // blocks its opener, which no pass may wait on. The look goes on by
 // itself; until it returns, every other look answers at once that it
@@ -30,21 +30,33 @@ type readCall struct {
 	finished bool // it returned (Reader.smu)
 }
 
-// answer is what a look found.
+// answer is what a look found: the title and the file it was read from
+// (its path even when it gave none: a watch waits for one there), and
+// what the title is, or why there is none.
 type answer struct {
 	title, path string
+	what        string
 	err         error
+}
+
+// why is what explain says of the answer: what the title is and where it
+// was read, or why there is none.
+func (a answer) why() string {
+	if a.err != nil {
+		return a.err.Error()
+	}
+	return a.what
 }
 
 // lookup is Lookup that also says why there is no title: the look runs
 // in its own goroutine, and is abandoned when it takes over readBound.
-func (r *Reader) lookup(ref Ref) (title, path string, err error) {
+func (r *Reader) lookup(ref Ref) answer {
 	r.smu.Lock()
 	stuck := r.stuck
 	r.smu.Unlock()
 	if stuck != nil {
-		return "", "", fmt.Errorf("a look at %s %w since %s; no session file is read until it does",
-			stuck.ref, errStuck, stuck.since.Format(time.TimeOnly))
+		return answer{err: fmt.Errorf("a look at %s %w since %s; no session file is read until it does",
+			stuck.ref, errStuck, stuck.since.Format(time.TimeOnly))}
 	}
 	call := &readCall{ref: ref, since: r.now()}
 	done := make(chan answer, 1)
@@ -53,14 +65,13 @@ func (r *Reader) lookup(ref Ref) (title, path string, err error) {
 	defer t.Stop()
 	select {
 	case a := <-done:
-		return a.title, a.path, a.err
+		return a
 	case <-t.C:
 	}
 	r.smu.Lock()
 	if call.finished {
 		r.smu.Unlock()
-		a := <-done
-		return a.title, a.path, a.err
+		return <-done
 	}
 	first := r.stuck == nil
 	if first {
@@ -71,16 +82,16 @@ func (r *Reader) lookup(ref Ref) (title, path string, err error) {
 		r.log.Warn("session titles: a look at a session file did not answer; it is abandoned, and no session file is read until it returns",
 			"agent", ref.Agent, "kind", ref.Kind, "session", ref.Value, "bound", readBound)
 	}
-	return "", "", fmt.Errorf("a look at %s %w: no answer within %v", ref, errAbandoned, readBound)
+	return answer{err: fmt.Errorf("a look at %s %w: no answer within %v", ref, errAbandoned, readBound)}
 }
 
 // look reads ref's title for call, holding r.mu, and hands it over.
 func (r *Reader) look(call *readCall, done chan<- answer) {
 	r.mu.Lock()
-	title, path, err := r.title(call.ref)
-	r.note(call.ref, err)
+	a := r.title(call.ref)
+	r.note(call.ref, a.err)
 	r.mu.Unlock()
-	done <- answer{title, path, err}
+	done <- a
 	r.smu.Lock()
 	call.finished = true
 	abandoned := r.stuck == call

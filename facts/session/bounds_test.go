@@ -42,7 +42,7 @@ func TestYAMLReadIsLinear(t *testing.T) {
 			if bound := uint64(4*len(tc.yaml) + 64<<10); n > bound {
 				t.Errorf("%d bytes allocated to read %d bytes, bound %d", n, len(tc.yaml), bound)
 			}
-			if oneLine(userElseAuto(&f, Ref{})) == "" {
+			if title, _ := userElseAuto(&f, Ref{}); oneLine(title) == "" {
 				t.Errorf("no name read")
 			}
 		})

@@ -107,12 +107,8 @@ func TestABlockedReadIsAbandoned(t *testing.T) {
 	claude := Ref{Agent: "claude", Kind: KindID, Value: claudeSession, Dir: paneDir}
 	lookup := func(ref Ref) (string, error) {
 		t.Helper()
-		type answer struct {
-			title string
-			err   error
-		}
 		done := make(chan answer, 1)
-		go func() { title, _, err := r.lookup(ref); done <- answer{title, err} }()
+		go func() { done <- r.lookup(ref) }()
 		select {
 		case a := <-done:
 			return a.title, a.err

@@ -21,11 +21,11 @@ func parseClaude(line []byte, f *found) error {
 	}
 	switch {
 	case e.Type == "custom-title" && e.CustomTitle != nil:
-		f.user = *e.CustomTitle
+		f.setUser(*e.CustomTitle)
 	case e.Type == "ai-title" && e.AITitle != nil:
-		f.auto = *e.AITitle
+		f.setAuto(*e.AITitle)
 	case e.Type == "summary" && e.Summary != nil:
-		f.auto = *e.Summary
+		f.setAuto(*e.Summary)
 	}
 	return nil
 }
@@ -64,7 +64,7 @@ func parsePi(line []byte, f *found) error {
 		return err
 	}
 	if e.Type == "session_info" && e.Name != nil {
-		f.user = *e.Name
+		f.setUser(*e.Name)
 	}
 	return nil
 }
@@ -84,9 +84,9 @@ func parseOmp(line []byte, f *found) error {
 	switch {
 	case e.Title == nil:
 	case e.Type == "title_change" && e.Source == "user":
-		f.user = *e.Title
+		f.setUser(*e.Title)
 	case e.Type == "title_change", e.Type == "title":
-		f.auto = *e.Title
+		f.setAuto(*e.Title)
 	}
 	return nil
 }
@@ -110,9 +110,9 @@ func parseQwen(line []byte, f *found) error {
 	switch {
 	case e.Type != "system" || e.Subtype != "custom_title" || e.Payload.CustomTitle == nil:
 	case e.Payload.TitleSource == "auto":
-		f.auto = *e.Payload.CustomTitle
+		f.setAuto(*e.Payload.CustomTitle)
 	default:
-		f.user = *e.Payload.CustomTitle
+		f.setUser(*e.Payload.CustomTitle)
 	}
 	return nil
 }

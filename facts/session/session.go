@@ -19,6 +19,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -131,17 +132,19 @@ func Supported(agent string) bool {
 // Title returns the title of ref's session, one line, or "" when there is
 // none or it cannot be read.
 func (r *Reader) Title(ref Ref) string {
-	title, _ := r.Lookup(ref)
-	return title
+	return r.lookup(ref).title
 }
 
 // Lookup is Title that also returns the file it read, resolved: a caller
 // watches it to learn of a new title. The path is "" when there is no
 // file (yet) or it may not be read.
 func (r *Reader) Lookup(ref Ref) (title, path string) {
-	title, path, _ = r.lookup(ref)
-	return title, path
+	a := r.lookup(ref)
+	return a.title, a.path
 }
+
+// errNoTitle: the session's file was read and holds no title (yet).
+var errNoTitle = errors.New("no title entry")
 
 // wakes are the files whose change may change the title read from the
 // session file p: p, and a SQLite database's -wal beside it, which every
@@ -179,14 +182,14 @@ func (r *Reader) Awaited(ref Ref) (dir string, parent bool) {
 	return a.await(r, root, ref)
 }
 
-func (r *Reader) title(ref Ref) (title, path string, err error) {
+func (r *Reader) title(ref Ref) answer {
 	a, ok := agents[ref.Agent]
 	if !ok {
-		return "", "", fmt.Errorf("no session format known for agent %q", ref.Agent)
+		return answer{err: fmt.Errorf("no session format known for agent %q", ref.Agent)}
 	}
 	p, root, err := r.locate(a, ref)
 	if err != nil {
-		return "", "", err
+		return answer{err: err}
 	}
 	if r.checked != nil {
 		r.checked()
@@ -197,13 +200,18 @@ func (r *Reader) title(ref Ref) (title, path string, err error) {
 	}
 	f, err := read(r, a, p, root, ref)
 	if err != nil {
-		return "", "", err
+		return answer{err: err}
 	}
-	title = oneLine(a.pick(f, ref))
-	if title == "" && f.bad != nil {
-		return "", p, fmt.Errorf("%s: %w", p, f.bad)
+	title, what := a.pick(f, ref)
+	switch title = oneLine(title); {
+	case title != "":
+		return answer{title: title, path: p, what: what + ", read from " + p}
+	case f.bad != nil:
+		return answer{path: p, err: fmt.Errorf("%s: %w", p, f.bad)}
+	case f.window != "":
+		return answer{path: p, err: fmt.Errorf("%s: %w in %s (older lines are not read)", p, errNoTitle, f.window)}
 	}
-	return title, p, nil
+	return answer{path: p, err: fmt.Errorf("%s: %w", p, errNoTitle)}
 }
 
 // note logs err once per Ref and failure; a success forgets it, so the

@@ -1,78 +1,48 @@
 package session
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/url"
 	"os"
-	"strings"
-	"time"
 
-	// SQLite compiled to Wasm and translated to Go, with its file access
-	// in Go: the release builds with CGO_ENABLED=0.
-	"github.com/ncruces/go-sqlite3"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/sqlread"
 )
 
 // The agents that keep sessions in SQLite (OpenCode and Kilo from 1.2.0,
-// Hermes, Cursor's chat store) write it in WAL mode while they run. A
-// database is read by SQLite itself, read-only (mode=ro: nothing is
-// created and nothing of the database or its WAL written), as one more
-// reader of the agent's: in WAL mode a reader never blocks the writer,
-// and the short read sees the last commit whole, mid-checkpoint or not.
-// Like every reader it marks in the -shm, SQLite's shared-memory index,
-// which WAL frame it reads up to; a read-only -shm (readonly_shm) would
-// make each read load the whole WAL instead.
-// immutable=1 would skip the locks but also the WAL, so it would show a
-// title a checkpoint behind, or read a file a checkpoint is rewriting.
-// A database another process holds locked answers busy within
-// sqlBusy, and the whole read is bounded by sqlTimeout; the connection
-// is closed after every read. Every file SQLite opens goes through
-// safeVFS (sqlvfs.go), which never opens one that could block.
+// Hermes, Cursor's chat store) write it in WAL mode while they run; it is
+// read by package sqlread: read-only, as one more reader of the agent's,
+// never opening a file that could block, a value cut as it is read.
 //
 // One read of a database reads every session asked of it lately, so the
 // panes of six sessions in one database cost one read per commit, not
-// six. A value is read through SQLite's incremental blob I/O, at most
-// sqlQuery.max bytes of it: a title of 100 MiB costs the pages of its
-// first bytes, never the whole value.
+// six; and a database is read again only when it or its -wal changed.
 
 // sqlQuery is where one agent's database keeps a session's title.
 type sqlQuery struct {
-	table, key, col string
+	sqlread.Query
 	// fixed is the key of the one row read (Cursor's "0"); "" reads the
 	// row of the session's id.
 	fixed string
-	// max is how many bytes of the value are read; a longer one is cut,
-	// or with whole refused.
-	max   int
-	whole bool
 	apply func(v string, f *found) error
 }
 
-const (
-	// sqlBusy is how long a read waits on a database locked by a writer.
-	sqlBusy = 250 * time.Millisecond
-	// sqlTimeout bounds one read of a database, open to close; a read
-	// that does not return within readBound is abandoned (bounded.go).
-	sqlTimeout = 500 * time.Millisecond
-	// maxDBKeys bounds the sessions one read of a database asks for.
-	maxDBKeys = 64
-)
+// maxDBKeys bounds the sessions one read of a database asks for.
+const maxDBKeys = 64
 
 // errNoRow: the database holds no such session.
 var errNoRow = errors.New("no session with that id in it")
 
 var (
 	// OpenCode's and Kilo's table session (packages/opencode/src/session/session.sql.ts).
-	opencodeQuery = &sqlQuery{table: "session", key: "id", col: "title", max: 4 * maxTitle,
+	opencodeQuery = &sqlQuery{Query: sqlread.Query{Table: "session", Key: "id", Col: "title", Max: 4 * maxTitle},
 		apply: func(v string, f *found) error { opencodeTitle(v, f); return nil }}
 	// Hermes's table sessions in state.db.
-	hermesQuery = &sqlQuery{table: "sessions", key: "id", col: "title", max: 4 * maxTitle,
+	hermesQuery = &sqlQuery{Query: sqlread.Query{Table: "sessions", Key: "id", Col: "title", Max: 4 * maxTitle},
 		apply: func(v string, f *found) error { f.auto = v; return nil }}
 	// Cursor's chat store.db: table meta, row "0", the hex of a small
 	// JSON object.
-	cursorQuery = &sqlQuery{table: "meta", key: "key", col: "value", fixed: "0", max: 64 << 10, whole: true, apply: cursorName}
+	cursorQuery = &sqlQuery{Query: sqlread.Query{Table: "meta", Key: "key", Col: "value", Max: 64 << 10, Whole: true},
+		fixed: "0", apply: cursorName}
 )
 
 // dbState is what the Reader knows of one database: the values last read
@@ -96,7 +66,7 @@ func readSQL(r *Reader, a agent, p, root string, ref Ref) (*found, error) {
 		return nil, err
 	}
 	defer f.Close()
-	wal, err := sqlSidecars(p, r.uid)
+	wal, err := sqlread.Sidecars(p, r.uid)
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", p, err)
 	}
@@ -117,12 +87,12 @@ func readSQL(r *Reader, a agent, p, root string, ref Ref) (*found, error) {
 		// it lately is read again at once.
 		st.got, keys = map[string]*found{}, st.keys()
 	}
-	walMode, err := sqlWALMode(f)
+	walMode, err := sqlread.WALMode(f)
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", p, err)
 	}
 	r.sqlReads.Add(1)
-	values, err := querySQL(p, q, keys, walMode && wal == nil)
+	values, err := sqlread.Values(p, q.Query, keys, walMode && wal == nil)
 	if now, serr := os.Stat(p); serr != nil || !os.SameFile(now, fi) {
 		return nil, fmt.Errorf("database %s: replaced while read", p)
 	}
@@ -193,177 +163,6 @@ func (st *dbState) keys() []string {
 		keys = append(keys, k)
 	}
 	return keys
-}
-
-// sqlSidecars checks the files SQLite opens by name beside the database:
-// its -journal (a hot-journal check opens it), -wal and -shm, each
-// absent, or a regular file of the daemon's user and no symlink. A -wal
-// without its -shm is refused: reading it would make the -shm. It returns
-// the -wal's stat, nil when there is none.
-func sqlSidecars(p string, uid int) (os.FileInfo, error) {
-	var wal os.FileInfo
-	for _, suffix := range []string{"-journal", "-wal", "-shm"} {
-		fi, err := os.Lstat(p + suffix)
-		switch {
-		case errors.Is(err, os.ErrNotExist) && suffix == "-shm" && wal != nil:
-			return nil, errors.New("a -wal without its -shm")
-		case errors.Is(err, os.ErrNotExist):
-			continue
-		case err != nil:
-			return nil, err
-		case !fi.Mode().IsRegular():
-			return nil, fmt.Errorf("its %s is %s, not a regular file", suffix, safeKind(fi.Mode()))
-		}
-		if err := ownedBy(p+suffix, fi, uid); err != nil {
-			return nil, err
-		}
-		if suffix == "-wal" {
-			wal = fi
-		}
-	}
-	return wal, nil
-}
-
-// safeKind names a file's type: "a FIFO", "a symlink", ...
-func safeKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeSymlink != 0:
-		return "a symlink"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a folder"
-	}
-	return "an odd file"
-}
-
-// sqlWALMode reads the database's header from f: whether it is in WAL
-// mode (read and write versions 2), or an error when f is no database.
-func sqlWALMode(f *os.File) (bool, error) {
-	var h [100]byte
-	if _, err := f.ReadAt(h[:], 0); err != nil {
-		return false, fmt.Errorf("its header: %w", err)
-	}
-	if string(h[:16]) != "SQLite format 3\x00" {
-		return false, errors.New("not a SQLite database")
-	}
-	return h[18] == 2 && h[19] == 2, nil
-}
-
-// querySQL reads the values of keys in the database at p, read-only, in
-// one read transaction, and closes it. A key with no row has no value.
-// immutable reads a database in WAL mode that has no -wal (its agent is
-// not running): SQLite would otherwise make the -wal and -shm to read it.
-// Its file then changes only at a checkpoint of a writer that has just
-// started, which a read of a few pages does not meet; when it does, the
-// read fails rather than naming, and the -wal it makes wakes a read
-// again.
-func querySQL(p string, q *sqlQuery, keys []string, immutable bool) (map[string]string, error) {
-	useSafeVFS()
-	ctx, cancel := context.WithTimeout(context.Background(), sqlTimeout)
-	defer cancel()
-	c, err := sqlite3.OpenFlags(sqliteDSN(p, immutable), sqlite3.OPEN_READONLY|sqlite3.OPEN_URI|sqlite3.OPEN_NOFOLLOW)
-	if err != nil {
-		return nil, sqlError(err)
-	}
-	defer c.Close()
-	c.SetInterrupt(ctx)
-	if err := c.BusyTimeout(sqlBusy); err != nil {
-		return nil, sqlError(err)
-	}
-	// query_only refuses any write; a small page cache keeps a read's
-	// memory small.
-	for _, pragma := range []string{"PRAGMA query_only=1", "PRAGMA cache_size=-256", "BEGIN"} {
-		if err := c.Exec(pragma); err != nil {
-			return nil, sqlError(err)
-		}
-	}
-	values, err := sqlValues(c, q, keys)
-	if err != nil {
-		return nil, sqlError(err)
-	}
-	return values, nil
-}
-
-// sqlValues reads the values of keys: the rows' ids and types first, then
-// at most q.max bytes of each text or blob through incremental blob I/O.
-func sqlValues(c *sqlite3.Conn, q *sqlQuery, keys []string) (map[string]string, error) {
-	in := strings.TrimSuffix(strings.Repeat("?,", len(keys)), ",")
-	st, _, err := c.Prepare(fmt.Sprintf("SELECT %s, rowid, typeof(%s) FROM %s WHERE %s IN (%s)", q.key, q.col, q.table, q.key, in))
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	for i, k := range keys {
-		if err := st.BindText(i+1, k); err != nil {
-			return nil, err
-		}
-	}
-	values := map[string]string{}
-	for st.Step() {
-		key, row, kind := st.ColumnText(0), st.ColumnInt64(1), st.ColumnText(2)
-		if kind != "text" && kind != "blob" {
-			values[key] = "" // NULL: no title yet
-			continue
-		}
-		v, err := sqlValue(c, q, row)
-		if err != nil {
-			return nil, err
-		}
-		values[key] = v
-	}
-	return values, st.Err()
-}
-
-// sqlValue reads at most q.max bytes of the value in row.
-func sqlValue(c *sqlite3.Conn, q *sqlQuery, row int64) (string, error) {
-	b, err := c.OpenBlob("main", q.table, q.col, row, false)
-	if err != nil {
-		return "", err
-	}
-	defer b.Close()
-	if q.whole && b.Size() > int64(q.max) {
-		return "", fmt.Errorf("a value of %d bytes, %w of %d", b.Size(), errTooBig, q.max)
-	}
-	buf := make([]byte, min(b.Size(), int64(q.max)))
-	if _, err := io.ReadFull(b, buf); err != nil {
-		return "", err
-	}
-	return string(buf), nil
-}
-
-// sqlError says in one line why a read of a database failed.
-func sqlError(err error) error {
-	switch {
-	case errors.Is(err, sqlite3.BUSY), errors.Is(err, sqlite3.LOCKED):
-		return fmt.Errorf("locked by another process: no read within %v", sqlBusy)
-	case errors.Is(err, sqlite3.INTERRUPT):
-		return fmt.Errorf("no answer within %v", sqlTimeout)
-	case errors.Is(err, sqlite3.NOTADB), errors.Is(err, sqlite3.CORRUPT):
-		return errors.New("damaged, or no SQLite database")
-	case errors.Is(err, sqlite3.CANTOPEN):
-		return errors.New("SQLite cannot open it or a file beside it")
-	}
-	msg := strings.TrimPrefix(err.Error(), "sqlite3: ")
-	if i := strings.IndexAny(msg, "\r\n"); i >= 0 {
-		msg = msg[:i]
-	}
-	return fmt.Errorf("SQLite: %s", msg)
-}
-
-// sqliteDSN opens p read-only through safeVFS: mode=ro writes nothing to
-// the database. OPEN_NOFOLLOW refuses a database that is a symlink.
-func sqliteDSN(p string, immutable bool) string {
-	u := url.URL{Path: p}
-	dsn := "file:" + u.EscapedPath() + "?vfs=" + safeVFSName + "&mode=ro"
-	if immutable {
-		dsn += "&immutable=1"
-	}
-	return dsn
 }
 
 // sameStat reports whether a and b are the same file, size and time, or

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -47,6 +48,7 @@ type Sessions struct {
 
 	mu       sync.Mutex
 	panes    map[string]*sessionPane // by pane id
+	none     map[string]string       // why panes asked about have no session to read
 	dirs     map[string]int          // watched folder -> panes watching it
 	watcher  *fsnotify.Watcher       // nil until a file is to be watched
 	failed   bool                    // fsnotify could not start: no watching
@@ -57,6 +59,15 @@ type Sessions struct {
 	timer    *time.Timer             // the coalescing delay under way; nil: none
 	closed   bool
 	done     chan struct{} // closed when the watching goroutine ends
+
+	// Looks again at which session panes run (looks.go): unreported are
+	// the panes of an agent herdr reports no session for yet; lookTimer
+	// fires the looks after input, lookStep the next of lookAfter;
+	// otherAt is the last look a file no pane reads asked for.
+	unreported map[string]bool
+	lookTimer  *time.Timer
+	lookStep   int
+	otherAt    time.Time
 
 	// The panes whose folders are not watched have their files looked at
 	// every pollEvery (poll.go).
@@ -79,7 +90,7 @@ type sessionPane struct {
 	parent   bool
 	watching bool     // dir is watched on the pane's behalf
 	wake     []string // the files whose change may change the title
-	why      string   // why there is no title; "" when there is one or no file yet
+	why      string   // what the title is, or why there is none (Why)
 }
 
 // NewSessions returns a Sessions reading with a Reader made from opt.
@@ -91,7 +102,7 @@ func NewSessions(opt Options, onWatch func(error)) *Sessions {
 		opt.Log = slog.Default()
 	}
 	return &Sessions{reader: New(opt), log: opt.Log, changed: make(chan struct{}, 1), newWatcher: fsnotify.NewWatcher, onWatch: onWatch,
-		panes: map[string]*sessionPane{}, dirs: map[string]int{}, dirty: map[string]bool{}, check: map[string]bool{},
+		panes: map[string]*sessionPane{}, none: map[string]string{}, unreported: map[string]bool{}, dirs: map[string]int{}, dirty: map[string]bool{}, check: map[string]bool{},
 		stats: map[string]os.FileInfo{}}
 }
 
@@ -103,9 +114,10 @@ func (s *Sessions) watchTrouble(err error) {
 }
 
 // Changed receives after a watched session file was written and its title
-// is no longer the one Titles returned, or a session file appeared in a
-// watched folder: a pass then shows the new title or reads which session
-// the pane now runs. One receive stands for any number of changes.
+// is no longer the one Titles returned, a session file appeared in a
+// watched folder, or a pane's session may have changed unannounced
+// (looks.go): a pass then shows the new title or reads which session the
+// pane now runs. One receive stands for any number of changes.
 func (s *Sessions) Changed() <-chan struct{} { return s.changed }
 
 // BytesRead is how many bytes of session files have been read.
@@ -118,21 +130,25 @@ func (s *Sessions) BytesRead() int64 { return s.reader.BytesRead() }
 func (s *Sessions) Titles(panes []herdr.Pane) map[string]string {
 	out := make(map[string]string, len(panes))
 	for _, p := range panes {
-		ref, ok := sessionRef(p)
-		if !ok {
+		ref, none := sessionRef(p)
+		if none != "" {
 			s.forget(p.ID)
+			s.noteNone(p.ID, none, p.Agent != "" && p.AgentSession == nil)
 			continue
 		}
-		title, path, err := s.reader.lookup(ref)
-		if unanswered(err) {
+		a := s.reader.lookup(ref)
+		why := a.why()
+		if unanswered(a.err) {
 			// A hung file keeps the pane's title as last read.
-			title, path = s.lastRead(p.ID, ref, path)
+			if a.title, a.path = s.lastRead(p.ID, ref, a.path); a.title != "" {
+				why = "the title read before stands: " + why
+			}
 		}
-		if title != "" {
-			out[p.ID] = title
+		if a.title != "" {
+			out[p.ID] = a.title
 		}
-		next := sessionPane{ref: ref, path: path, title: title, dir: filepath.Dir(path), wake: wakes(ref, path), why: whyNot(err)}
-		if path == "" {
+		next := sessionPane{ref: ref, path: a.path, title: a.title, dir: filepath.Dir(a.path), wake: wakes(ref, a.path), why: why}
+		if a.path == "" {
 			next.dir, next.parent = s.reader.Awaited(ref)
 		}
 		s.track(p.ID, next)
@@ -151,24 +167,34 @@ func (s *Sessions) lastRead(id string, ref Ref, path string) (string, string) {
 	return "", path
 }
 
-// Why says why pane id's session has no title: its file cannot be
-// found, may not be read, or does not decode ("" when it has a title, no
-// agent session, or nothing went wrong). explain shows it.
+// Why says why pane id's {session} is what it is: what its title is and
+// the file it was read from, or why there is none (no agent session, a
+// file not found, not to be read, or holding no title yet). explain shows
+// it; "" for a pane never asked about.
 func (s *Sessions) Why(id string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p := s.panes[id]; p != nil {
 		return p.why
 	}
-	return ""
+	return s.none[id]
 }
 
-// whyNot is err as Why tells it.
-func whyNot(err error) string {
-	if err == nil {
-		return ""
+// noteNone records why pane id, asked about, has no session to read;
+// unreported: its agent may report one yet.
+func (s *Sessions) noteNone(id, why string, unreported bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.none) >= maxFiles {
+		clear(s.none)
+		clear(s.unreported)
 	}
-	return err.Error()
+	s.none[id] = why
+	if unreported {
+		s.unreported[id] = true
+	} else {
+		delete(s.unreported, id)
+	}
 }
 
 // Prune stops watching for panes that are gone.
@@ -178,6 +204,12 @@ func (s *Sessions) Prune(live map[string]bool) {
 	for id := range s.panes {
 		if !live[id] {
 			ids = append(ids, id)
+		}
+	}
+	for id := range s.none {
+		if !live[id] {
+			delete(s.none, id)
+			delete(s.unreported, id)
 		}
 	}
 	s.mu.Unlock()
@@ -194,6 +226,9 @@ func (s *Sessions) Close() error {
 	if s.timer != nil {
 		s.timer.Stop()
 		s.timer = nil
+	}
+	if s.lookTimer != nil {
+		s.lookTimer.Stop()
 	}
 	w, done := s.watcher, s.done
 	s.watcher = nil
@@ -212,12 +247,17 @@ func (s *Sessions) Close() error {
 	return err
 }
 
-// sessionRef is what the Reader needs of p's agent session; false when
-// p has none it can read.
-func sessionRef(p herdr.Pane) (Ref, bool) {
+// sessionRef is what the Reader needs of p's agent session, or why p
+// has none it can read.
+func sessionRef(p herdr.Pane) (Ref, string) {
 	as := p.AgentSession
-	if p.Agent == "" || as == nil || !Supported(as.Agent) {
-		return Ref{}, false
+	switch {
+	case p.Agent == "":
+		return Ref{}, "no agent runs in the pane, as herdr sees it"
+	case as == nil:
+		return Ref{}, fmt.Sprintf("herdr reports no session for its %s (herdr keeps one only from its own integration of the agent)", p.Agent)
+	case !Supported(as.Agent):
+		return Ref{}, fmt.Sprintf("%s's session titles are not read", as.Agent)
 	}
 	// Claude Code names the transcript's folder after the directory it
 	// started in: its own process's directory, which foreground_cwd is.
@@ -225,7 +265,7 @@ func sessionRef(p herdr.Pane) (Ref, bool) {
 	if dir == "" {
 		dir = p.Cwd
 	}
-	return Ref{Agent: as.Agent, Kind: as.Kind, Value: as.Value, Dir: dir}, true
+	return Ref{Agent: as.Agent, Kind: as.Kind, Value: as.Value, Dir: dir}, ""
 }
 
 // track records what was read for pane id and moves its watch to
@@ -235,6 +275,8 @@ func sessionRef(p herdr.Pane) (Ref, bool) {
 func (s *Sessions) track(id string, next sessionPane) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	delete(s.none, id)
+	delete(s.unreported, id)
 	old := s.panes[id]
 	keep := old != nil && old.watching && old.dir == next.dir
 	if old != nil && old.watching && !keep {
@@ -355,7 +397,7 @@ func (s *Sessions) written(name string, created bool) {
 	case s.closed:
 		return
 	case s.markWoken(name, true):
-	case created && s.awaits(name):
+	case created && s.awaits(name), !created && s.otherSession(name, time.Now()):
 		s.appeared = true
 	default:
 		return
@@ -419,19 +461,16 @@ func (s *Sessions) reread() {
 	}
 	s.mu.Unlock()
 	for id, was := range todo {
-		title, path, err := s.reader.lookup(was.ref)
-		if unanswered(err) {
+		a := s.reader.lookup(was.ref)
+		if unanswered(a.err) {
 			continue // the title last read stands
 		}
-		if s.update(id, was.ref, title, path, whyNot(err)) {
+		if s.update(id, was.ref, a.title, a.path, a.why()) {
 			changed = true
 		}
 	}
 	if changed {
-		select {
-		case s.changed <- struct{}{}:
-		default:
-		}
+		s.signal()
 	}
 }
 

@@ -82,6 +82,10 @@ func owned(f *os.File, err error, path string, uid int) (*os.File, os.FileInfo, 
 	return f, fi, nil
 }
 
+// CheckOwner reports an error, wrapping ErrNotOwned, unless uid owns the
+// file fi describes (outside Unix, where a file's owner is no uid, none).
+func CheckOwner(path string, fi os.FileInfo, uid int) error { return checkOwner(path, fi, uid) }
+
 // regular stats the open file f and errs unless it is a regular file.
 func regular(f *os.File, path string) (os.FileInfo, error) {
 	fi, err := f.Stat()

@@ -1,4 +1,4 @@
-package session
+package sqlread
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 
 // SQLite opens the files beside a database by name, each with a plain
 // open(2): its hot-journal check the -journal (read-only, which blocks on
-// a FIFO until someone writes to it), a reader the -wal. readSQL checks
+// a FIFO until someone writes to it), a reader the -wal. Sidecars checks
 // them first, but a file swapped in between would still be opened as it
 // is. So databases are read through safeVFS: SQLite's own file access
 // with every open made so that it cannot block. The journal is opened
@@ -36,7 +36,7 @@ func useSafeVFS() {
 	registerVFS.Do(func() {
 		base, ok := vfs.Find("").(vfs.VFSFilename)
 		if !ok {
-			panic("session: SQLite's default VFS opens no Filename")
+			panic("sqlread: SQLite's default VFS opens no Filename")
 		}
 		vfs.Register(safeVFSName, safeVFS{base: base, uid: os.Getuid()})
 	})
