@@ -79,6 +79,10 @@ type Reader struct {
 	log    *slog.Logger
 	now    func() time.Time
 	uid    int // the owner a session file must have
+	// window is the most bytes a read from a file's end takes (MaxRead),
+	// back how far from its end a file read afresh is read at most
+	// (maxBack); tests shrink them.
+	window, back int64
 
 	read     atomic.Int64 // bytes read from session files, ever
 	sqlReads atomic.Int64 // databases opened and read, ever
@@ -101,7 +105,7 @@ type Reader struct {
 
 // New returns a Reader.
 func New(o Options) *Reader {
-	r := &Reader{home: o.Home, getenv: o.Getenv, log: o.Log, now: o.Now, uid: os.Getuid(),
+	r := &Reader{home: o.Home, getenv: o.Getenv, log: o.Log, now: o.Now, uid: os.Getuid(), window: MaxRead, back: maxBack,
 		files: map[string]*fileState{}, dbs: map[string]*dbState{}, found: map[string]located{}, logged: map[string]string{}}
 	if r.home == "" {
 		r.home, _ = os.UserHomeDir()

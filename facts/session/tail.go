@@ -95,9 +95,9 @@ var errRewritten = errors.New("rewritten in place")
 // bytes) and scans the lines. Reading on from the last end, it reads the
 // mark before it too, and errs with errRewritten when that changed.
 func (r *Reader) readOn(a agent, f *os.File, fi os.FileInfo, st *fileState) error {
-	from := max(st.high, fi.Size()-MaxRead)
+	from := max(st.high, fi.Size()-r.window)
 	check := 0
-	if from == st.high && len(st.mark) > 0 && fi.Size()-from+int64(len(st.mark)) <= MaxRead {
+	if from == st.high && len(st.mark) > 0 && fi.Size()-from+int64(len(st.mark)) <= r.window {
 		check = len(st.mark)
 	}
 	start := from - int64(check)
@@ -135,11 +135,11 @@ const maxBack = 4 << 20
 // under what the newer said.
 func (r *Reader) readBack(a agent, f *os.File, st *fileState) error {
 	end := st.high
-	if cap(r.buf) < MaxRead {
-		r.buf = make([]byte, MaxRead)
+	if cap(r.buf) < int(r.window) {
+		r.buf = make([]byte, r.window)
 	}
-	for st.low > 0 && end-st.low < maxBack && !st.found.settled() {
-		n := min(st.low, MaxRead, maxBack-(end-st.low))
+	for st.low > 0 && end-st.low < r.back && !st.found.settled() {
+		n := min(st.low, r.window, r.back-(end-st.low))
 		start := st.low - n
 		buf := r.buf[:n]
 		got, err := f.ReadAt(buf, start)
@@ -177,14 +177,7 @@ func scanLines(a agent, b []byte, start int64, f *found) int64 {
 		}
 		first = i + 1
 	}
-	for done := first; ; {
-		i := bytes.IndexByte(b[done:], '\n')
-		if i < 0 {
-			break
-		}
-		a.apply(b[done:done+i], f)
-		done += i + 1
-	}
+	a.applyLines(b[first:], f)
 	return start + int64(first)
 }
 
@@ -232,15 +225,8 @@ func (st *fileState) scan(a agent, b []byte, from int64, jumped bool) int64 {
 		}
 		b, from = b[i+1:], from+int64(i)+1
 	}
-	done := 0
-	for {
-		i := bytes.IndexByte(b[done:], '\n')
-		if i < 0 {
-			break
-		}
-		a.apply(b[done:done+i], &st.found)
-		done += i + 1
-	}
+	done := bytes.LastIndexByte(b, '\n') + 1
+	a.applyLines(b[:done], &st.found)
 	st.high = from + int64(done)
 	if rest := bytes.TrimSpace(b[done:]); len(rest) > 0 && json.Valid(rest) {
 		a.apply(rest, &st.found)

@@ -4,6 +4,8 @@ package sqlread
 
 import (
 	"database/sql"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +20,8 @@ import (
 // returns its writer, open as a running agent keeps it.
 func writer(t *testing.T, p string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite3", "file:"+p+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)")
+	u := url.URL{Path: p}
+	db, err := sql.Open("sqlite3", "file:"+u.EscapedPath()+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +44,7 @@ func TestNoFileSQLiteOpensCanBlock(t *testing.T) {
 		sidecar string
 		running bool
 	}{{"-journal", true}, {"-journal", false}, {"-wal", false}} {
-		t.Run(tc.sidecar, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s, running %v", tc.sidecar, tc.running), func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "x.db")
 			db := writer(t, p)
 			if !tc.running {
