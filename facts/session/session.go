@@ -28,6 +28,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/sqlread"
 )
 
 // MaxRead is the most bytes one read of a session file takes. A title
@@ -91,13 +93,16 @@ type Reader struct {
 	smu   sync.Mutex
 	stuck *readCall
 
-	mu     sync.Mutex
-	files  map[string]*fileState // by resolved path
-	dbs    map[string]*dbState   // databases, by resolved path
-	found  map[string]located    // Claude Code transcripts found by id
-	logged map[string]string     // the failure last logged per Ref
-	tick   uint64                // use counter, for eviction
-	buf    []byte                // read buffer, up to MaxRead
+	mu    sync.Mutex
+	files map[string]*fileState // by resolved path
+	dbs   map[string]*dbState   // databases, by resolved path
+	pool  *sqlread.Pool         // databases kept open while read often
+	found map[string]located    // Claude Code transcripts found by id
+	// located: where sessions' files were found lately (locateTTL).
+	located map[string]locatedAt
+	logged  map[string]string // the failure last logged per Ref
+	tick    uint64            // use counter, for eviction
+	buf     []byte            // read buffer, up to MaxRead
 	// checked, when set, runs between a session file's check and its
 	// open: tests stand in there for a program swapping a folder.
 	checked func()
@@ -106,7 +111,7 @@ type Reader struct {
 // New returns a Reader.
 func New(o Options) *Reader {
 	r := &Reader{home: o.Home, getenv: o.Getenv, log: o.Log, now: o.Now, uid: os.Getuid(), window: MaxRead, back: maxBack,
-		files: map[string]*fileState{}, dbs: map[string]*dbState{}, found: map[string]located{}, logged: map[string]string{}}
+		files: map[string]*fileState{}, dbs: map[string]*dbState{}, pool: sqlread.NewPool(), found: map[string]located{}, located: map[string]locatedAt{}, logged: map[string]string{}}
 	if r.home == "" {
 		r.home, _ = os.UserHomeDir()
 	}
@@ -121,6 +126,10 @@ func New(o Options) *Reader {
 	}
 	return r
 }
+
+// Close closes the databases the Reader keeps open; it reads on
+// afterwards, keeping none.
+func (r *Reader) Close() { r.pool.Close() }
 
 // BytesRead is how many bytes the Reader has read from session files so
 // far (stat calls and folder listings not counted).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/sqlread"
 )
@@ -53,7 +54,14 @@ type dbState struct {
 	got     map[string]*found // by key
 	asked   map[string]uint64 // key -> Reader.tick when last asked
 	used    uint64
+	checked time.Time // when its files were last looked at
 }
+
+// dbFresh is how long a database looked at stands without a look again:
+// the panes of its sessions are read one after the other, within a
+// millisecond or two, and a commit meanwhile wakes a read of its own
+// (sessionCoalesce later).
+const dbFresh = 50 * time.Millisecond
 
 // readSQL reads ref's title from the database p, reading it only when it
 // or its WAL changed since the last read (or the session was not asked
@@ -61,6 +69,16 @@ type dbState struct {
 // root first, and a database whose path leads to another file once
 // SQLite is done with it (swapped meanwhile) gives no title.
 func readSQL(r *Reader, a agent, p, root string, ref Ref) (*found, error) {
+	q := a.query
+	key := q.fixed
+	if key == "" {
+		key = ref.Value
+	}
+	if st := r.dbs[p]; st != nil && st.got[key] != nil && r.now().Sub(st.checked) < dbFresh {
+		// Checked a moment ago, for another pane of the same database.
+		st.ask(key, r.tick)
+		return st.got[key], nil
+	}
 	f, fi, err := r.openBeneath(p, root)
 	if err != nil {
 		return nil, err
@@ -70,12 +88,8 @@ func readSQL(r *Reader, a agent, p, root string, ref Ref) (*found, error) {
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", p, err)
 	}
-	q := a.query
-	key := q.fixed
-	if key == "" {
-		key = ref.Value
-	}
 	st := r.db(p)
+	st.checked = r.now()
 	st.ask(key, r.tick)
 	fresh := sameStat(st.fi, fi) && sameStat(st.wal, wal)
 	if got := st.got[key]; fresh && got != nil {
@@ -92,14 +106,20 @@ func readSQL(r *Reader, a agent, p, root string, ref Ref) (*found, error) {
 		return nil, fmt.Errorf("database %s: %w", p, err)
 	}
 	r.sqlReads.Add(1)
-	values, err := sqlread.Values(p, q.Query, keys, walMode && wal == nil)
+	values, err := r.pool.Values(p, fi, q.Query, keys, walMode && wal == nil)
 	if now, serr := os.Stat(p); serr != nil || !os.SameFile(now, fi) {
 		return nil, fmt.Errorf("database %s: replaced while read", p)
 	}
 	st.fi, st.wal = fi, wal
+	st.take(q, keys, values, err)
+	return st.got[key], nil
+}
+
+// take keeps what a read of keys found: their values, or why there are
+// none. Failures are kept too: the same database is not asked again until
+// it changes.
+func (st *dbState) take(q *sqlQuery, keys []string, values map[string]string, err error) {
 	for _, k := range keys {
-		// Kept, failures too: the same database is not asked again
-		// until it changes.
 		got := &found{}
 		v, ok := values[k]
 		switch {
@@ -115,7 +135,6 @@ func readSQL(r *Reader, a agent, p, root string, ref Ref) (*found, error) {
 		}
 		st.got[k] = got
 	}
-	return st.got[key], nil
 }
 
 // db is the state of the database p, made when there is none; the least

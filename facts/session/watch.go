@@ -26,6 +26,12 @@ const maxSessionWatches = 64
 // enough to see a new title well within a second.
 const sessionCoalesce = 100 * time.Millisecond
 
+// sessionBusyGap spaces the reads of files written without a pause: an
+// agent streaming an answer commits its database twenty times a second,
+// and reading it twice a second still shows a rename within a second, at
+// a tenth of the cost.
+const sessionBusyGap = 500 * time.Millisecond
+
 // Sessions gives lead panes the title of their agent's session, for
 // {session}, and tells when a watched session file got a new title or a
 // new session file appeared. herdr says which session a pane's agent runs
@@ -57,6 +63,7 @@ type Sessions struct {
 	check    map[string]bool         // panes to read again once their watch is in place
 	appeared bool                    // a session file appeared since the last signal
 	timer    *time.Timer             // the coalescing delay under way; nil: none
+	rereadAt time.Time               // when the last one ended in a read
 	closed   bool
 	done     chan struct{} // closed when the watching goroutine ends
 
@@ -68,6 +75,12 @@ type Sessions struct {
 	lookTimer  *time.Timer
 	lookStep   int
 	otherAt    time.Time
+
+	// Folders written without a pause rest (rest.go): writes counts the
+	// writes to each watched folder since the last read, resting the
+	// looks in a row that found a resting folder's files unchanged.
+	writes  map[string]int
+	resting map[string]int
 
 	// The panes whose folders are not watched have their files looked at
 	// every pollEvery (poll.go).
@@ -239,6 +252,7 @@ func (s *Sessions) Close() error {
 	case <-time.After(readBound):
 		// Its stat of a file hangs: it ends when that returns.
 	}
+	s.reader.Close()
 	if w == nil {
 		return nil
 	}
@@ -306,6 +320,9 @@ func (s *Sessions) forget(id string) {
 
 // acquire watches dir for one more pane; false when it cannot. s.mu held.
 func (s *Sessions) acquire(dir string) bool {
+	if s.rests(dir) {
+		return false // looked at instead while written without a pause
+	}
 	if s.dirs[dir] > 0 {
 		s.dirs[dir]++
 		return true
@@ -397,6 +414,7 @@ func (s *Sessions) written(name string, created bool) {
 	case s.closed:
 		return
 	case s.markWoken(name, true):
+		s.noteWrite(name)
 	case created && s.awaits(name), !created && s.otherSession(name, time.Now()):
 		s.appeared = true
 	default:
@@ -408,7 +426,7 @@ func (s *Sessions) written(name string, created bool) {
 // arm starts the coalescing delay unless one is under way. s.mu held.
 func (s *Sessions) arm() {
 	if s.timer == nil && !s.closed {
-		s.timer = time.AfterFunc(sessionCoalesce, s.reread)
+		s.timer = time.AfterFunc(max(sessionCoalesce, sessionBusyGap-time.Since(s.rereadAt)), s.reread)
 	}
 }
 
@@ -453,6 +471,8 @@ func (s *Sessions) reread() {
 	s.mu.Lock()
 	dirty, check, changed := s.dirty, s.check, s.appeared
 	s.dirty, s.check, s.appeared, s.timer = map[string]bool{}, map[string]bool{}, false, nil
+	s.rereadAt = time.Now()
+	s.restBusy()
 	todo := map[string]sessionPane{}
 	for id, p := range s.panes {
 		if p.path != "" && dirty[p.path] || check[id] {

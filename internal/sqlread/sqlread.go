@@ -102,14 +102,35 @@ func WALMode(f *os.File) (bool, error) {
 }
 
 // Values reads the values of keys in the database at p, read-only, in
-// one read transaction, and closes it. A key with no row has no value; a
-// NULL (or a number) is "". immutable reads a database in WAL mode that
-// has no -wal (its writer is not running): SQLite would otherwise make
-// the -wal and -shm to read it. Its file then changes only at a
-// checkpoint of a writer that has just started, which a read of a few
-// pages does not meet; when it does, the read fails rather than giving a
-// wrong value. The error says in one line why a read failed.
+// one read transaction: Open, Conn.Values, Close.
 func Values(p string, q Query, keys []string, immutable bool) (map[string]string, error) {
+	c, err := Open(p, immutable)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return c.Values(q, keys)
+}
+
+// Conn is a database opened for reading, kept between reads while they
+// come often: opening one costs more than a read (an instance of SQLite
+// and the schema parsed). Between reads it holds no read transaction, so
+// it never holds back the writer's checkpoints; it does hold the shared
+// lock every connection in WAL mode holds, so the writer's last
+// connection closing leaves the -wal for the next to clean. One
+// goroutine at a time may use a Conn.
+type Conn struct {
+	c        *sqlite3.Conn
+	prepared map[string]*sqlite3.Stmt // statements kept, by their SQL
+}
+
+// Open opens the database at p read-only. immutable reads a database in
+// WAL mode that has no -wal (its writer is not running): SQLite would
+// otherwise make the -wal and -shm to read it. Its file then changes only
+// at a checkpoint of a writer that has just started, which a read of a
+// few pages does not meet; when it does, the read fails rather than
+// giving a wrong value. The error says in one line why.
+func Open(p string, immutable bool) (*Conn, error) {
 	useSafeVFS()
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
@@ -117,34 +138,80 @@ func Values(p string, q Query, keys []string, immutable bool) (map[string]string
 	if err != nil {
 		return nil, oneLine(err)
 	}
-	defer c.Close()
 	c.SetInterrupt(ctx)
-	if err := c.BusyTimeout(Busy); err != nil {
-		return nil, oneLine(err)
-	}
+	err = c.BusyTimeout(Busy)
 	// query_only refuses any write; a small page cache keeps a read's
 	// memory small.
-	for _, sql := range []string{"PRAGMA query_only=1", "PRAGMA cache_size=-256", "BEGIN"} {
-		if err := c.Exec(sql); err != nil {
-			return nil, oneLine(err)
+	for _, sql := range []string{"PRAGMA query_only=1", "PRAGMA cache_size=-256"} {
+		if err == nil {
+			err = c.Exec(sql)
 		}
 	}
-	values, err := read(c, q, keys)
+	c.SetInterrupt(context.Background())
+	if err != nil {
+		c.Close()
+		return nil, oneLine(err)
+	}
+	return &Conn{c: c, prepared: map[string]*sqlite3.Stmt{}}, nil
+}
+
+// Values reads the values of keys, in one read transaction, within
+// Timeout. A key with no row has no value; a NULL (or a number) is "".
+func (c *Conn) Values(q Query, keys []string) (map[string]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	c.c.SetInterrupt(ctx)
+	defer c.c.SetInterrupt(context.Background())
+	if err := c.c.Exec("BEGIN"); err != nil {
+		return nil, oneLine(err)
+	}
+	if len(c.prepared) > 8 {
+		c.closeStatements() // keys asked in many numbers: not worth keeping
+	}
+	values, err := read(c.c, q, keys, c.prepared)
+	if end := c.c.Exec("COMMIT"); err == nil {
+		err = end
+	}
 	if err != nil {
 		return nil, oneLine(err)
 	}
 	return values, nil
 }
 
+// Close closes the database.
+func (c *Conn) Close() error {
+	c.closeStatements()
+	return c.c.Close()
+}
+
+func (c *Conn) closeStatements() {
+	for sql, st := range c.prepared {
+		st.Close()
+		delete(c.prepared, sql)
+	}
+}
+
 // read reads the values of keys: the rows' ids and types first, then at
 // most q.Max bytes of each text or blob through incremental blob I/O.
-func read(c *sqlite3.Conn, q Query, keys []string) (map[string]string, error) {
+// prepared, when not nil, keeps the statement for the next read of as
+// many keys.
+func read(c *sqlite3.Conn, q Query, keys []string, prepared map[string]*sqlite3.Stmt) (map[string]string, error) {
 	in := strings.TrimSuffix(strings.Repeat("?,", len(keys)), ",")
-	st, _, err := c.Prepare(fmt.Sprintf("SELECT %s, rowid, typeof(%s) FROM %s WHERE %s IN (%s)", q.Key, q.Col, q.Table, q.Key, in))
-	if err != nil {
-		return nil, err
+	sql := fmt.Sprintf("SELECT %s, rowid, typeof(%s) FROM %s WHERE %s IN (%s)", q.Key, q.Col, q.Table, q.Key, in)
+	st := prepared[sql]
+	if st == nil {
+		var err error
+		if st, _, err = c.Prepare(sql); err != nil {
+			return nil, err
+		}
+		if prepared != nil {
+			prepared[sql] = st
+		} else {
+			defer st.Close()
+		}
 	}
-	defer st.Close()
+	// Reset, the statement holds no read of the database past this one.
+	defer func() { _ = st.Reset() }()
 	for i, k := range keys {
 		if err := st.BindText(i+1, k); err != nil {
 			return nil, err

@@ -120,3 +120,33 @@ func TestSidecarsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolKeepsAConnectionWhileRead: a Pool reads through one connection
+// per database, kept between reads; a database replaced by another file
+// is read through a new one; Close closes them, and reads after it keep
+// none.
+func TestPoolKeepsAConnectionWhileRead(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.db")
+	writer(t, p)
+	pl := NewPool()
+	read := func(immutable bool) {
+		t.Helper()
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := pl.Values(p, fi, titles, []string{"a"}, immutable); err != nil || got["a"] != "auth" {
+			t.Fatalf("Values = %q, %v", got, err)
+		}
+	}
+	read(false)
+	read(false)
+	if n := pl.Open(); n != 1 {
+		t.Errorf("%d connections kept after two reads, want 1", n)
+	}
+	pl.Close()
+	read(false)
+	if n := pl.Open(); n != 0 {
+		t.Errorf("%d connections kept after Close, want none", n)
+	}
+}
