@@ -17,7 +17,7 @@
 //	local watch (procwatch) ──────────────────────┤      │ one at a time
 //	seen watch: herdr's client read (seen.go) ────┤      │
 //	polls: full, agent status, rest (polls.go) ───┤      v
-//	reload (SIGHUP), --settle, a session's title ─┘   Daemon.pass (passes.go):
+//	reload, --settle, a session's title or switch ┘   Daemon.pass (passes.go):
 //	                                                    snapshot, claim.Check
 //	every rename event ─> renamer.Echo: put back        pass.Planner.Plan
 //	replay over ───────> renamer.ReplayOver               (plan, gather,

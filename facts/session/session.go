@@ -7,15 +7,20 @@
 //
 // A transcript can be hundreds of megabytes and grows while the agent
 // works, and the path herdr hands over is untrusted. So a JSON-lines file
-// is read only from its end, at most MaxRead bytes per call (twice that
-// for a file rewritten in place), and only when its size or modification
-// time moved since the last call (then only what was appended); a file
-// that holds one session's title is read whole (at most maxWhole bytes)
-// or by its first line, and a SQLite database read-only by SQLite, both
-// only when they changed. Only a regular file the daemon's user owns is
-// read, never a FIFO or a device, and never through a symlink that leads
-// out of the agent's own folder. Whatever goes wrong leaves the title
-// empty and is logged once, at debug level, and told by Sessions.Why.
+// is read only from its end, at most MaxRead bytes per read (back up to
+// maxBack from its end when read afresh and the last MaxRead bytes do not
+// settle the title), and only when its size or modification time moved
+// since the last call (then only what was appended); a file that holds
+// one session's title is read whole (at most maxWhole bytes) or by its
+// first line, and a SQLite database read-only by package sqlread, all only
+// when they changed, every value cut to its one line as it is kept. Only
+// a regular file the daemon's user owns is read, never a FIFO or a
+// device, not even by SQLite, and never through a symlink that leads out
+// of the agent's own folder. Every look runs in a goroutine of its own
+// and is abandoned after readBound, so a file system that hangs holds no
+// pass up. Whatever goes wrong leaves the title empty and is logged once,
+// at debug level, and told by Sessions.Why, which also says where a title
+// was read.
 package session
 
 import (

@@ -37,11 +37,13 @@ const sessionBusyGap = 500 * time.Millisecond
 // new session file appeared. herdr says which session a pane's agent runs
 // (agent_session) but sends no event when that changes, so a new session
 // (Claude Code's /clear, /resume, or a first message) is learnt from its
-// file appearing: the pass that wakes reads the new agent_session. The
-// file is read by a Reader, bounded and only when it changed. A pane
-// whose folder cannot be watched has its files looked at every pollEvery
-// instead, and Why tells why a pane's session has no title. Sessions is
-// safe for concurrent use.
+// file appearing, or looked for after input in the pane's terminal
+// (looks.go): the pass that wakes reads the new agent_session. The file
+// is read by a Reader, bounded and only when it changed. A pane whose
+// folder cannot be watched, or is written without a pause (rest.go), has
+// its files looked at every pollEvery instead, and Why tells where a
+// pane's title was read or why it has none. Sessions is safe for
+// concurrent use.
 type Sessions struct {
 	reader  *Reader
 	log     *slog.Logger

@@ -103,3 +103,34 @@ func BenchmarkWorstCases(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDatabaseRead reads one session's title from an OpenCode
+// database whose agent runs (its writer open, WAL and all): through a
+// connection opened for the read, and through one kept open (sqlread's
+// Pool), as while the agent works.
+func BenchmarkDatabaseRead(b *testing.B) {
+	w := newWorld(b)
+	s := stores["opencode"]
+	s.place(w, opencodeRename)
+	b.Run("opened for the read", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			r := w.reader()
+			if r.Title(s.ref()) != "auth redirect" {
+				b.Fatal("no title")
+			}
+			r.Close()
+		}
+	})
+	b.Run("kept open", func(b *testing.B) {
+		r := w.reader()
+		defer r.Close()
+		b.ReportAllocs()
+		for b.Loop() {
+			clear(r.dbs) // read it, not what was read of it
+			if r.Title(s.ref()) != "auth redirect" {
+				b.Fatal("no title")
+			}
+		}
+	})
+}
