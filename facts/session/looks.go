@@ -22,17 +22,24 @@ import (
 //     input, each one pass: a switch shows within a second, and a pane
 //     nobody types in costs nothing;
 //   - a session file written in a watched folder that no tracked pane
-//     reads (a session taken up again, whose file the agent appends to),
-//     at most once per lookGap.
+//     reads, after otherQuiet without a write to it (a session taken up
+//     again, whose file the agent appends to), at most once per lookGap:
+//     another agent at work in the same folder asks once, not at every
+//     line it writes.
 
 // lookAfter are the looks after input, counted from the last input
 // reported: a hook that takes 0.2 s is seen at 0.25 s, one that takes a
 // second at 1.2 s.
 var lookAfter = []time.Duration{250 * time.Millisecond, 600 * time.Millisecond, 1200 * time.Millisecond, 3 * time.Second}
 
-// lookGap spaces the looks asked by writes to files no pane reads:
-// another agent working in the same folder writes many times a second.
-const lookGap = time.Second
+// lookGap spaces the looks asked by writes to files no pane reads, and
+// otherQuiet is how long such a file rests before a write to it asks
+// for one: another agent working in the same folder writes many times a
+// second.
+const (
+	lookGap    = time.Second
+	otherQuiet = 10 * time.Second
+)
 
 // Input tells Sessions that pane id's terminal read input, so the
 // session its agent runs may change next: Changed fires at each of
@@ -80,13 +87,21 @@ func (s *Sessions) signal() {
 // session file no tracked pane reads (a session an agent took up again),
 // and no look of that kind ran within lookGap. s.mu held.
 func (s *Sessions) otherSession(name string, now time.Time) bool {
-	if !strings.HasSuffix(name, ".jsonl") || s.dirs[filepath.Dir(name)] == 0 || now.Sub(s.otherAt) < lookGap {
+	if !strings.HasSuffix(name, ".jsonl") || s.dirs[filepath.Dir(name)] == 0 {
 		return false
 	}
 	for _, p := range s.panes {
 		if p.path == name {
 			return false
 		}
+	}
+	last, seen := s.others[name]
+	if len(s.others) >= maxFiles {
+		clear(s.others)
+	}
+	s.others[name] = now
+	if seen && now.Sub(last) < otherQuiet || now.Sub(s.otherAt) < lookGap {
+		return false
 	}
 	s.otherAt = now
 	return true

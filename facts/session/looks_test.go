@@ -59,7 +59,7 @@ func TestInputLooksAgainAtTheSession(t *testing.T) {
 // TestAWriteToAnotherSessionLooksAgain: a session file no pane reads,
 // written in a folder watched for one (a session taken up again in the
 // same project: /resume), asks for a look at which session each pane
-// runs.
+// runs; its next writes, while it keeps being written, do not.
 func TestAWriteToAnotherSessionLooksAgain(t *testing.T) {
 	w := newWorld(t)
 	w.put(claudeRel(claudeSession), []byte(customTitle("auth redirect")))
@@ -72,5 +72,12 @@ func TestAWriteToAnotherSessionLooksAgain(t *testing.T) {
 	appendTo(t, other, `{"type":"user","message":{"role":"user","content":"go on"}}`+"\n")
 	if !waitChanged(s, wakeBound) {
 		t.Fatal("no look after another session's file was written")
+	}
+	// That agent at work: its next lines ask for nothing.
+	drain(s, 4*sessionCoalesce)
+	time.Sleep(lookGap)
+	appendTo(t, other, `{"type":"assistant","message":{"role":"assistant","content":"on it"}}`+"\n")
+	if waitChanged(s, 2*lookGap) {
+		t.Error("a look at every write of another agent at work")
 	}
 }

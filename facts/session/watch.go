@@ -77,6 +77,7 @@ type Sessions struct {
 	lookTimer  *time.Timer
 	lookStep   int
 	otherAt    time.Time
+	others     map[string]time.Time // files no pane reads, when last written
 
 	// Folders written without a pause rest (rest.go): writes counts the
 	// writes to each watched folder since the last read, resting the
@@ -117,7 +118,7 @@ func NewSessions(opt Options, onWatch func(error)) *Sessions {
 		opt.Log = slog.Default()
 	}
 	return &Sessions{reader: New(opt), log: opt.Log, changed: make(chan struct{}, 1), newWatcher: fsnotify.NewWatcher, onWatch: onWatch,
-		panes: map[string]*sessionPane{}, none: map[string]string{}, unreported: map[string]bool{}, dirs: map[string]int{}, dirty: map[string]bool{}, check: map[string]bool{},
+		panes: map[string]*sessionPane{}, none: map[string]string{}, unreported: map[string]bool{}, others: map[string]time.Time{}, dirs: map[string]int{}, dirty: map[string]bool{}, check: map[string]bool{},
 		stats: map[string]os.FileInfo{}}
 }
 
