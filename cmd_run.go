@@ -270,6 +270,9 @@ func writeExplain(w io.Writer, reps []pass.Report) error {
 		if r.SessionWhy != "" {
 			fmt.Fprintf(tw, "  session\tnone (%s)\n", r.SessionWhy)
 		}
+		if r.SessionFrom != "" {
+			fmt.Fprintf(tw, "  session\t%s\n", r.SessionFrom)
+		}
 		for _, k := range sortedKeys(r.Tokens) {
 			fmt.Fprintf(tw, "  {%s}\t%q\n", k, r.Tokens[k])
 		}

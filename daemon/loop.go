@@ -242,7 +242,9 @@ func (l *loop) step(reload <-chan Options) bool {
 			l.nudged(r.pane, &r)
 		}
 	case <-l.local.Changed():
-		l.watchReported()
+		for _, pane := range l.watchReported() {
+			d.sessions.Input(pane) // the agent may switch sessions unannounced
+		}
 	case <-l.seen.changed():
 		if l.seen.take(d) {
 			l.planPolls(l.allWatched)

@@ -315,10 +315,11 @@ func (d *Daemon) startWatch() *localwatch.Watch {
 
 // watchReported nudges the panes whose program or directory the local
 // watch says changed, and notes input read by an agent: its status may
-// change next (agentsMayChange). The watch also signals when it took
+// change next (agentsMayChange), and so may the session it runs: it
+// returns those panes. The watch also signals when it took
 // shells' input up or lost it, and when it went blind or saw again: the
 // status poll's plan follows the one, status shows the other.
-func (l *loop) watchReported() {
+func (l *loop) watchReported() (input []string) {
 	if changed, blind := l.local.Blind(); changed {
 		l.d.trouble(rundir.TroubleLocalWatch, blind)
 	}
@@ -329,11 +330,13 @@ func (l *loop) watchReported() {
 		if r.Input {
 			l.sched.agentInput = l.d.now()
 			l.planPolls(l.allWatched)
+			input = append(input, r.Key)
 		}
 		if r.Changed {
 			l.nudged(r.Key, nil)
 		}
 	}
+	return input
 }
 
 // leads are the lead panes of the reports, a pane's own for a pane's.

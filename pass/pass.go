@@ -64,7 +64,7 @@ type Asker interface {
 }
 
 // Titles gives lead panes their agent session's title ({session}), and
-// says why one has none: *session.Sessions.
+// says where it was read, or why there is none: *session.Sessions.
 type Titles interface {
 	Titles(panes []herdr.Pane) map[string]string
 	Why(paneID string) string
@@ -342,8 +342,12 @@ func (p *Planner) decide(v *view, rows []*Row, answers map[string]procinfo.Progr
 		if r.decision.Rule != nil {
 			r.Report.Rule = r.decision.Rule.String()
 		}
-		if r.plan.NeedsSession && facts.Session == "" && p.titles != nil {
-			r.Report.SessionWhy = p.titles.Why(r.plan.Lead.ID)
+		if r.plan.NeedsSession && p.titles != nil {
+			if why := p.titles.Why(r.plan.Lead.ID); facts.Session == "" {
+				r.Report.SessionWhy = why
+			} else {
+				r.Report.SessionFrom = why
+			}
 		}
 		if !known || wait > 0 {
 			// One lost process_info reply must not flip a tab running vim

@@ -32,9 +32,12 @@ type Report struct {
 	Rule       string        `json:"rule,omitempty"`
 	// SessionWhy says why {session} is empty when the name needs it: no
 	// agent session, or one whose title cannot be read.
-	SessionWhy string            `json:"session_why,omitempty"`
-	Tokens     map[string]string `json:"tokens"`
-	Error      string            `json:"error,omitempty"`
+	SessionWhy string `json:"session_why,omitempty"`
+	// SessionFrom says what {session} is and where it was read, when the
+	// name needs it and it has a value.
+	SessionFrom string            `json:"session_from,omitempty"`
+	Tokens      map[string]string `json:"tokens"`
+	Error       string            `json:"error,omitempty"`
 }
 
 // Subject is what the report is about, as a person reads it: "tab
@@ -123,7 +126,7 @@ func errText(err error) string {
 // `explain` and the dry run print them as they are. Label, Want and Tokens
 // stay exact (they are data, printed quoted).
 func (r *Report) EscapeText() {
-	for _, s := range []*string{&r.Program, &r.ProgramWhy, &r.Rule, &r.LeadWhy, &r.SessionWhy, &r.Error} {
+	for _, s := range []*string{&r.Program, &r.ProgramWhy, &r.Rule, &r.LeadWhy, &r.SessionWhy, &r.SessionFrom, &r.Error} {
 		*s = escapeControls(*s)
 	}
 }

@@ -241,6 +241,9 @@ var agentHostileCases = []struct {
 	}},
 }
 
+// hostileWhy are words the reason for some of agentHostileCases holds.
+var hostileWhy = map[string]string{"opencode: a locked database": "locked by another process"}
+
 // TestAgentHostileStores: a session file linked out of the agent's
 // folder, a huge or damaged one, a locked or damaged database: no title,
 // never a hang, and one line saying why.
@@ -265,8 +268,8 @@ func TestAgentHostileStores(t *testing.T) {
 				t.Fatal("Titles blocked")
 			}
 			why := ss.Why(pane.ID)
-			if why == "" || strings.Contains(why, "\n") {
-				t.Errorf("Why = %q, want one line", why)
+			if why == "" || strings.Contains(why, "\n") || !strings.Contains(why, hostileWhy[tt.name]) || strings.Contains(why, "_pragma") {
+				t.Errorf("Why = %q, want one line saying %q", why, hostileWhy[tt.name])
 			}
 			t.Logf("in %v: %s", time.Since(start).Round(time.Millisecond), why)
 		})

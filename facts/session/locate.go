@@ -88,9 +88,41 @@ func (r *Reader) expandHome(v string) string {
 	return filepath.Clean(v)
 }
 
-// locate returns the resolved session file of ref and the resolved
-// agent's folder it lies in.
+// locateTTL is how long where a session's file was found stands: the
+// panes of one database (or one pane at every pass and every write of a
+// busy agent) look it up many times a second, and each look resolves
+// every folder on the way twice. What is opened there is checked anyway,
+// the same way, every time it is opened (safefile.OpenOwnedBeneath): a
+// folder swapped for a symlink meanwhile leads nowhere.
+const locateTTL = time.Second
+
+// locatedAt is where a session's file was found, and when.
+type locatedAt struct {
+	path, root string
+	at         time.Time
+}
+
+// locate is locateOnce, its answer kept for locateTTL.
 func (r *Reader) locate(a agent, ref Ref) (path, root string, err error) {
+	key := ref.String() + "\x00" + ref.Dir
+	now := r.now()
+	if l, ok := r.located[key]; ok && now.Sub(l.at) < locateTTL && !now.Before(l.at) {
+		return l.path, l.root, nil
+	}
+	if path, root, err = r.locateOnce(a, ref); err != nil {
+		delete(r.located, key)
+		return "", "", err
+	}
+	if len(r.located) >= maxFiles {
+		clear(r.located)
+	}
+	r.located[key] = locatedAt{path, root, now}
+	return path, root, nil
+}
+
+// locateOnce returns the resolved session file of ref and the resolved
+// agent's folder it lies in.
+func (r *Reader) locateOnce(a agent, ref Ref) (path, root string, err error) {
 	root = a.root(r)
 	if root == "" {
 		return "", "", errors.New("no home directory to find the agent's folder in")

@@ -2,6 +2,7 @@ package session
 
 import (
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -86,14 +87,16 @@ func (s *Sessions) pollOnce(stop chan struct{}) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	woke := false
+	woke, changed := false, map[string]bool{}
 	for f, fi := range now {
 		was, seen := s.stats[f]
 		if !seen || !sameStat(was, fi) {
 			woke = s.markWoken(f, false) || woke
+			changed[filepath.Dir(f)] = true
 		}
 	}
 	s.stats = now
+	s.restLooked(changed)
 	if woke {
 		s.arm()
 	}

@@ -7,18 +7,24 @@
 //
 // A transcript can be hundreds of megabytes and grows while the agent
 // works, and the path herdr hands over is untrusted. So a JSON-lines file
-// is read only from its end, at most MaxRead bytes per call (twice that
-// for a file rewritten in place), and only when its size or modification
-// time moved since the last call (then only what was appended); a file
-// that holds one session's title is read whole (at most maxWhole bytes)
-// or by its first line, and a SQLite database read-only by SQLite, both
-// only when they changed. Only a regular file the daemon's user owns is
-// read, never a FIFO or a device, and never through a symlink that leads
-// out of the agent's own folder. Whatever goes wrong leaves the title
-// empty and is logged once, at debug level, and told by Sessions.Why.
+// is read only from its end, at most MaxRead bytes per read (back up to
+// maxBack from its end when read afresh and the last MaxRead bytes do not
+// settle the title), and only when its size or modification time moved
+// since the last call (then only what was appended); a file that holds
+// one session's title is read whole (at most maxWhole bytes) or by its
+// first line, and a SQLite database read-only by package sqlread, all only
+// when they changed, every value cut to its one line as it is kept. Only
+// a regular file the daemon's user owns is read, never a FIFO or a
+// device, not even by SQLite, and never through a symlink that leads out
+// of the agent's own folder. Every look runs in a goroutine of its own
+// and is abandoned after readBound, so a file system that hangs holds no
+// pass up. Whatever goes wrong leaves the title empty and is logged once,
+// at debug level, and told by Sessions.Why, which also says where a title
+// was read.
 package session
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -27,6 +33,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/sqlread"
 )
 
 // MaxRead is the most bytes one read of a session file takes. A title
@@ -78,15 +86,28 @@ type Reader struct {
 	log    *slog.Logger
 	now    func() time.Time
 	uid    int // the owner a session file must have
+	// window is the most bytes a read from a file's end takes (MaxRead),
+	// back how far from its end a file read afresh is read at most
+	// (maxBack); tests shrink them.
+	window, back int64
 
-	read atomic.Int64 // bytes read from session files, ever
+	read     atomic.Int64 // bytes read from session files, ever
+	sqlReads atomic.Int64 // databases opened and read, ever
 
-	mu     sync.Mutex
-	files  map[string]*fileState // by resolved path
-	found  map[string]located    // Claude Code transcripts found by id
-	logged map[string]string     // the failure last logged per Ref
-	tick   uint64                // use counter, for eviction
-	buf    []byte                // read buffer, up to MaxRead
+	// smu guards stuck, the look abandoned that has not returned yet.
+	smu   sync.Mutex
+	stuck *readCall
+
+	mu    sync.Mutex
+	files map[string]*fileState // by resolved path
+	dbs   map[string]*dbState   // databases, by resolved path
+	pool  *sqlread.Pool         // databases kept open while read often
+	found map[string]located    // Claude Code transcripts found by id
+	// located: where sessions' files were found lately (locateTTL).
+	located map[string]locatedAt
+	logged  map[string]string // the failure last logged per Ref
+	tick    uint64            // use counter, for eviction
+	buf     []byte            // read buffer, up to MaxRead
 	// checked, when set, runs between a session file's check and its
 	// open: tests stand in there for a program swapping a folder.
 	checked func()
@@ -94,8 +115,8 @@ type Reader struct {
 
 // New returns a Reader.
 func New(o Options) *Reader {
-	r := &Reader{home: o.Home, getenv: o.Getenv, log: o.Log, now: o.Now, uid: os.Getuid(),
-		files: map[string]*fileState{}, found: map[string]located{}, logged: map[string]string{}}
+	r := &Reader{home: o.Home, getenv: o.Getenv, log: o.Log, now: o.Now, uid: os.Getuid(), window: MaxRead, back: maxBack,
+		files: map[string]*fileState{}, dbs: map[string]*dbState{}, pool: sqlread.NewPool(), found: map[string]located{}, located: map[string]locatedAt{}, logged: map[string]string{}}
 	if r.home == "" {
 		r.home, _ = os.UserHomeDir()
 	}
@@ -111,6 +132,10 @@ func New(o Options) *Reader {
 	return r
 }
 
+// Close closes the databases the Reader keeps open; it reads on
+// afterwards, keeping none.
+func (r *Reader) Close() { r.pool.Close() }
+
 // BytesRead is how many bytes the Reader has read from session files so
 // far (stat calls and folder listings not counted).
 func (r *Reader) BytesRead() int64 { return r.read.Load() }
@@ -125,26 +150,19 @@ func Supported(agent string) bool {
 // Title returns the title of ref's session, one line, or "" when there is
 // none or it cannot be read.
 func (r *Reader) Title(ref Ref) string {
-	title, _ := r.Lookup(ref)
-	return title
+	return r.lookup(ref).title
 }
 
 // Lookup is Title that also returns the file it read, resolved: a caller
 // watches it to learn of a new title. The path is "" when there is no
 // file (yet) or it may not be read.
 func (r *Reader) Lookup(ref Ref) (title, path string) {
-	title, path, _ = r.lookup(ref)
-	return title, path
+	a := r.lookup(ref)
+	return a.title, a.path
 }
 
-// lookup is Lookup that also says why there is no title.
-func (r *Reader) lookup(ref Ref) (title, path string, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	title, path, err = r.title(ref)
-	r.note(ref, err)
-	return title, path, err
-}
+// errNoTitle: the session's file was read and holds no title (yet).
+var errNoTitle = errors.New("no title entry")
 
 // wakes are the files whose change may change the title read from the
 // session file p: p, and a SQLite database's -wal beside it, which every
@@ -182,14 +200,14 @@ func (r *Reader) Awaited(ref Ref) (dir string, parent bool) {
 	return a.await(r, root, ref)
 }
 
-func (r *Reader) title(ref Ref) (title, path string, err error) {
+func (r *Reader) title(ref Ref) answer {
 	a, ok := agents[ref.Agent]
 	if !ok {
-		return "", "", fmt.Errorf("no session format known for agent %q", ref.Agent)
+		return answer{err: fmt.Errorf("no session format known for agent %q", ref.Agent)}
 	}
 	p, root, err := r.locate(a, ref)
 	if err != nil {
-		return "", "", err
+		return answer{err: err}
 	}
 	if r.checked != nil {
 		r.checked()
@@ -200,13 +218,18 @@ func (r *Reader) title(ref Ref) (title, path string, err error) {
 	}
 	f, err := read(r, a, p, root, ref)
 	if err != nil {
-		return "", "", err
+		return answer{err: err}
 	}
-	title = oneLine(a.pick(f, ref))
-	if title == "" && f.bad != nil {
-		return "", p, fmt.Errorf("%s: %w", p, f.bad)
+	title, what := a.pick(f, ref)
+	switch title = oneLine(title); {
+	case title != "":
+		return answer{title: title, path: p, what: what + ", read from " + p}
+	case f.bad != nil:
+		return answer{path: p, err: fmt.Errorf("%s: %w", p, f.bad)}
+	case f.window != "":
+		return answer{path: p, err: fmt.Errorf("%s: %w in %s (older lines are not read)", p, errNoTitle, f.window)}
 	}
-	return title, p, nil
+	return answer{path: p, err: fmt.Errorf("%s: %w", p, errNoTitle)}
 }
 
 // note logs err once per Ref and failure; a success forgets it, so the

@@ -1,196 +1,187 @@
 package session
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"time"
 
-	// SQLite compiled to Wasm and translated to Go, with its file access
-	// in Go: the release builds with CGO_ENABLED=0.
-	"github.com/ncruces/go-sqlite3"
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/sqlread"
 )
 
 // The agents that keep sessions in SQLite (OpenCode and Kilo from 1.2.0,
-// Hermes, Cursor's chat store) write it in WAL mode while they run. A
-// database is read by SQLite itself, read-only (mode=ro: nothing is
-// created and nothing of the database or its WAL written), as one more
-// reader of the agent's: in WAL mode a reader never blocks the writer,
-// and the short read sees the last commit whole, mid-checkpoint or not.
-// Like every reader it marks in the -shm, SQLite's shared-memory index,
-// which WAL frame it reads up to; a read-only -shm (readonly_shm) would
-// make each read load the whole WAL instead.
-// immutable=1 would skip the locks but also the WAL, so it would show a
-// title a checkpoint behind, or read a file a checkpoint is rewriting.
-// A database another process holds locked answers busy within
-// sqlBusy, and the whole read is bounded by sqlTimeout; the connection
-// is closed after every read.
+// Hermes, Cursor's chat store) write it in WAL mode while they run; it is
+// read by package sqlread: read-only, as one more reader of the agent's,
+// never opening a file that could block, a value cut as it is read.
+//
+// One read of a database reads every session asked of it lately, so the
+// panes of six sessions in one database cost one read per commit, not
+// six; and a database is read again only when it or its -wal changed.
 
-// sqlQuery is how one agent's database names a session.
+// sqlQuery is where one agent's database keeps a session's title.
 type sqlQuery struct {
-	sql   string // selects one value; ? is the session id when byID
-	byID  bool
+	sqlread.Query
+	// fixed is the key of the one row read (Cursor's "0"); "" reads the
+	// row of the session's id.
+	fixed string
 	apply func(v string, f *found) error
 }
 
-const (
-	// sqlBusy is how long a read waits on a database locked by a writer.
-	sqlBusy = 250 * time.Millisecond
-	// sqlTimeout bounds one read of a database, open to close.
-	sqlTimeout = time.Second
-)
+// maxDBKeys bounds the sessions one read of a database asks for.
+const maxDBKeys = 64
 
 // errNoRow: the database holds no such session.
 var errNoRow = errors.New("no session with that id in it")
 
 var (
 	// OpenCode's and Kilo's table session (packages/opencode/src/session/session.sql.ts).
-	opencodeQuery = &sqlQuery{sql: "SELECT title FROM session WHERE id = ?", byID: true,
+	opencodeQuery = &sqlQuery{Query: sqlread.Query{Table: "session", Key: "id", Col: "title", Max: 4 * maxTitle},
 		apply: func(v string, f *found) error { opencodeTitle(v, f); return nil }}
 	// Hermes's table sessions in state.db.
-	hermesQuery = &sqlQuery{sql: "SELECT COALESCE(title, '') FROM sessions WHERE id = ?", byID: true,
+	hermesQuery = &sqlQuery{Query: sqlread.Query{Table: "sessions", Key: "id", Col: "title", Max: 4 * maxTitle},
 		apply: func(v string, f *found) error { f.auto = v; return nil }}
-	// Cursor's chat store.db: table meta, row "0".
-	cursorQuery = &sqlQuery{sql: "SELECT value FROM meta WHERE key = '0'", apply: cursorName}
+	// Cursor's chat store.db: table meta, row "0", the hex of a small
+	// JSON object.
+	cursorQuery = &sqlQuery{Query: sqlread.Query{Table: "meta", Key: "key", Col: "value", Max: 64 << 10, Whole: true},
+		fixed: "0", apply: cursorName}
 )
 
-// readSQL reads ref's title from the database p when it, or its WAL,
-// changed since the last read. The file read is the file checked: p is
-// opened beneath root first, and a database whose path leads to another
-// file once SQLite is done with it (swapped meanwhile) gives no title.
+// dbState is what the Reader knows of one database: the values last read
+// of the sessions asked of it, and the database and its -wal as they were
+// then.
+type dbState struct {
+	fi, wal os.FileInfo
+	got     map[string]*found // by key
+	asked   map[string]uint64 // key -> Reader.tick when last asked
+	used    uint64
+	checked time.Time // when its files were last looked at
+}
+
+// dbFresh is how long a database looked at stands without a look again:
+// the panes of its sessions are read one after the other, within a
+// millisecond or two, and a commit meanwhile wakes a read of its own
+// (sessionCoalesce later).
+const dbFresh = 50 * time.Millisecond
+
+// readSQL reads ref's title from the database p, reading it only when it
+// or its WAL changed since the last read (or the session was not asked
+// of it before). The file read is the file checked: p is opened beneath
+// root first, and a database whose path leads to another file once
+// SQLite is done with it (swapped meanwhile) gives no title.
 func readSQL(r *Reader, a agent, p, root string, ref Ref) (*found, error) {
+	q := a.query
+	key := q.fixed
+	if key == "" {
+		key = ref.Value
+	}
+	if st := r.dbs[p]; st != nil && st.got[key] != nil && r.now().Sub(st.checked) < dbFresh {
+		// Checked a moment ago, for another pane of the same database.
+		st.ask(key, r.tick)
+		return st.got[key], nil
+	}
 	f, fi, err := r.openBeneath(p, root)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	wal, err := sqlSidecars(p, r.uid)
+	wal, err := sqlread.Sidecars(p, r.uid)
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", p, err)
 	}
-	key := p
-	if a.query.byID {
-		key += "\x00" + ref.Value
+	st := r.db(p)
+	st.checked = r.now()
+	st.ask(key, r.tick)
+	fresh := sameStat(st.fi, fi) && sameStat(st.wal, wal)
+	if got := st.got[key]; fresh && got != nil {
+		return got, nil
 	}
-	r.tick++
-	if st := r.files[key]; st != nil && sameStat(st.fi, fi) && sameStat(st.wal, wal) {
-		st.used = r.tick
-		return &st.found, nil
+	keys := []string{key}
+	if !fresh {
+		// Changed: what was read of it goes, and every session asked of
+		// it lately is read again at once.
+		st.got, keys = map[string]*found{}, st.keys()
 	}
-	walMode, err := sqlWALMode(f)
+	walMode, err := sqlread.WALMode(f)
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", p, err)
 	}
-	v, err := querySQL(p, a.query, ref.Value, walMode && wal == nil)
-	if err != nil && !errors.Is(err, errNoRow) {
-		return nil, fmt.Errorf("database %s: %w", p, err)
-	}
-	if now, err := os.Stat(p); err != nil || !os.SameFile(now, fi) {
+	r.sqlReads.Add(1)
+	values, err := r.pool.Values(p, fi, q.Query, keys, walMode && wal == nil)
+	if now, serr := os.Stat(p); serr != nil || !os.SameFile(now, fi) {
 		return nil, fmt.Errorf("database %s: replaced while read", p)
 	}
-	st := &fileState{fi: fi, wal: wal, used: r.tick}
-	if err != nil {
-		// Kept: the same database is not asked again until it changes.
-		st.found.bad = err
-		r.keep(key, st)
-		return &st.found, nil
-	}
-	if err := a.query.apply(v, &st.found); err != nil {
-		return nil, fmt.Errorf("database %s: the value read does not decode: %w", p, err)
-	}
-	r.keep(key, st)
-	return &st.found, nil
+	st.fi, st.wal = fi, wal
+	st.take(q, keys, values, err)
+	return st.got[key], nil
 }
 
-// sqlSidecars checks the database's -wal and -shm files, which SQLite
-// opens by name: each absent, or a regular file of the daemon's user and
-// no symlink. A -wal without its -shm is refused: reading it would make
-// the -shm. It returns the -wal's stat, nil when there is none.
-func sqlSidecars(p string, uid int) (os.FileInfo, error) {
-	var wal os.FileInfo
-	for _, suffix := range []string{"-wal", "-shm"} {
-		fi, err := os.Lstat(p + suffix)
+// take keeps what a read of keys found: their values, or why there are
+// none. Failures are kept too: the same database is not asked again until
+// it changes.
+func (st *dbState) take(q *sqlQuery, keys []string, values map[string]string, err error) {
+	for _, k := range keys {
+		got := &found{}
+		v, ok := values[k]
 		switch {
-		case errors.Is(err, os.ErrNotExist) && suffix == "-shm" && wal != nil:
-			return nil, errors.New("a -wal without its -shm")
-		case errors.Is(err, os.ErrNotExist):
-			continue
 		case err != nil:
-			return nil, err
-		case !fi.Mode().IsRegular():
-			return nil, fmt.Errorf("its %s is not a regular file (%v)", suffix, fi.Mode().Type())
+			got.bad = err
+		case !ok:
+			got.bad = errNoRow
+		default:
+			if aerr := q.apply(v, got); aerr != nil {
+				got.bad = fmt.Errorf("the value read does not decode: %w", aerr)
+			}
+			got.trim()
 		}
-		if err := ownedBy(p+suffix, fi, uid); err != nil {
-			return nil, err
-		}
-		if suffix == "-wal" {
-			wal = fi
-		}
+		st.got[k] = got
 	}
-	return wal, nil
 }
 
-// sqlWALMode reads the database's header from f: whether it is in WAL
-// mode (read and write versions 2), or an error when f is no database.
-func sqlWALMode(f *os.File) (bool, error) {
-	var h [100]byte
-	if _, err := f.ReadAt(h[:], 0); err != nil {
-		return false, fmt.Errorf("its header: %w", err)
+// db is the state of the database p, made when there is none; the least
+// recently used goes when there are too many.
+func (r *Reader) db(p string) *dbState {
+	r.tick++
+	st := r.dbs[p]
+	if st == nil {
+		if len(r.dbs) >= maxFiles {
+			oldest := ""
+			for k, v := range r.dbs {
+				if oldest == "" || v.used < r.dbs[oldest].used {
+					oldest = k
+				}
+			}
+			delete(r.dbs, oldest)
+		}
+		st = &dbState{got: map[string]*found{}, asked: map[string]uint64{}}
+		r.dbs[p] = st
 	}
-	if string(h[:16]) != "SQLite format 3\x00" {
-		return false, errors.New("not a SQLite database")
-	}
-	return h[18] == 2 && h[19] == 2, nil
+	st.used = r.tick
+	return st
 }
 
-// querySQL runs q on the database at p, read-only, and closes it.
-// immutable reads a database in WAL mode that has no -wal (its agent is
-// not running): SQLite would otherwise make the -wal and -shm to read it.
-// Its file then changes only at a checkpoint of a writer that has just
-// started, which a read of a few pages does not meet; when it does, the
-// read fails rather than naming, and the -wal it makes wakes a read
-// again.
-func querySQL(p string, q *sqlQuery, id string, immutable bool) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), sqlTimeout)
-	defer cancel()
-	db, err := sqlite3.OpenFlags(sqliteDSN(p, immutable), sqlite3.OPEN_READONLY|sqlite3.OPEN_URI|sqlite3.OPEN_NOFOLLOW)
-	if err != nil {
-		return "", err
-	}
-	defer db.Close()
-	db.SetInterrupt(ctx)
-	st, _, err := db.Prepare(q.sql)
-	if err != nil {
-		return "", err
-	}
-	defer st.Close()
-	if q.byID {
-		if err := st.BindText(1, id); err != nil {
-			return "", err
+// ask notes that key was asked for at tick, forgetting the key asked
+// least lately when there are too many.
+func (st *dbState) ask(key string, tick uint64) {
+	if _, ok := st.asked[key]; !ok && len(st.asked) >= maxDBKeys {
+		oldest, at := "", uint64(0)
+		for k, t := range st.asked {
+			if oldest == "" || t < at {
+				oldest, at = k, t
+			}
 		}
+		delete(st.asked, oldest)
+		delete(st.got, oldest)
 	}
-	if !st.Step() {
-		if err := st.Err(); err != nil {
-			return "", err
-		}
-		return "", errNoRow
-	}
-	return st.ColumnText(0), nil
+	st.asked[key] = tick
 }
 
-// sqliteDSN opens p read-only: mode=ro writes nothing to the database,
-// query_only refuses any write, and a small page cache keeps a read's
-// memory small. OPEN_NOFOLLOW refuses a database that is a symlink.
-func sqliteDSN(p string, immutable bool) string {
-	u := url.URL{Path: p}
-	dsn := fmt.Sprintf("file:%s?mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)&_pragma=cache_size(-256)",
-		u.EscapedPath(), sqlBusy.Milliseconds())
-	if immutable {
-		dsn += "&immutable=1"
+// keys are the keys asked of the database lately.
+func (st *dbState) keys() []string {
+	keys := make([]string, 0, len(st.asked))
+	for k := range st.asked {
+		keys = append(keys, k)
 	}
-	return dsn
+	return keys
 }
 
 // sameStat reports whether a and b are the same file, size and time, or

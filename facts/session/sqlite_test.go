@@ -36,7 +36,7 @@ func TestDatabaseReadWritesNothing(t *testing.T) {
 					if got := r.Title(s.ref()); got != "auth redirect" {
 						t.Fatalf("Title = %q", got)
 					}
-					clear(r.files) // each read opens the database afresh
+					clear(r.dbs) // each read opens the database afresh
 				}
 			}
 			read(1)

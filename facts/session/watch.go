@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -25,16 +26,24 @@ const maxSessionWatches = 64
 // enough to see a new title well within a second.
 const sessionCoalesce = 100 * time.Millisecond
 
+// sessionBusyGap spaces the reads of files written without a pause: an
+// agent streaming an answer commits its database twenty times a second,
+// and reading it twice a second still shows a rename within a second, at
+// a tenth of the cost.
+const sessionBusyGap = 500 * time.Millisecond
+
 // Sessions gives lead panes the title of their agent's session, for
 // {session}, and tells when a watched session file got a new title or a
 // new session file appeared. herdr says which session a pane's agent runs
 // (agent_session) but sends no event when that changes, so a new session
 // (Claude Code's /clear, /resume, or a first message) is learnt from its
-// file appearing: the pass that wakes reads the new agent_session. The
-// file is read by a Reader, bounded and only when it changed. A pane
-// whose folder cannot be watched has its files looked at every pollEvery
-// instead, and Why tells why a pane's session has no title. Sessions is
-// safe for concurrent use.
+// file appearing, or looked for after input in the pane's terminal
+// (looks.go): the pass that wakes reads the new agent_session. The file
+// is read by a Reader, bounded and only when it changed. A pane whose
+// folder cannot be watched, or is written without a pause (rest.go), has
+// its files looked at every pollEvery instead, and Why tells where a
+// pane's title was read or why it has none. Sessions is safe for
+// concurrent use.
 type Sessions struct {
 	reader  *Reader
 	log     *slog.Logger
@@ -47,6 +56,7 @@ type Sessions struct {
 
 	mu       sync.Mutex
 	panes    map[string]*sessionPane // by pane id
+	none     map[string]string       // why panes asked about have no session to read
 	dirs     map[string]int          // watched folder -> panes watching it
 	watcher  *fsnotify.Watcher       // nil until a file is to be watched
 	failed   bool                    // fsnotify could not start: no watching
@@ -55,8 +65,25 @@ type Sessions struct {
 	check    map[string]bool         // panes to read again once their watch is in place
 	appeared bool                    // a session file appeared since the last signal
 	timer    *time.Timer             // the coalescing delay under way; nil: none
+	rereadAt time.Time               // when the last one ended in a read
 	closed   bool
 	done     chan struct{} // closed when the watching goroutine ends
+
+	// Looks again at which session panes run (looks.go): unreported are
+	// the panes of an agent herdr reports no session for yet; lookTimer
+	// fires the looks after input, lookStep the next of lookAfter;
+	// otherAt is the last look a file no pane reads asked for.
+	unreported map[string]bool
+	lookTimer  *time.Timer
+	lookStep   int
+	otherAt    time.Time
+	others     map[string]time.Time // files no pane reads, when last written
+
+	// Folders written without a pause rest (rest.go): writes counts the
+	// writes to each watched folder since the last read, resting the
+	// looks in a row that found a resting folder's files unchanged.
+	writes  map[string]int
+	resting map[string]int
 
 	// The panes whose folders are not watched have their files looked at
 	// every pollEvery (poll.go).
@@ -79,7 +106,7 @@ type sessionPane struct {
 	parent   bool
 	watching bool     // dir is watched on the pane's behalf
 	wake     []string // the files whose change may change the title
-	why      string   // why there is no title; "" when there is one or no file yet
+	why      string   // what the title is, or why there is none (Why)
 }
 
 // NewSessions returns a Sessions reading with a Reader made from opt.
@@ -91,7 +118,7 @@ func NewSessions(opt Options, onWatch func(error)) *Sessions {
 		opt.Log = slog.Default()
 	}
 	return &Sessions{reader: New(opt), log: opt.Log, changed: make(chan struct{}, 1), newWatcher: fsnotify.NewWatcher, onWatch: onWatch,
-		panes: map[string]*sessionPane{}, dirs: map[string]int{}, dirty: map[string]bool{}, check: map[string]bool{},
+		panes: map[string]*sessionPane{}, none: map[string]string{}, unreported: map[string]bool{}, others: map[string]time.Time{}, dirs: map[string]int{}, dirty: map[string]bool{}, check: map[string]bool{},
 		stats: map[string]os.FileInfo{}}
 }
 
@@ -103,9 +130,10 @@ func (s *Sessions) watchTrouble(err error) {
 }
 
 // Changed receives after a watched session file was written and its title
-// is no longer the one Titles returned, or a session file appeared in a
-// watched folder: a pass then shows the new title or reads which session
-// the pane now runs. One receive stands for any number of changes.
+// is no longer the one Titles returned, a session file appeared in a
+// watched folder, or a pane's session may have changed unannounced
+// (looks.go): a pass then shows the new title or reads which session the
+// pane now runs. One receive stands for any number of changes.
 func (s *Sessions) Changed() <-chan struct{} { return s.changed }
 
 // BytesRead is how many bytes of session files have been read.
@@ -118,17 +146,25 @@ func (s *Sessions) BytesRead() int64 { return s.reader.BytesRead() }
 func (s *Sessions) Titles(panes []herdr.Pane) map[string]string {
 	out := make(map[string]string, len(panes))
 	for _, p := range panes {
-		ref, ok := sessionRef(p)
-		if !ok {
+		ref, none := sessionRef(p)
+		if none != "" {
 			s.forget(p.ID)
+			s.noteNone(p.ID, none, p.Agent != "" && p.AgentSession == nil)
 			continue
 		}
-		title, path, err := s.reader.lookup(ref)
-		if title != "" {
-			out[p.ID] = title
+		a := s.reader.lookup(ref)
+		why := a.why()
+		if unanswered(a.err) {
+			// A hung file keeps the pane's title as last read.
+			if a.title, a.path = s.lastRead(p.ID, ref, a.path); a.title != "" {
+				why = "the title read before stands: " + why
+			}
 		}
-		next := sessionPane{ref: ref, path: path, title: title, dir: filepath.Dir(path), wake: wakes(ref, path), why: whyNot(err)}
-		if path == "" {
+		if a.title != "" {
+			out[p.ID] = a.title
+		}
+		next := sessionPane{ref: ref, path: a.path, title: a.title, dir: filepath.Dir(a.path), wake: wakes(ref, a.path), why: why}
+		if a.path == "" {
 			next.dir, next.parent = s.reader.Awaited(ref)
 		}
 		s.track(p.ID, next)
@@ -136,24 +172,45 @@ func (s *Sessions) Titles(panes []herdr.Pane) map[string]string {
 	return out
 }
 
-// Why says why pane id's session has no title: its file cannot be
-// found, may not be read, or does not decode ("" when it has a title, no
-// agent session, or nothing went wrong). explain shows it.
+// lastRead is the title and file last read for pane id, while it runs
+// ref; path otherwise.
+func (s *Sessions) lastRead(id string, ref Ref, path string) (string, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.panes[id]; p != nil && p.ref == ref {
+		return p.title, p.path
+	}
+	return "", path
+}
+
+// Why says why pane id's {session} is what it is: what its title is and
+// the file it was read from, or why there is none (no agent session, a
+// file not found, not to be read, or holding no title yet). explain shows
+// it; "" for a pane never asked about.
 func (s *Sessions) Why(id string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p := s.panes[id]; p != nil {
 		return p.why
 	}
-	return ""
+	return s.none[id]
 }
 
-// whyNot is err as Why tells it.
-func whyNot(err error) string {
-	if err == nil {
-		return ""
+// noteNone records why pane id, asked about, has no session to read;
+// unreported: its agent may report one yet.
+func (s *Sessions) noteNone(id, why string, unreported bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.none) >= maxFiles {
+		clear(s.none)
+		clear(s.unreported)
 	}
-	return err.Error()
+	s.none[id] = why
+	if unreported {
+		s.unreported[id] = true
+	} else {
+		delete(s.unreported, id)
+	}
 }
 
 // Prune stops watching for panes that are gone.
@@ -165,13 +222,20 @@ func (s *Sessions) Prune(live map[string]bool) {
 			ids = append(ids, id)
 		}
 	}
+	for id := range s.none {
+		if !live[id] {
+			delete(s.none, id)
+			delete(s.unreported, id)
+		}
+	}
 	s.mu.Unlock()
 	for _, id := range ids {
 		s.forget(id)
 	}
 }
 
-// Close stops watching. Titles still reads afterwards, unwatched.
+// Close stops watching, waiting at most readBound for a look under way.
+// Titles still reads afterwards, unwatched.
 func (s *Sessions) Close() error {
 	s.mu.Lock()
 	s.closed = true
@@ -179,11 +243,19 @@ func (s *Sessions) Close() error {
 		s.timer.Stop()
 		s.timer = nil
 	}
+	if s.lookTimer != nil {
+		s.lookTimer.Stop()
+	}
 	w, done := s.watcher, s.done
 	s.watcher = nil
 	polled := s.stopPolling()
 	s.mu.Unlock()
-	<-polled
+	select {
+	case <-polled:
+	case <-time.After(readBound):
+		// Its stat of a file hangs: it ends when that returns.
+	}
+	s.reader.Close()
 	if w == nil {
 		return nil
 	}
@@ -192,12 +264,17 @@ func (s *Sessions) Close() error {
 	return err
 }
 
-// sessionRef is what the Reader needs of p's agent session; false when
-// p has none it can read.
-func sessionRef(p herdr.Pane) (Ref, bool) {
+// sessionRef is what the Reader needs of p's agent session, or why p
+// has none it can read.
+func sessionRef(p herdr.Pane) (Ref, string) {
 	as := p.AgentSession
-	if p.Agent == "" || as == nil || !Supported(as.Agent) {
-		return Ref{}, false
+	switch {
+	case p.Agent == "":
+		return Ref{}, "no agent runs in the pane, as herdr sees it"
+	case as == nil:
+		return Ref{}, fmt.Sprintf("herdr reports no session for its %s (herdr keeps one only from its own integration of the agent)", p.Agent)
+	case !Supported(as.Agent):
+		return Ref{}, fmt.Sprintf("%s's session titles are not read", as.Agent)
 	}
 	// Claude Code names the transcript's folder after the directory it
 	// started in: its own process's directory, which foreground_cwd is.
@@ -205,7 +282,7 @@ func sessionRef(p herdr.Pane) (Ref, bool) {
 	if dir == "" {
 		dir = p.Cwd
 	}
-	return Ref{Agent: as.Agent, Kind: as.Kind, Value: as.Value, Dir: dir}, true
+	return Ref{Agent: as.Agent, Kind: as.Kind, Value: as.Value, Dir: dir}, ""
 }
 
 // track records what was read for pane id and moves its watch to
@@ -215,6 +292,8 @@ func sessionRef(p herdr.Pane) (Ref, bool) {
 func (s *Sessions) track(id string, next sessionPane) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	delete(s.none, id)
+	delete(s.unreported, id)
 	old := s.panes[id]
 	keep := old != nil && old.watching && old.dir == next.dir
 	if old != nil && old.watching && !keep {
@@ -244,6 +323,9 @@ func (s *Sessions) forget(id string) {
 
 // acquire watches dir for one more pane; false when it cannot. s.mu held.
 func (s *Sessions) acquire(dir string) bool {
+	if s.rests(dir) {
+		return false // looked at instead while written without a pause
+	}
 	if s.dirs[dir] > 0 {
 		s.dirs[dir]++
 		return true
@@ -335,7 +417,8 @@ func (s *Sessions) written(name string, created bool) {
 	case s.closed:
 		return
 	case s.markWoken(name, true):
-	case created && s.awaits(name):
+		s.noteWrite(name)
+	case created && s.awaits(name), !created && s.otherSession(name, time.Now()):
 		s.appeared = true
 	default:
 		return
@@ -346,7 +429,7 @@ func (s *Sessions) written(name string, created bool) {
 // arm starts the coalescing delay unless one is under way. s.mu held.
 func (s *Sessions) arm() {
 	if s.timer == nil && !s.closed {
-		s.timer = time.AfterFunc(sessionCoalesce, s.reread)
+		s.timer = time.AfterFunc(max(sessionCoalesce, sessionBusyGap-time.Since(s.rereadAt)), s.reread)
 	}
 }
 
@@ -391,6 +474,8 @@ func (s *Sessions) reread() {
 	s.mu.Lock()
 	dirty, check, changed := s.dirty, s.check, s.appeared
 	s.dirty, s.check, s.appeared, s.timer = map[string]bool{}, map[string]bool{}, false, nil
+	s.rereadAt = time.Now()
+	s.restBusy()
 	todo := map[string]sessionPane{}
 	for id, p := range s.panes {
 		if p.path != "" && dirty[p.path] || check[id] {
@@ -399,16 +484,16 @@ func (s *Sessions) reread() {
 	}
 	s.mu.Unlock()
 	for id, was := range todo {
-		title, path, err := s.reader.lookup(was.ref)
-		if s.update(id, was.ref, title, path, whyNot(err)) {
+		a := s.reader.lookup(was.ref)
+		if unanswered(a.err) {
+			continue // the title last read stands
+		}
+		if s.update(id, was.ref, a.title, a.path, a.why()) {
 			changed = true
 		}
 	}
 	if changed {
-		select {
-		case s.changed <- struct{}{}:
-		default:
-		}
+		s.signal()
 	}
 }
 

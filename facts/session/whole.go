@@ -53,6 +53,7 @@ func (r *Reader) readSmall(a agent, p, root string, head bool) (*found, error) {
 		// Not kept: a file caught half written is read again next time.
 		return nil, fmt.Errorf("session file %s does not decode: %w", p, err)
 	}
+	st.found.trim()
 	r.keep(p, st)
 	return &st.found, nil
 }

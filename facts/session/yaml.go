@@ -17,30 +17,58 @@ import (
 // never a wrong name.
 func yamlScalars(b []byte, wanted ...string) (map[string]string, error) {
 	out := map[string]string{}
-	lines := bytes.Split(b, []byte("\n"))
-	for i := 0; i < len(lines); i++ {
-		line := strings.TrimRight(string(lines[i]), "\r")
-		key, value, ok := strings.Cut(line, ":")
-		if !ok || key == "" || key[0] == ' ' || key[0] == '#' || key[0] == '-' || !isWanted(key, wanted) {
+	for i := 0; i < len(b); {
+		line, next := yamlLine(b, i)
+		i = next
+		key, rest, ok := bytes.Cut(line, []byte(":"))
+		if !ok || len(key) == 0 || key[0] == ' ' || key[0] == '#' || key[0] == '-' || !isWanted(key, wanted) {
 			continue
 		}
 		// A long value goes on over the indented lines after it.
-		for i+1 < len(lines) && len(lines[i+1]) > 0 && lines[i+1][0] == ' ' {
-			i++
-			value += " " + strings.TrimSpace(strings.TrimRight(string(lines[i]), "\r"))
+		end := i
+		for end < len(b) && b[end] == ' ' {
+			_, end = yamlLine(b, end)
 		}
-		v, err := yamlScalar(strings.TrimSpace(value))
+		v, err := yamlScalar(yamlJoin(rest, b[i:end]))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", key, err)
 		}
-		out[key] = v
+		out[string(key)] = v
+		i = end
 	}
 	return out, nil
 }
 
-func isWanted(key string, wanted []string) bool {
+// yamlLine is the line of b that starts at i, without its line break,
+// and where the next one starts.
+func yamlLine(b []byte, i int) (line []byte, next int) {
+	end := bytes.IndexByte(b[i:], '\n')
+	if end < 0 {
+		end, next = len(b), len(b)
+	} else {
+		end, next = i+end, i+end+1
+	}
+	return bytes.TrimRight(b[i:end], "\r"), next
+}
+
+// yamlJoin is a value's first line and its indented continuation lines
+// joined by single spaces, trimmed: built once, in one allocation.
+func yamlJoin(first, more []byte) string {
+	var j strings.Builder
+	j.Grow(len(first) + len(more) + 1)
+	j.Write(first)
+	for i := 0; i < len(more); {
+		line, next := yamlLine(more, i)
+		j.WriteByte(' ')
+		j.Write(bytes.TrimSpace(line))
+		i = next
+	}
+	return strings.TrimSpace(j.String())
+}
+
+func isWanted(key []byte, wanted []string) bool {
 	for _, w := range wanted {
-		if key == w {
+		if string(key) == w {
 			return true
 		}
 	}
@@ -89,7 +117,7 @@ func yamlDoubleQuoted(v string) (string, error) {
 			b.WriteString(s)
 			continue
 		}
-		n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[v[i]]
+		n := yamlHexDigits(v[i])
 		if n == 0 || i+n >= len(v) {
 			return "", fmt.Errorf("an escape not read (\\%c)", v[i])
 		}
@@ -101,6 +129,20 @@ func yamlDoubleQuoted(v string) (string, error) {
 		i += n
 	}
 	return "", errors.New(`an unterminated "quoted" value`)
+}
+
+// yamlHexDigits is how many hex digits follow the escape \c: \x, \u or
+// \U; 0 for another.
+func yamlHexDigits(c byte) int {
+	switch c {
+	case 'x':
+		return 2
+	case 'u':
+		return 4
+	case 'U':
+		return 8
+	}
+	return 0
 }
 
 // yamlEscapes are YAML's one-character escapes of a double-quoted value.

@@ -210,11 +210,25 @@ const maxDepth = 8
 // maxFileSize bounds one config file; real ones are a few KiB.
 const maxFileSize = 1 << 20
 
+// Bounds of one read of the configuration, so that what it costs stays in
+// proportion to what it holds: maxFiles files read in all (an Include
+// that names a file many times, at every level, would read it a number of
+// times exponential in maxDepth), maxArgs values on a line, maxHosts host
+// names in all. Real configurations stay far below them; past one, the
+// configuration is unusable, with a warning that says which.
+const (
+	maxFiles = 64
+	maxArgs  = 1024
+	maxHosts = 4096
+)
+
 // parser carries the state of one read across included files.
 type parser struct {
-	a    *Aliases
-	snap *snapshot
-	seen map[string]bool // deps already recorded
+	a     *Aliases
+	snap  *snapshot
+	seen  map[string]bool // deps already recorded
+	files int             // files read so far
+	hosts int             // host names read so far
 }
 
 // block is the section a line belongs to: the aliases of the current Host
@@ -259,14 +273,20 @@ func (p *parser) depend(path string) dep {
 // block's, so it is shared by pointer; a Host line starts a new block that
 // ends with the included file.
 func (p *parser) file(path string, depth int, blk *block) error {
+	if p.files++; p.files > maxFiles {
+		return fmt.Errorf("more than %d files included", maxFiles)
+	}
 	// A FIFO or a device at the path would block the pass reading it.
 	data, err := safefile.ReadFile(path, maxFileSize)
 	if err != nil {
 		return fmt.Errorf("ssh config: %w", err)
 	}
-	for n, line := range strings.Split(string(data), "\n") {
+	rest := string(data)
+	for n := 1; rest != ""; n++ {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
 		if blk, err = p.line(line, depth, blk); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, n+1, err)
+			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 	}
 	return nil
@@ -284,6 +304,9 @@ func (p *parser) line(line string, depth int, blk *block) (*block, error) {
 			return blk, errors.New("missing name after Host")
 		}
 		blk = &block{}
+		if p.hosts += len(args); p.hosts > maxHosts {
+			return blk, fmt.Errorf("more than %d host names", maxHosts)
+		}
 		for _, name := range args {
 			if strings.ContainsAny(name, "*?!") {
 				continue // a pattern or negation names no host
@@ -303,6 +326,9 @@ func (p *parser) line(line string, depth int, blk *block) (*block, error) {
 		blk.hostNameSet = true
 		for _, alias := range blk.aliases {
 			hn := strings.ToLower(expandHostName(args[0], alias))
+			if hn == "" {
+				continue // no host has so long a name
+			}
 			if _, taken := p.snap.byHost[hn]; !taken {
 				p.snap.byHost[hn] = alias
 			}
@@ -378,14 +404,22 @@ func staticPrefix(pattern string) string {
 	return dir
 }
 
+// maxHostName is longer than any host name (DNS allows 253 bytes): a
+// HostName longer than that, once expanded, names no host, and expanding
+// it for every alias of its block would cost their product.
+const maxHostName = 255
+
 // expandHostName applies the HostName tokens that can be known without a
-// connection: %h (the alias) and %%.
+// connection: %h (the alias) and %%; "" for a name over maxHostName.
 func expandHostName(value, alias string) string {
+	if len(value) > maxHostName {
+		return ""
+	}
 	if !strings.Contains(value, "%") {
 		return value
 	}
 	var b strings.Builder
-	for i := 0; i < len(value); i++ {
+	for i := 0; i < len(value) && b.Len() <= maxHostName; i++ {
 		if value[i] == '%' && i+1 < len(value) {
 			switch value[i+1] {
 			case 'h':
@@ -399,6 +433,9 @@ func expandHostName(value, alias string) string {
 			}
 		}
 		b.WriteByte(value[i])
+	}
+	if b.Len() > maxHostName {
+		return ""
 	}
 	return b.String()
 }
@@ -438,6 +475,16 @@ func splitArgs(s string) ([]string, error) {
 		if c == '#' {
 			break // a comment after the values
 		}
+		if len(args) == maxArgs {
+			return nil, fmt.Errorf("more than %d values", maxArgs)
+		}
+		if end := strings.IndexAny(s[i:], " \t"); !strings.ContainsAny(wordAt(s[i:], end), `"'\\`) {
+			// A plain word, the common case: no copy.
+			w := wordAt(s[i:], end)
+			args = append(args, w)
+			i += len(w)
+			continue
+		}
 		var b strings.Builder
 		var quote byte
 	word:
@@ -465,4 +512,12 @@ func splitArgs(s string) ([]string, error) {
 		args = append(args, b.String())
 	}
 	return args, nil
+}
+
+// wordAt is s up to end, all of s when end < 0.
+func wordAt(s string, end int) string {
+	if end < 0 {
+		return s
+	}
+	return s[:end]
 }

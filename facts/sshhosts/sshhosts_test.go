@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -431,5 +432,52 @@ func BenchmarkDisplayStat(b *testing.B) {
 				a.Display("root@10.0.0.5")
 			}
 		})
+	}
+}
+
+// TestBoundsOfOneRead: a configuration past a bound of one read is
+// unusable, with a warning saying which, and costs no more than the
+// bound: includes fanning out (each of 8 files naming the next ten times:
+// without the bound, 10^7 reads), a Host line of thousands of names,
+// thousands of Host lines.
+func TestBoundsOfOneRead(t *testing.T) {
+	for _, tc := range []struct{ name, config, want string }{
+		{"includes fanning out", "Include" + strings.Repeat(" f1", 10) + "\n", "more than 64 files included"},
+		{"a Host line of many names", "Host" + strings.Repeat(" a", 2000) + "\n", "more than 1024 values"},
+		{"many Host lines", strings.Repeat("Host a\n", 5000), "more than 4096 host names"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "config")
+			put(t, path, tc.config)
+			for i := 1; i < 8; i++ {
+				put(t, filepath.Join(dir, fmt.Sprintf("f%d", i)), "Include"+strings.Repeat(fmt.Sprintf(" f%d", i+1), 10)+"\n")
+			}
+			a, logs := newWithLog(path)
+			a.Display("a")
+			if l := logs.Lines(); len(l) != 1 || !strings.Contains(l[0], tc.want) {
+				t.Fatalf("warnings = %q, want one saying %q", l, tc.want)
+			}
+		})
+	}
+}
+
+// TestALongHostNameCostsNothing: a HostName longer than any host name is
+// no host's, and is not expanded for each alias of its block (a thousand
+// aliases and a HostName of 100 KiB cost 100 MB so).
+func TestALongHostNameCostsNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config")
+	long := "%h." + strings.Repeat("x", 100<<10)
+	put(t, path, "Host"+strings.Repeat(" a", 1000)+" box\n  HostName "+long+"\nHost short\n  HostName %h.example.com\n")
+	a, _ := newWithLog(path)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := a.Display("short.example.com")
+	runtime.ReadMemStats(&after)
+	if got != "short" {
+		t.Errorf("Display = %q, want short", got)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("reading a config of %d bytes allocated %d bytes", len(long), n)
 	}
 }

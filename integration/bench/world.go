@@ -217,15 +217,10 @@ func (w *world) startDaemon(srv *herdrsim.Server, stateName string, args ...stri
 
 // startDaemonLog is startDaemon with the daemon's stderr going to log.
 func (w *world) startDaemonLog(srv *herdrsim.Server, stateName string, log io.Writer, args ...string) (*exec.Cmd, error) {
-	full := append([]string{"run", "--apply", "--socket", srv.SocketPath(),
-		"--state", filepath.Join(w.dir, stateName)}, args...)
-	cmd := exec.Command(w.bin, full...)
-	cmd.Env = w.env()
-	cmd.Stderr = log
-	if err := cmd.Start(); err != nil {
+	cmd, err := w.spawnDaemon(srv, stateName, log, args...)
+	if err != nil {
 		return nil, err
 	}
-	w.procs = append(w.procs, cmd)
 	ok := testutil.Poll(15*time.Second, func() bool {
 		for _, t := range srv.Snapshot().Tabs {
 			if !strings.Contains(t.Label, "dir") {
@@ -237,6 +232,21 @@ func (w *world) startDaemonLog(srv *herdrsim.Server, stateName string, log io.Wr
 	if !ok {
 		return nil, errors.New("daemon did not name the tabs within 15 s")
 	}
+	return cmd, nil
+}
+
+// spawnDaemon starts `herdrtabrenamer run --apply` against srv, its
+// stderr going to log.
+func (w *world) spawnDaemon(srv *herdrsim.Server, stateName string, log io.Writer, args ...string) (*exec.Cmd, error) {
+	full := append([]string{"run", "--apply", "--socket", srv.SocketPath(),
+		"--state", filepath.Join(w.dir, stateName)}, args...)
+	cmd := exec.Command(w.bin, full...)
+	cmd.Env = w.env()
+	cmd.Stderr = log
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	w.procs = append(w.procs, cmd)
 	return cmd, nil
 }
 

@@ -82,6 +82,10 @@ func owned(f *os.File, err error, path string, uid int) (*os.File, os.FileInfo, 
 	return f, fi, nil
 }
 
+// CheckOwner reports an error, wrapping ErrNotOwned, unless uid owns the
+// file fi describes (outside Unix, where a file's owner is no uid, none).
+func CheckOwner(path string, fi os.FileInfo, uid int) error { return checkOwner(path, fi, uid) }
+
 // regular stats the open file f and errs unless it is a regular file.
 func regular(f *os.File, path string) (os.FileInfo, error) {
 	fi, err := f.Stat()
@@ -97,14 +101,30 @@ func regular(f *os.File, path string) (os.FileInfo, error) {
 // ReadFile reads a regular file of at most max bytes; a longer one is an
 // error, read no further than max+1 bytes.
 func ReadFile(path string, max int64) ([]byte, error) {
-	f, err := Open(path)
+	f, err := openNonblock(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	fi, err := regular(f, path)
 	if err != nil {
 		return nil, err
+	}
+	// One buffer of the size the file says (and a byte to tell it is
+	// longer): reading in doubling steps would allocate twice its size.
+	b := make([]byte, min(fi.Size(), max)+1)
+	n, err := io.ReadFull(f, b)
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		b = b[:n]
+	case err != nil:
+		return nil, err
+	default: // it grew since the stat
+		more, err := io.ReadAll(io.LimitReader(f, max+1-int64(n)))
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, more...)
 	}
 	if int64(len(b)) > max {
 		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d bytes", max)}
