@@ -1,19 +1,18 @@
 package gitinfo
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 // FuzzGitFiles: the files Lookup reads in any folder a pane visits (a
 // .git file, HEAD, a worktree's commondir, origin/HEAD), each holding
 // whatever an input holds. A lookup answers, allocates at most 4 MiB and,
-// while fuzzing, takes at most 100 ms (the best of two). The seeds run
+// while fuzzing, takes at most 100 ms (the best of three: testutil.WithinBounds). The seeds run
 // with the normal tests.
 func FuzzGitFiles(f *testing.F) {
 	for _, seed := range []struct {
@@ -56,30 +55,8 @@ func FuzzGitFiles(f *testing.F) {
 			put("wt/HEAD", []byte("ref: refs/heads/main\n"))
 			put("wt/commondir", data)
 		}
-		withinBounds(t, len(data), func() { New().Lookup(filepath.Join(root)) })
+		testutil.WithinBounds(t, "a lookup", len(data), func() { New().Lookup(filepath.Join(root)) })
 	})
-}
-
-// withinBounds runs read and fails t when it allocates over 4 MiB or,
-// fuzzing, takes over 100 ms twice.
-func withinBounds(t *testing.T, size int, read func()) {
-	t.Helper()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	start := time.Now()
-	read()
-	took := time.Since(start)
-	runtime.ReadMemStats(&after)
-	if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
-		t.Errorf("a lookup of %d bytes allocated %d bytes", size, n)
-	}
-	if fz := flag.Lookup("test.fuzz"); fz != nil && fz.Value.String() != "" && took > 100*time.Millisecond {
-		start = time.Now()
-		read()
-		if again := time.Since(start); again > 100*time.Millisecond {
-			t.Errorf("a lookup of %d bytes took %v and %v", size, took, again)
-		}
-	}
 }
 
 // BenchmarkWorstGitFiles looks up a work tree whose .git file, HEAD and

@@ -2,13 +2,12 @@ package session
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 // Each reader of a session store is fuzzed with Go's native fuzzing
@@ -17,46 +16,12 @@ import (
 //
 //   - answer (never hang: a loop that does not move on is caught by the
 //     fuzzer's own deadline), and never panic;
-//   - allocate at most maxFuzzAlloc for an input of up to maxFuzzInput
-//     (measured as the Go heap allocated by the one read);
-//   - while fuzzing (-fuzz), take at most maxFuzzTime, the best of two
-//     reads. The seeds run with the normal tests, where no time is
-//     asserted; BenchmarkWorstCases measures the worst inputs found.
-
-const (
-	maxFuzzInput = 1 << 20
-	maxFuzzAlloc = 4 << 20
-	maxFuzzTime  = 100 * time.Millisecond
-)
-
-// fuzzing reports whether the test binary runs a fuzz target (-fuzz).
-func fuzzing() bool {
-	f := flag.Lookup("test.fuzz")
-	return f != nil && f.Value.String() != ""
-}
-
-// withinBounds runs read (which must do the same work each time it is
-// called) and fails t when it allocates over maxFuzzAlloc or, fuzzing,
-// takes over maxFuzzTime.
-func withinBounds(t *testing.T, size int, read func()) {
-	t.Helper()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	start := time.Now()
-	read()
-	took := time.Since(start)
-	runtime.ReadMemStats(&after)
-	if n := after.TotalAlloc - before.TotalAlloc; n > maxFuzzAlloc {
-		t.Errorf("a read of %d bytes allocated %d bytes, bound %d", size, n, maxFuzzAlloc)
-	}
-	if fuzzing() && took > maxFuzzTime {
-		start = time.Now()
-		read()
-		if again := time.Since(start); again > maxFuzzTime {
-			t.Errorf("a read of %d bytes took %v and %v, bound %v", size, took, again, maxFuzzTime)
-		}
-	}
-}
+//   - allocate at most 4 MiB for an input of up to 1 MiB (measured as the
+//     Go heap allocated by the one read);
+//   - while fuzzing (-fuzz), take at most 100 ms at its best of three
+//     reads (testutil.WithinBounds). The seeds run with the normal tests,
+//     where no time is asserted; BenchmarkWorstCases measures the worst
+//     inputs found.
 
 // title reads ref's title with r, and fails t when the read did not
 // answer within readBound: a reader that hangs or loops.
@@ -112,7 +77,7 @@ func FuzzTranscript(f *testing.F) {
 	f.Add(uint8(0), uint16(0), uint8(0), uint32(0), bytes.Repeat([]byte("\n"), 1000))
 	f.Add(uint8(0), uint16(0), uint8(0), uint32(0), bytes.Repeat([]byte(`{"type":"custom-title","customTitle":"x"}`), 1000))
 	f.Fuzz(func(t *testing.T, agent uint8, window uint16, back uint8, split uint32, file []byte) {
-		if len(file) > maxFuzzInput {
+		if len(file) > testutil.MaxFuzzInput {
 			return
 		}
 		tr := fuzzTranscripts[int(agent)%len(fuzzTranscripts)]
@@ -133,7 +98,7 @@ func FuzzTranscript(f *testing.F) {
 		if int64(len(file)) <= daemon.window && (cut == 0 || file[cut-1] == '\n') && fresh != incremental {
 			t.Errorf("%s: read afresh %q, read on %q", tr.agent, fresh, incremental)
 		}
-		withinBounds(t, len(file), func() { title(t, w.reader(), ref) })
+		testutil.WithinBounds(t, "a read", len(file), func() { title(t, w.reader(), ref) })
 	})
 }
 
@@ -167,14 +132,14 @@ func FuzzSessionFile(f *testing.F) {
 	f.Add(uint8(1), []byte("name: \"a\n"+strings.Repeat(" \\x41\n", 2000)+"\"\n"))
 	f.Add(uint8(1), []byte(strings.Repeat("k: v\n", 2000)))
 	f.Fuzz(func(t *testing.T, agent uint8, data []byte) {
-		if len(data) > maxFuzzInput {
+		if len(data) > testutil.MaxFuzzInput {
 			return
 		}
 		ff := fuzzFiles[int(agent)%len(fuzzFiles)]
 		s := stores[ff.store]
 		w := newWorld(t)
 		w.put(s.rel, data)
-		withinBounds(t, len(data), func() { title(t, w.reader(), s.ref()) })
+		testutil.WithinBounds(t, "a read", len(data), func() { title(t, w.reader(), s.ref()) })
 	})
 }
 
@@ -192,10 +157,10 @@ func FuzzYAML(f *testing.F) {
 	f.Add([]byte("name: \"\\u00e9\\U0001F600\\x41\"\n"))
 	f.Add([]byte("name: a\n" + strings.Repeat(" b\n", 2000)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > maxFuzzInput {
+		if len(data) > testutil.MaxFuzzInput {
 			return
 		}
-		withinBounds(t, len(data), func() {
+		testutil.WithinBounds(t, "a read", len(data), func() {
 			var fd found
 			_ = decodeCopilot(data, &fd)
 		})
@@ -225,12 +190,12 @@ func FuzzDatabase(f *testing.F) {
 		f.Add(uint8(i), b)
 	}
 	f.Fuzz(func(t *testing.T, agent uint8, data []byte) {
-		if len(data) > maxFuzzInput {
+		if len(data) > testutil.MaxFuzzInput {
 			return
 		}
 		s := stores[fuzzDatabases[int(agent)%len(fuzzDatabases)]]
 		w := newWorld(t)
 		w.put(s.rel, data)
-		withinBounds(t, len(data), func() { title(t, w.reader(), s.ref()) })
+		testutil.WithinBounds(t, "a read", len(data), func() { title(t, w.reader(), s.ref()) })
 	})
 }

@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
-// worstCases are inputs of 1 MiB (maxFuzzInput) that cost each reader
+// worstCases are inputs of 1 MiB (testutil.MaxFuzzInput) that cost each reader
 // most: every line decoded, a value as long as the file, a folded value of
 // many short lines.
 func worstCases() []struct {
@@ -16,20 +18,20 @@ func worstCases() []struct {
 	file        []byte
 } {
 	lines := func(line string) []byte {
-		return bytes.Repeat([]byte(line), maxFuzzInput/len(line))
+		return bytes.Repeat([]byte(line), testutil.MaxFuzzInput/len(line))
 	}
-	long := strings.Repeat("x", maxFuzzInput-64)
+	long := strings.Repeat("x", testutil.MaxFuzzInput-64)
 	return []struct {
 		name, store string
 		file        []byte
 	}{
 		{"claude: every line an ai-title", "claude", lines(aiTitle("Fix the login redirect loop"))},
 		{"claude: one line, no break", "claude", []byte(`{"type":"custom-title","customTitle":"` + long + `"}`)},
-		{"claude: line breaks only", "claude", bytes.Repeat([]byte("\n"), maxFuzzInput)},
+		{"claude: line breaks only", "claude", bytes.Repeat([]byte("\n"), testutil.MaxFuzzInput)},
 		{"codex: every line a new thread's name", "codex", codexNames()},
 		{"qwen: every line a title", "qwen", lines(`{"type":"system","subtype":"custom_title","systemPayload":{"customTitle":"auth redirect","titleSource":"auto"}}` + "\n")},
-		{"copilot: a name folded over short lines", "copilot", append([]byte("name: a\n"), bytes.Repeat([]byte(" b\n"), (maxFuzzInput-8)/3)...)},
-		{"copilot: a quoted name of escapes", "copilot", []byte(`name: "` + strings.Repeat(`\x41`, (maxFuzzInput-16)/4) + "\"\n")},
+		{"copilot: a name folded over short lines", "copilot", append([]byte("name: a\n"), bytes.Repeat([]byte(" b\n"), (testutil.MaxFuzzInput-8)/3)...)},
+		{"copilot: a quoted name of escapes", "copilot", []byte(`name: "` + strings.Repeat(`\x41`, (testutil.MaxFuzzInput-16)/4) + "\"\n")},
 		{"copilot: many keys", "copilot", lines("key: value\n")},
 		{"kimi: a title as long as the file", "kimi", []byte(`{"title":"` + long + `","titleKind":"custom"}`)},
 		{"grok: a title as long as the file", "grok", []byte(`{"generated_title":"` + long + `"}`)},
@@ -42,7 +44,7 @@ func worstCases() []struct {
 // codexNames is a Codex index of 1 MiB, each line another thread's name.
 func codexNames() []byte {
 	var b bytes.Buffer
-	for i := 0; b.Len() < maxFuzzInput-128; i++ {
+	for i := 0; b.Len() < testutil.MaxFuzzInput-128; i++ {
 		fmt.Fprintf(&b, `{"id":"019a3f2e-7c1d-7b20-9e4f-%012d","thread_name":"thread %d"}`+"\n", i, i)
 	}
 	return b.Bytes()
@@ -87,7 +89,7 @@ func BenchmarkWorstCases(b *testing.B) {
 			if _, err := db.Exec(string(fixture(b, s.schema))); err != nil {
 				b.Fatal(err)
 			}
-			big := "auth redirect " + strings.Repeat("x", maxFuzzInput)
+			big := "auth redirect " + strings.Repeat("x", testutil.MaxFuzzInput)
 			q := map[string]string{
 				"opencode":     "UPDATE session SET title = ? WHERE id = ?",
 				"hermes":       "UPDATE sessions SET title = ? WHERE id = ?",

@@ -2,19 +2,18 @@ package sshhosts
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
-	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 )
 
 // FuzzConfig: an ssh_config holding whatever an input holds, read for a
 // Display. A read answers, allocates at most 4 MiB for up to 1 MiB and,
-// while fuzzing, takes at most 100 ms (the best of two). Includes that
+// while fuzzing, takes at most 100 ms (the best of three: testutil.WithinBounds). Includes that
 // could reach outside the test's folder (an absolute path, ~, ..) are not
 // fuzzed: they would read the machine's files. Seeds are testdata's
 // configs; they run with the normal tests.
@@ -46,22 +45,7 @@ func FuzzConfig(f *testing.F) {
 			a.home, a.log = dir, slog.New(slog.DiscardHandler)
 			a.Display("host.example.com")
 		}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		start := time.Now()
-		read()
-		took := time.Since(start)
-		runtime.ReadMemStats(&after)
-		if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
-			t.Errorf("reading %d bytes allocated %d bytes", len(data), n)
-		}
-		if fz := flag.Lookup("test.fuzz"); fz != nil && fz.Value.String() != "" && took > 100*time.Millisecond {
-			start = time.Now()
-			read()
-			if again := time.Since(start); again > 100*time.Millisecond {
-				t.Errorf("reading %d bytes took %v and %v", len(data), took, again)
-			}
-		}
+		testutil.WithinBounds(t, "reading a config", len(data), read)
 	})
 }
 
