@@ -231,7 +231,8 @@ func (x *explorer) sleep(p *proc) func(context.Context, time.Duration) bool {
 func (x *explorer) release(i int) {
 	t := state.TabTarget(x.tabs[i])
 	st, _ := state.Load(x.path, "")
-	if err := st.Edit(func(tx *state.Tx) { tx.Release(t) }); err != nil {
+	label := x.label(t)
+	if err := st.Edit(func(tx *state.Tx) { tx.Release(t, label) }); err != nil {
 		x.note("release %s refused: %v", t.ID, err)
 		return
 	}
@@ -280,7 +281,7 @@ func (x *explorer) restore() {
 	x.drain(p)
 	_ = p.mem.Edit(func(tx *state.Tx) {
 		for _, t := range forget {
-			tx.Undo(t)
+			tx.Undo(t, x.now)
 		}
 	})
 }

@@ -67,7 +67,10 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 	if !ok {
 		return
 	}
+	before, echo := r.heard.before(t, gen), false
+	defer func() { r.heard.add(t, gen, ev.Label, echo) }()
 	r.adopt(t)
+	r.released(t, ev.Label, gen)
 	fs := r.flights.by[t]
 	if len(fs) == 0 {
 		return
@@ -92,12 +95,11 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 			// A new 0.7/0.8 subscription replays the whole ring, our
 			// rename's history with it: follow it there from the start.
 			// A flight adopted from another process follows the first.
-			*f = flight{want: f.want, seen: f.seen, after: f.after, gen: gen, at: f.at, watched: f.watched, given: f.given,
-				putBack: f.putBack, later: f.later, closers: f.closers, twin: f.twin, before: replays && f.after != "", decided: f.decided, adopted: f.adopted,
-				others: f.others}
+			f.restart(gen, replays)
 		}
-		r.observe(t, f, ev.Label)
-		if ev.Label == f.want && live {
+		mine := r.observe(t, f, ev.Label, before)
+		echo = echo || mine
+		if mine && live {
 			decide = append(decide, f)
 			if !replays || f.after != "" {
 				// Live, or past its anchor (a put-back goes out after
@@ -117,6 +119,21 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 	r.unsave(settledOf(t, retired))
 }
 
+// released ends t's release when a rename to label, heard live on gen,
+// shows a person named it since it was released (owner.ReleaseHolds):
+// the pass that comes after must not take a label they chose again for
+// the one they released. A replayed rename may be older than the
+// release, and tells nothing.
+func (r *Renamer) released(t state.Target, label string, gen uint64) {
+	e := r.mem.Entry(t)
+	if t.Kind != state.Tab || !e.Released || !r.Live(gen, t.Kind) || owner.ReleaseHolds(label, owner.Of(e, r.now())) {
+		return
+	}
+	if err := r.save(func(tx *state.Tx) { tx.EndRelease(t) }); err != nil {
+		r.log.Warn("could not save state; keeping it in memory", "err", err)
+	}
+}
+
 // renameTarget is what a rename event names.
 func renameTarget(ev herdr.Event) (state.Target, bool) {
 	switch ev.Kind {
@@ -128,15 +145,28 @@ func renameTarget(ev herdr.Event) (state.Target, bool) {
 	return state.Target{}, false
 }
 
-// observe moves a flight along one reported label. Only the last label
-// before the echo tells what our rename replaced, and herdr reports an
-// entry's events in the order it applied them, replayed or live, so a
-// label before our echo is the one the target had right then, however
-// old: a person's rename back to a label the target had before is theirs.
-// A label that is what our look saw, one of ours (a killed daemon's late
-// rename, another of ours on its way) or herdr's own tab number is no
-// one's to put back.
-func (r *Renamer) observe(t state.Target, f *flight, label string) {
+// reported are the labels reported for a target before an event, in
+// herdr's order: last right before it, prior before that; n of them are
+// known on this subscription. ours: last was taken for the echo of a
+// rename of ours.
+type reported struct {
+	prior, last string
+	n           int
+	ours        bool
+}
+
+// observe moves a flight along one reported label, and says whether it
+// is the flight's echo, the one that decides its fate. Only the last
+// label before the echo tells what our rename replaced, and herdr
+// reports an entry's events in the order it applied them, replayed or
+// live, so a label before our echo is the one the target had right then,
+// however old: a person's rename back to a label the target had before
+// is theirs. A label that is what our look saw, one of ours (a killed
+// daemon's late rename, another of ours on its way) or herdr's own tab
+// number is no one's to put back, unless what our look saw was our last
+// label and a person chose it again since (owner.ChosenAgain): then the
+// label before it is not the one our rename to it replaced.
+func (r *Renamer) observe(t state.Target, f *flight, label string, before reported) bool {
 	switch {
 	case f.before:
 		// History from before the rename was sent: no echo of it. A
@@ -144,9 +174,9 @@ func (r *Renamer) observe(t state.Target, f *flight, label string) {
 		// its anchor is that label followed by ours.
 		f.before = label != f.after || f.prev != f.want
 		f.prev = label
-		return
+		return false
 	case f.closed:
-		return
+		return false
 	case f.echoed && (f.twin || f.after != "") && slices.Contains(f.closers, label):
 		// A later rename of ours replaced it: what follows is theirs.
 		// Past its anchor no old history follows either. A closer that
@@ -155,16 +185,18 @@ func (r *Renamer) observe(t state.Target, f *flight, label string) {
 		if label == f.backTo {
 			f.putBack = label
 		}
-		return
+		return false
 	}
 	if label == f.want {
-		f.echoed, f.backTo = true, f.foreign
-		return
+		return r.echoed(t, f, before)
 	}
 	if label == f.putBack {
 		// Our put-back landed: one more echo of ours (a late one
 		// landing again) puts it back again.
 		f.putBack = ""
+	}
+	if f.echoed && owner.Shown(t.Kind, label, f.seen) {
+		f.seenAgain = true
 	}
 	f.foreign = ""
 	ours := append(r.oursOf(t), f.later...)
@@ -181,13 +213,35 @@ func (r *Renamer) observe(t state.Target, f *flight, label string) {
 	if owner.Foreign(t.Kind, label, append(ours, f.seen)) {
 		f.foreign = label
 	}
+	return false
+}
+
+// echoed takes in a report of f's label, and says whether it may be f's
+// echo. Where herdr may replay (0.7/0.8, before a put-back's anchor) a
+// report taken for its echo may have been an old one; herdr then reports
+// what our look saw before our own echo comes, since the target showed
+// it when we looked. A later report of our label without that between is
+// a person's rename back to it: no echo of ours, and nothing goes back.
+// On a stream known to be live (0.9, past an anchor) the echo grace
+// bounds the watch instead.
+func (r *Renamer) echoed(t state.Target, f *flight, before reported) bool {
+	if f.echoed && f.heard.IsZero() && !f.seenAgain {
+		f.foreign = ""
+		return false
+	}
+	f.echoed, f.backTo, f.seenAgain = true, f.foreign, false
+	if f.backTo == "" && f.seenOver != "" && before.n == 2 && before.last == f.seen && !before.ours &&
+		owner.ChosenAgain(t.Kind, before.prior, f.seenOver, append(r.oursOf(t), f.later...)) {
+		f.backTo = f.seen
+	}
+	return true
 }
 
 // oursOf are the target's labels of ours: the ones the memory remembers
 // setting, and our names for it still on their way (a label given back
 // is a person's).
 func (r *Renamer) oursOf(t state.Target) []string {
-	return append(r.mem.Entry(t).OurLabels(r.now()), r.flights.names(t)...)
+	return append(r.mem.Entry(t).OurLabels(r.now()), r.flights.names(t, r.now())...)
 }
 
 // ReplayOver marks an entry live and decides the flights whose echo came
@@ -234,7 +288,7 @@ func (r *Renamer) Saw(shows map[state.Target]string) {
 		for _, f := range fs {
 			if f.gen == 0 {
 				f.gen = gen
-				r.observe(t, f, label)
+				r.observe(t, f, label, reported{})
 			}
 		}
 	}
@@ -291,7 +345,7 @@ func (r *Renamer) take(t state.Target) {
 		// ours is pending while it may land.
 		given := !slices.ContainsFunc(e.Pending, func(p state.Pending) bool { return p.Label == f.Want })
 		fl := &flight{want: f.Want, seen: f.Seen, after: f.After, at: f.Sent, watched: now, given: given,
-			decided: f.Decided, adopted: f.Decided, others: !own}
+			decided: f.Decided, adopted: f.Decided, others: !own, seenOver: f.Over}
 		if own {
 			// Our own, recorded and not concluded yet: sent on this
 			// stream after all it told so far.

@@ -63,7 +63,12 @@ func (r *Renamer) recordBefore(rs []*Rename, edits state.Edits) error {
 	return r.save(func(tx *state.Tx) {
 		edits.Apply(tx)
 		for _, x := range rs {
-			f := state.Flight{Want: x.Want, Seen: x.recorded, Sent: now, After: x.After}
+			if e := tx.Entry(x.Target); x.Kind == OurName && e.Label != "" && e.Label == x.recorded {
+				// Our last label replaced: what our rename to it
+				// replaced tells a person's choice of it since.
+				x.over = e.Over
+			}
+			f := state.Flight{Want: x.Want, Seen: x.recorded, Sent: now, After: x.After, Over: x.over}
 			switch x.Kind {
 			case OurName:
 				tx.Pend(x.Target, f)
@@ -103,7 +108,8 @@ func (r *Renamer) recordAfter(rs []*Rename, edits state.Edits) {
 		case x.Out == Done || x.Out == InFlight || x.Out == LockedBack:
 			// Applied, or maybe: a person's rename inside it goes back,
 			// even under a lock's label put back over it.
-			f := &flight{want: x.Want, seen: x.recorded, after: x.After, gen: r.gen(), at: x.sent, watched: x.sent, given: x.Kind != OurName}
+			f := &flight{want: x.Want, seen: x.recorded, after: x.After, gen: r.gen(), at: x.sent, watched: x.sent, given: x.Kind != OurName,
+				seenOver: x.over}
 			if x.Seen != x.recorded {
 				// The re-read found a newer label of ours to replace.
 				f.later = append(f.later, x.Seen)
@@ -171,7 +177,8 @@ func (r *Renamer) outcome(x *Rename) []func(*state.Tx) {
 		// Pending keeps the label: other requests (a killed daemon's)
 		// may still land after this one.
 		r.log.Info("renamed", t.Kind.String(), t.ID, "old", x.Seen, "new", want, "why", x.Why)
-		return []func(*state.Tx){func(tx *state.Tx) { tx.Named(t, want) }}
+		seen := x.Seen
+		return []func(*state.Tx){func(tx *state.Tx) { tx.NamedOver(t, want, seen) }}
 	case Landed:
 		return []func(*state.Tx){func(tx *state.Tx) { tx.Named(t, want); tx.Settle(t, want, x.sent) }}
 	case LockedBack:

@@ -104,6 +104,9 @@ type Rename struct {
 	// saw then (Seen may change at the re-read).
 	sent     time.Time
 	recorded string
+	// over: recorded was our last label, which our rename to it had
+	// replaced over (state.Flight.Over).
+	over string
 	// back is the put-back of a lock's label that followed it, and what
 	// came of that: a rename of ours too, followed to its echo.
 	back    *state.Flight

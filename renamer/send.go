@@ -80,6 +80,7 @@ type Renamer struct {
 	sleep   func(context.Context, time.Duration) bool
 	flights *flights // nil unless Options.Follow
 	backs   *putBacks
+	heard   heard
 	sending sending
 }
 

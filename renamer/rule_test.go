@@ -1,0 +1,206 @@
+package renamer
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+)
+
+// A person renames a tab away from our label and, seconds or a minute
+// later, back to it. On 0.7/0.8 the second echo of our label is not
+// ours: the label our look saw before ours was not reported between the
+// two (a replay's old echo of ours always is), so nothing goes back,
+// replay over or not.
+func TestAPersonsRenameBackToOurLabelIsNoEchoOfOurs(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		proto int
+		live  bool
+		after time.Duration
+	}{
+		{"0.8 live, 36 s after", 20, true, 36 * time.Second},
+		{"0.8 live, 5 s after", 20, true, 5 * time.Second},
+		{"0.7 live, 55 s after", 17, true, 55 * time.Second},
+		{"0.8 replaying", 20, false, 36 * time.Second},
+		{"0.9", 22, true, 36 * time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, tg := range []state.Target{tab, state.WorkspaceTarget("w1")} {
+				g := newRig(t, tt.proto)
+				g.named(tg, "seen")
+				if tt.live {
+					g.replayOver(tg)
+				}
+				g.name(tg, "seen", "alpha", false)
+				g.feed()
+				g.now = g.now.Add(tt.after / 2)
+				g.h.set(tg, "older")
+				g.feed()
+				g.now = g.now.Add(tt.after / 2)
+				g.h.set(tg, "alpha")
+				g.feed()
+				if !tt.live {
+					g.replayOver(tg)
+				}
+				g.runSpawned()
+				if got := g.h.label(tg); got != "alpha" {
+					t.Fatalf("%s shows %q, want the person's %q", tg.Kind, got, "alpha")
+				}
+			}
+		})
+	}
+}
+
+// Our last label is ours only while the target shows it since our
+// rename: a person renames it away and back, and a rename of ours that
+// had not heard of it replaces their label. The echo shows it: right
+// before it the label our look saw, and before that not the label our
+// rename to it had replaced. The person's label goes back, heard live or
+// replayed to the next daemon.
+func TestOurLastLabelChosenAgainGoesBack(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		proto  int
+		replay bool // the next daemon, which replays herdr's history
+	}{
+		{"0.8 live", 20, false},
+		{"0.8 next daemon", 20, true},
+		{"0.7 next daemon", 17, true},
+		{"0.9 live", 22, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, tg := range []state.Target{tab, state.WorkspaceTarget("w1")} {
+				g := newRig(t, tt.proto)
+				g.named(tg, "seen")
+				g.replayOver(tg)
+				g.name(tg, "seen", "alpha", false)
+				g.feed()
+				g.now = g.now.Add(30 * time.Second)
+				g.h.set(tg, "older")
+				g.now = g.now.Add(35 * time.Second)
+				g.h.set(tg, "alpha")
+				if tt.replay {
+					g.next()
+				}
+				// A pass that has not heard the person's renames.
+				g.name(tg, "alpha", "beta", true)
+				g.feed()
+				g.replayOver(tg)
+				g.runSpawned()
+				if got := g.h.label(tg); got != "alpha" {
+					t.Fatalf("%s shows %q, want the person's %q", tg.Kind, got, "alpha")
+				}
+			}
+		})
+	}
+}
+
+// Without a person between, our rename of our own last label keeps our
+// new name, live and replayed, and so does a rename of ours over a label
+// we set long ago whose own rename's history herdr no longer holds.
+func TestOurLastLabelRenamedStaysOurs(t *testing.T) {
+	for _, replay := range []bool{false, true} {
+		g := newRig(t, 20)
+		g.named(tab, "seen")
+		g.replayOver(tab)
+		g.name(tab, "seen", "alpha", false)
+		g.feed()
+		g.now = g.now.Add(65 * time.Second)
+		if replay {
+			g.next()
+		}
+		g.name(tab, "alpha", "beta", true)
+		g.feed()
+		g.replayOver(tab)
+		g.runSpawned()
+		if got := g.h.label(tab); got != "beta" {
+			t.Fatalf("replay %v: tab shows %q, want ours", replay, got)
+		}
+	}
+	g := newRig(t, 20)
+	g.named(tab, "alpha")
+	g.replayOver(tab)
+	g.name(tab, "alpha", "beta", true)
+	g.feed()
+	g.runSpawned()
+	if got := g.h.label(tab); got != "beta" {
+		t.Fatalf("tab shows %q, want ours", got)
+	}
+}
+
+// restore gives a tab its number back; a person renames it inside that
+// rename to a label a stopped daemon asked for over a minute before, and
+// whose flight it left in the memory. That rename can no longer land:
+// the label is the person's, and goes back.
+func TestAGiveBackCountsOnlyRenamesThatMayStillLand(t *testing.T) {
+	for _, proto := range []int{20, 22} {
+		g := newRig(t, proto)
+		old := g.now
+		g.mem.InMemory(func(tx *state.Tx) {
+			tx.Pend(tab, state.Flight{Want: "alpha", Seen: "1", Sent: old})
+			tx.Named(tab, "alpha")
+			tx.Pend(tab, state.Flight{Want: "beta", Seen: "alpha", Sent: old.Add(5 * time.Second)})
+			tx.Named(tab, "beta")
+		})
+		g.h.set(tab, "alpha")
+		g.h.set(tab, "beta")
+		if proto >= 22 {
+			g.read = len(g.h.events)
+		}
+		g.now = old.Add(70 * time.Second)
+		g.gen++
+		g.r.Adopt()
+		g.h.before = func(t state.Target, label string) { g.h.before = nil; g.h.set(t, "alpha") }
+		if err := g.r.GiveBack(context.Background(), tab, "beta", "1"); err != nil {
+			t.Fatal(err)
+		}
+		g.feed()
+		g.replayOver(tab)
+		g.runSpawned()
+		if got := g.h.label(tab); got != "alpha" {
+			t.Fatalf("protocol %d: tab shows %q, want the person's %q", proto, got, "alpha")
+		}
+	}
+}
+
+// next is the next daemon over the same memory and herdr: a renamer that
+// adopts what the memory holds and, on 0.7/0.8, hears herdr's history
+// from the start on a subscription of its own.
+func (g *rig) next() {
+	g.runSpawned()
+	g.r.Close()
+	g.gen++
+	g.r = New(Options{Herdr: g.h, Memory: g.mem, Now: func() time.Time { return g.now }, Follow: true,
+		Gen: func() uint64 { return g.gen }, Spawn: func(f func()) { g.spawned = append(g.spawned, f) }})
+	g.r.Adopt()
+	if g.h.proto < 22 {
+		g.read = 0
+	}
+}
+
+// A person who names a released tab ends its release: heard live, at
+// once, so a pass that comes after does not take their return to the
+// released label for the release. An old event replayed tells nothing.
+func TestAReleaseEndsAtAPersonsRenameHeardLive(t *testing.T) {
+	for _, tt := range []struct {
+		proto int
+		live  bool
+		ends  bool
+	}{{20, true, true}, {22, true, true}, {20, false, false}} {
+		g := newRig(t, tt.proto)
+		g.h.set(tab, "notes")
+		g.read = len(g.h.events)
+		g.mem.InMemory(func(tx *state.Tx) { tx.Release(tab, "notes") })
+		if tt.live {
+			g.replayOver(tab)
+		}
+		g.h.set(tab, "mine")
+		g.h.set(tab, "notes")
+		g.feed()
+		if got := g.mem.Tab(tab.ID).Released; got == tt.ends {
+			t.Errorf("protocol %d live %v: released %v after a person's rename, want %v", tt.proto, tt.live, got, !tt.ends)
+		}
+	}
+}
