@@ -38,7 +38,7 @@ func (x *explorer) actions() map[string]func(*rapid.T) {
 		"replay looks over": func(*rapid.T) { x.ifDaemon(x.endReplay) },
 		"put-back": func(*rapid.T) {
 			x.ifDaemon(func(p *proc) {
-				if len(p.spawned) > 0 {
+				if len(p.spawned) > 0 || p.running > 0 {
 					x.runPutBack(p)
 				}
 			})
@@ -204,7 +204,11 @@ func (x *explorer) stepLock() {
 	}
 	if p.done {
 		x.lock = nil
-		x.who.lockReturned(state.TabTarget(p.tab))
+		t := state.TabTarget(p.tab)
+		x.who.lockReturned(t)
+		if slices.ContainsFunc(x.windows, func(w window) bool { return w.t == t }) {
+			x.overLock[t] = true
+		}
 		x.note("lock %s returned", p.tab)
 	}
 }

@@ -58,13 +58,24 @@ type explorer struct {
 	log   []string
 	bad   []string // violations found off the test goroutine
 	depth int      // nesting of actions inside renames' windows
-	// windows are the renames whose windows are open, innermost last.
-	windows []window
-	calm    bool      // the schedule ended: nothing happens inside windows
-	started time.Time // when the last daemon started
+	// windows are the renames whose windows are open, innermost last;
+	// overLock the targets a lock returned on while one was open.
+	windows  []window
+	overLock map[state.Target]bool
+	// deadOverLock: a process died in such a step; a daemon that starts
+	// puts the locked label back.
+	deadOverLock map[state.Target]bool
+	// sends counts the renames sent; putBackFrom is, while a put-back of
+	// the daemon runs, how many had been sent when it was decided (-1
+	// when none runs).
+	sends, putBackFrom int
+	calm               bool      // the schedule ended: nothing happens inside windows
+	started            time.Time // when the last daemon started
 	// everyday: no process dies, herdr never restarts, the memory stays
 	// sound (TestEverydayInterleavings).
 	everyday bool
+	// force: the daemons run with --force.
+	force bool
 }
 
 // proc is a process of ours: a daemon's run or a command.
@@ -76,6 +87,11 @@ type proc struct {
 	dead    bool
 	sub     cursor
 	spawned []func()
+	// running counts its put-backs that ran and wait for its loop to
+	// take in what they did; spawnedAt is, for each of spawned, how many
+	// renames had been sent when it was decided.
+	running   int
+	spawnedAt []int
 	// applied are its renames herdr applied: one whose echo it had not
 	// heard when killed is heard by no one on 0.9.
 	applied []applied
@@ -129,7 +145,8 @@ var (
 
 func newExplorer(t *rapid.T, dir string) *explorer {
 	x := &explorer{t: t, proto: rapid.SampledFrom([]int{20, 22}).Draw(t, "protocol"),
-		now: time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC), path: filepath.Join(dir, "state.json"), who: newIntents()}
+		now: time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC), path: filepath.Join(dir, "state.json"), who: newIntents(),
+		overLock: map[state.Target]bool{}, deadOverLock: map[state.Target]bool{}, putBackFrom: -1}
 	x.startHerdr()
 	x.note("herdr speaks protocol %d", x.proto)
 	return x
@@ -179,7 +196,7 @@ func (x *explorer) newProc(name string) *proc {
 	p.mem.State = st
 	p.rn = renamer.New(renamer.Options{Herdr: schedAPI{x, p}, Memory: p.mem, Now: x.clock, Follow: true,
 		Gen: func() uint64 { return p.sub.gen }, Inline: true, Log: slog.New(slog.DiscardHandler),
-		Spawn: func(f func()) { p.spawned = append(p.spawned, f) }, Sleep: x.sleep(p)})
+		Spawn: func(f func()) { p.spawned, p.spawnedAt = append(p.spawned, f), append(p.spawnedAt, x.sends) }, Sleep: x.sleep(p)})
 	return p
 }
 
@@ -255,18 +272,20 @@ func (x *explorer) replayOver(p *proc) {
 	x.note("%s: replay over", p.name)
 }
 
-// runPutBack runs the oldest put-back p started, and concludes it.
+// runPutBack runs the oldest put-back p started, if any, and concludes
+// the ones that ran.
 func (x *explorer) runPutBack(p *proc) {
-	f := p.spawned[0]
-	p.spawned = p.spawned[1:]
-	x.note("%s runs a put-back", p.name)
-	f()
-	select {
-	case b := <-p.rn.PutBacks():
-		if !p.dead {
-			p.rn.PutBackDone(b)
+	if len(p.spawned) > 0 {
+		x.runPutBackWork(p)
+	}
+	for ; p.running > 0; p.running-- {
+		select {
+		case b := <-p.rn.PutBacks():
+			if !p.dead {
+				p.rn.PutBackDone(b)
+			}
+		default:
 		}
-	default:
 	}
 }
 
@@ -280,7 +299,7 @@ func (x *explorer) drain(p *proc) {
 			x.replayOver(p)
 			n++
 		}
-		if len(p.spawned) > 0 {
+		if len(p.spawned) > 0 || p.running > 0 {
 			x.runPutBack(p)
 			n++
 		}
@@ -292,15 +311,19 @@ func (x *explorer) drain(p *proc) {
 
 // kill kills p: it writes nothing more, its put-backs do not run.
 func (x *explorer) kill(p *proc) {
-	p.dead, p.spawned = true, nil
+	p.dead, p.spawned, p.spawnedAt, p.running = true, nil, nil, 0
+	for t := range x.overLock {
+		x.deadOverLock[t] = true
+	}
 	for _, a := range p.applied {
 		if a.seq > p.sub.seen {
 			x.unheard(a.t)
 		}
 	}
-	// What it decided to put back and had not yet is lost with it too.
+	// What it decided to put back and had not yet is lost with it too,
+	// and a person's choice of our last label it had not heard yet.
 	for t, in := range x.who.m {
-		if x.label(t) != in.label {
+		if x.label(t) != in.label || in.again && in.seq > p.sub.seen {
 			x.unheard(t)
 		}
 	}

@@ -53,6 +53,13 @@ func Tab(c Case) Fate {
 	if m.Released && !ReleaseHolds(c.Label, m) {
 		m.Released = false
 	}
+	if m.Locked {
+		// A locked tab showing a rename of ours the memory still follows
+		// was overtaken by it, however long ago: no rename of a locked
+		// tab is recorded after the lock but the lock's own label's, and
+		// a daemon killed as one landed leaves it to the next.
+		m = m.WithLanding(m.Recorded...)
+	}
 	return fate(c, tabNumber(c.Label), m, c.Force, false)
 }
 

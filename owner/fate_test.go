@@ -33,6 +33,7 @@ func TestFate(t *testing.T) {
 		{"locked", tab, Case{Label: "notes", Want: "zsh", Memory: locked, Force: true}, Fate{Verdict: Locked}},
 		{"locked, our rename landed after", tab, Case{Label: "make", Want: "zsh", Memory: locked}, Fate{Verdict: Locked, Do: PutBack, To: "notes"}},
 		{"locked, an old label of ours chosen since", tab, Case{Label: "vim", Want: "zsh", Memory: locked}, Fate{Verdict: Locked}},
+		{"locked, a rename of ours still recorded landed", tab, Case{Label: "vim", Want: "zsh", Memory: Memory{Labels: locked.Labels, Locked: true, LockedLabel: "notes", Recorded: []string{"vim"}}}, Fate{Verdict: Locked, Do: PutBack, To: "notes"}},
 		{"skipped outranks a lock", tab, Case{Label: "make", Want: "zsh", Memory: locked, Skip: true}, Fate{Verdict: Skipped}},
 		{"a variant is ours", tab, Case{Label: "⚪ api", Want: "🟡 api", Variants: []string{"🟡 api", "⚪ api"}}, Fate{Verdict: Ours, Do: Rename, To: "🟡 api"}},
 		{"workspace, herdr's auto label", ws, Case{Label: "api", Want: "ws api", Auto: []string{"api"}}, Fate{Verdict: Herdrs, Do: Rename, To: "ws api"}},

@@ -23,13 +23,20 @@ type Memory struct {
 	// Landing are the labels of ours asked for so recently that the
 	// request may still land (a subset of Labels).
 	Landing []string
+	// Recorded are the labels renames of ours set or asked for whose
+	// fate the memory still follows (flights), however old.
+	Recorded []string
 }
 
 // Of is what the memory holds of a target, e, as the rule reads it at
 // now: the one place a Memory is made of a memory entry.
 func Of(e state.Entry, now time.Time) Memory {
-	return Memory{Locked: e.Locked, Released: e.Released, ReleasedFrom: e.ReleasedFrom, LockedLabel: e.LockedLabel,
+	m := Memory{Locked: e.Locked, Released: e.Released, ReleasedFrom: e.ReleasedFrom, LockedLabel: e.LockedLabel,
 		Labels: e.OurLabels(now), Landing: e.Landing(now)}
+	for _, f := range e.Flights {
+		m.Recorded = append(m.Recorded, f.Want)
+	}
+	return m
 }
 
 // Labels is the partial memory of a caller that knows only labels of

@@ -67,13 +67,22 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 	if !ok {
 		return
 	}
-	before, echo := r.heard.before(t, gen), false
-	defer func() { r.heard.add(t, gen, ev.Label, echo) }()
+	before := r.heard.before(t, gen)
 	r.adopt(t)
-	r.released(t, ev.Label, gen)
+	echo := r.echo(t, ev.Label, gen, before)
+	r.heard.add(t, gen, ev.Label, echo)
+	if !echo && r.Live(gen, t.Kind) {
+		r.learn(t, ev.Label, before)
+	}
+}
+
+// echo follows a rename of t to label on subscription gen through t's
+// flights (before: what was reported of t before it), and says whether
+// one of them took it for its echo.
+func (r *Renamer) echo(t state.Target, label string, gen uint64, before reported) (echo bool) {
 	fs := r.flights.by[t]
 	if len(fs) == 0 {
-		return
+		return false
 	}
 	live, replays := r.Live(gen, t.Kind), r.herdr.Protocol() < 22
 	var decide, retired []*flight
@@ -97,7 +106,7 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 			// A flight adopted from another process follows the first.
 			f.restart(gen, replays)
 		}
-		mine := r.observe(t, f, ev.Label, before)
+		mine := r.observe(t, f, label, before)
 		echo = echo || mine
 		if mine && live {
 			decide = append(decide, f)
@@ -117,19 +126,32 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 		r.putBack(t, f)
 	}
 	r.unsave(settledOf(t, retired))
+	return echo
 }
 
-// released ends t's release when a rename to label, heard live on gen,
-// shows a person named it since it was released (owner.ReleaseHolds):
-// the pass that comes after must not take a label they chose again for
-// the one they released. A replayed rename may be older than the
-// release, and tells nothing.
-func (r *Renamer) released(t state.Target, label string, gen uint64) {
+// learn takes into the memory what a rename of t to label, heard live
+// and taken for no echo of ours, says of it (before: what was reported
+// of t before it): someone else named it. A release ends when a person
+// names the tab something else than it was released with
+// (owner.ReleaseHolds), and our last label chosen again after another
+// label than the one our rename to it replaced is the person's
+// (owner.ChosenAgain): a pass that comes after must take neither for
+// ours. A replayed rename may be older than the release or our rename,
+// and tells nothing.
+func (r *Renamer) learn(t state.Target, label string, before reported) {
 	e := r.mem.Entry(t)
-	if t.Kind != state.Tab || !e.Released || !r.Live(gen, t.Kind) || owner.ReleaseHolds(label, owner.Of(e, r.now())) {
+	m := owner.Of(e, r.now())
+	var edits state.Edits
+	if t.Kind == state.Tab && e.Released && !owner.ReleaseHolds(label, m) {
+		edits.Add(func(tx *state.Tx) { tx.EndRelease(t) })
+	}
+	if label == e.Label && before.n > 0 && !before.ours && owner.ChosenAgain(t.Kind, before.last, e.Over, r.oursOf(t)) {
+		edits.Add(func(tx *state.Tx) { tx.Disown(t) })
+	}
+	if len(edits) == 0 {
 		return
 	}
-	if err := r.save(func(tx *state.Tx) { tx.EndRelease(t) }); err != nil {
+	if err := r.save(edits.Apply); err != nil {
 		r.log.Warn("could not save state; keeping it in memory", "err", err)
 	}
 }

@@ -121,9 +121,12 @@ func (r *Renamer) recordAfter(rs []*Rename, edits state.Edits) {
 			r.unfollow(x.Target, x.Want, x.recorded, x.sent)
 		}
 		edits.Add(r.outcome(x)...)
-		if b := x.back; b != nil && x.Target.Kind != state.Pane {
+		for _, b := range x.backs {
+			if x.Target.Kind == state.Pane {
+				break
+			}
 			r.follow(x.Target, &flight{want: b.Want, seen: b.Seen, gen: r.gen(), at: b.Sent, watched: b.Sent, given: true})
-			if x.backOut == Done {
+			if b.out == Done {
 				edits.Add(func(tx *state.Tx) { tx.Answer(x.Target, b.Want, b.Sent) })
 			}
 		}
@@ -141,7 +144,7 @@ func (r *Renamer) recordAfter(rs []*Rename, edits state.Edits) {
 func ended(x *Rename) []func(*state.Tx) {
 	t, want, sent := x.Target, x.Want, x.sent
 	out := []func(*state.Tx){func(tx *state.Tx) { tx.Settle(t, want, sent) }}
-	if b := x.back; b != nil {
+	for _, b := range x.backs {
 		out = append(out, func(tx *state.Tx) { tx.Settle(t, b.Want, b.Sent) })
 	}
 	return out
@@ -160,13 +163,13 @@ func (r *Renamer) outcome(x *Rename) []func(*state.Tx) {
 		// stays, and its echo is watched for.
 		return nil
 	case x.Kind == GiveBack:
-		if x.Out == Done {
+		if x.Out == Done || x.Out == LockedBack {
 			r.log.Info("gave a label back", t.Kind.String(), t.ID, "label", want, "why", x.Why)
 			return nil
 		}
 		return []func(*state.Tx){func(tx *state.Tx) { tx.Settle(t, want, x.sent) }}
 	case x.Kind == PersonPrefix:
-		if x.Out == Done {
+		if x.Out == Done || x.Out == LockedBack {
 			r.log.Info("renamed", t.Kind.String(), t.ID, "old", x.Seen, "new", want, "why", x.Why)
 			return nil
 		}
@@ -180,7 +183,11 @@ func (r *Renamer) outcome(x *Rename) []func(*state.Tx) {
 		seen := x.Seen
 		return []func(*state.Tx){func(tx *state.Tx) { tx.NamedOver(t, want, seen) }}
 	case Landed:
-		return []func(*state.Tx){func(tx *state.Tx) { tx.Named(t, want); tx.Settle(t, want, x.sent) }}
+		// What the rename that landed replaced is in its own record.
+		return []func(*state.Tx){func(tx *state.Tx) {
+			tx.NamedOver(t, want, tx.Entry(t).SeenBefore(want))
+			tx.Settle(t, want, x.sent)
+		}}
 	case LockedBack:
 		// Put back for a lock: the pending label stays, and the rename
 		// is followed to its echo like one done.

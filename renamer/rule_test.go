@@ -2,6 +2,7 @@ package renamer
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -202,5 +203,105 @@ func TestAReleaseEndsAtAPersonsRenameHeardLive(t *testing.T) {
 		if got := g.mem.Tab(tab.ID).Released; got == tt.ends {
 			t.Errorf("protocol %d live %v: released %v after a person's rename, want %v", tt.proto, tt.live, got, !tt.ends)
 		}
+	}
+}
+
+// Heard live, a person's return to our last label after another is
+// theirs at once: the memory no longer holds it for ours, for the passes
+// and the daemons that come after. Our own echo, or a rename over the
+// label ours replaced, leaves it ours.
+func TestOurLastLabelChosenAgainIsDisownedWhenHeard(t *testing.T) {
+	for _, proto := range []int{20, 22} {
+		g := newRig(t, proto)
+		g.named(tab, "seen")
+		g.replayOver(tab)
+		g.name(tab, "seen", "alpha", false)
+		g.feed()
+		if e := g.mem.Tab(tab.ID); e.Label != "alpha" || e.Over != "seen" {
+			t.Fatalf("protocol %d: after our rename the memory holds %+v", proto, e)
+		}
+		g.h.set(tab, "seen")
+		g.h.set(tab, "alpha") // back over what ours replaced: no one can tell
+		g.feed()
+		if e := g.mem.Tab(tab.ID); e.Label != "alpha" {
+			t.Fatalf("protocol %d: disowned after a return over the label ours replaced: %+v", proto, e)
+		}
+		g.now = g.now.Add(2 * echoGrace) // a person's hands
+		g.h.set(tab, "older")
+		g.h.set(tab, "alpha")
+		g.feed()
+		if e := g.mem.Tab(tab.ID); e.Label != "" {
+			t.Fatalf("protocol %d: the person's alpha is still held ours: %+v", proto, e)
+		}
+	}
+}
+
+// A pass records its renames together and sends them one by one: lock
+// of a tab whose rename was recorded seconds before, and is not sent
+// yet, waits for it as for any rename on its way; it lands, and the
+// locked label goes back before lock returns.
+func TestPutBackLockWaitsForARenameRecordedSecondsBefore(t *testing.T) {
+	g := newRig(t, 20)
+	g.named(tab, "notes")
+	sent := time.Now()
+	g.mem.InMemory(func(tx *state.Tx) {
+		tx.Pend(tab, state.Flight{Want: "web", Seen: "notes", Sent: sent})
+		tx.Lock(tab, "notes")
+	})
+	landed := false
+	land := func() {
+		if !landed {
+			landed = true
+			g.h.set(tab, "web") // herdr applies our rename, late
+			g.mem.InMemory(func(tx *state.Tx) { tx.Answer(tab, "web", sent) })
+		}
+	}
+	r := New(Options{Herdr: g.h, Memory: g.mem, Now: time.Now, Sleep: func(context.Context, time.Duration) bool { land(); return true }})
+	if err := r.PutBackLock(context.Background(), tab, "notes", sent.Add(5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	land() // had lock not waited, it lands now
+	if got := g.h.label(tab); got != "notes" {
+		t.Fatalf("tab shows %q after lock returned, want the locked label", got)
+	}
+}
+
+// A label given back (restore's number) lands after a person locked the
+// target inside that rename: the locked label goes back, as over a name
+// of ours, and GiveBack says the person locked it.
+func TestALockInsideAGiveBackKeepsItsLabel(t *testing.T) {
+	g := newRig(t, 20)
+	g.named(tab, "alpha")
+	g.h.before = func(t state.Target, label string) {
+		g.h.before = nil
+		g.mem.InMemory(func(tx *state.Tx) { tx.Lock(t, "alpha") })
+	}
+	err := g.r.GiveBack(context.Background(), tab, "alpha", "1")
+	if !errors.Is(err, ErrRenamedSince) {
+		t.Errorf("GiveBack over a lock taken meanwhile: %v, want ErrRenamedSince", err)
+	}
+	if got := g.h.label(tab); got != "alpha" {
+		t.Fatalf("tab shows %q, want its locked label", got)
+	}
+}
+
+// A person locks a tab while a rename of ours is on its way, and again,
+// with the label they see then, while the first lock's label goes back:
+// the second lock's label is the one the tab keeps.
+func TestALockInsideALocksPutBackKeepsItsLabel(t *testing.T) {
+	g := newRig(t, 20)
+	g.named(tab, "a")
+	g.h.before = func(t state.Target, label string) {
+		switch label {
+		case "b": // our rename: the tab is locked as it shows a
+			g.mem.InMemory(func(tx *state.Tx) { tx.Lock(t, "a") })
+		case "a": // its put-back: locked again as it shows b
+			g.h.before = nil
+			g.mem.InMemory(func(tx *state.Tx) { tx.Lock(t, "b") })
+		}
+	}
+	x := g.name(tab, "a", "b", false)
+	if got := g.h.label(tab); got != "b" || x.Out != LockedBack {
+		t.Fatalf("tab shows %q (outcome %d), want the second lock's %q", got, x.Out, "b")
 	}
 }

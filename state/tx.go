@@ -73,11 +73,17 @@ func (tx *Tx) NamedOver(t Target, label, over string) {
 	})
 }
 
-// Ours records label, which replaced over ("" when not known), as ours
-// and ends a release: a rename of ours landed, or the target carries our
+// Ours records label, which replaced over ("" when not known: what is
+// known of the last label we set stays when it is label), as ours and
+// ends a release: a rename of ours landed, or the target carries our
 // name already.
 func (tx *Tx) Ours(t Target, label, over string) {
-	tx.change(t, func(e *Entry) { e.Label, e.Over, e.Released, e.ReleasedFrom = label, over, false, "" })
+	tx.change(t, func(e *Entry) {
+		if over == "" && label == e.Label {
+			over = e.Over
+		}
+		e.Label, e.Over, e.Released, e.ReleasedFrom = label, over, false, ""
+	})
 }
 
 // Disown forgets the last label we set: a person's label shows now, and a
