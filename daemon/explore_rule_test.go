@@ -244,12 +244,12 @@ func (x *explorer) label(t state.Target) string {
 // name it, herdr's automatic one for a workspace.
 func (x *explorer) ours(t state.Target) []string {
 	snap := x.srv.Snapshot()
+	if t.Kind == state.Tab {
+		return x.tabNames(t, snap)
+	}
 	cwd := map[string]string{}
 	for _, p := range snap.Panes {
 		cwd[p.TabID] = path.Base(p.Cwd)
-	}
-	if t.Kind == state.Tab {
-		return []string{cwd[t.ID]}
 	}
 	out := []string{cwd[snap.Tabs[0].ID]} // herdr's automatic label
 	for _, w := range snap.Workspaces {
@@ -439,7 +439,7 @@ func (x *explorer) check(settled bool) {
 		}
 		// A label that has become what herdr calls the workspace, or
 		// what we would name the target, no one can tell from ours.
-		if now == in.label || in.lostToALimit || in.ambiguous || slices.Contains(x.ours(t), in.label) {
+		if x.kept(t, in.label, now) || in.lostToALimit || in.ambiguous || slices.Contains(x.ours(t), in.label) {
 			continue
 		}
 		if in.locked && !x.lateFor(t) && !x.onItsWayOverLock(t) {

@@ -17,9 +17,6 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
-	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
-	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
@@ -41,8 +38,8 @@ import (
 
 // explorer is one schedule's world.
 type explorer struct {
-	t     *rapid.T
-	proto int
+	t *rapid.T
+	world
 	srv   *herdrsim.Server
 	life  int // herdr's server life; a restart without its session starts the next
 	now   time.Time
@@ -50,14 +47,17 @@ type explorer struct {
 	ws    string
 	tabs  []string
 	panes []string
-	gen   uint64
-	d     *proc // the daemon running now, nil when none
-	lock  *proc // a lock command waiting for renames on their way, nil when none
-	late  []lateRename
-	who   *intents
-	log   []string
-	bad   []string // violations found off the test goroutine
-	depth int      // nesting of actions inside renames' windows
+	progs map[string]string // the program in front of each pane's shell
+	// firstPane is the pane herdr's server started with: never closed.
+	firstPane string
+	gen       uint64
+	d         *proc // the daemon running now, nil when none
+	lock      *proc // a lock command waiting for renames on their way, nil when none
+	late      []lateRename
+	who       *intents
+	log       []string
+	bad       []string // violations found off the test goroutine
+	depth     int      // nesting of actions inside renames' windows
 	// windows are the renames whose windows are open, innermost last;
 	// overLock the targets a lock returned on while one was open.
 	windows  []window
@@ -74,8 +74,6 @@ type explorer struct {
 	// everyday: no process dies, herdr never restarts, the memory stays
 	// sound (TestEverydayInterleavings).
 	everyday bool
-	// force: the daemons run with --force.
-	force bool
 }
 
 // proc is a process of ours: a daemon's run or a command.
@@ -144,11 +142,11 @@ var (
 )
 
 func newExplorer(t *rapid.T, dir string) *explorer {
-	x := &explorer{t: t, proto: rapid.SampledFrom([]int{20, 22}).Draw(t, "protocol"),
+	x := &explorer{t: t, world: drawWorld(t), progs: map[string]string{},
 		now: time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC), path: filepath.Join(dir, "state.json"), who: newIntents(),
 		overLock: map[state.Target]bool{}, deadOverLock: map[state.Target]bool{}, putBackFrom: -1}
 	x.startHerdr()
-	x.note("herdr speaks protocol %d", x.proto)
+	x.note("%s", x.world)
 	return x
 }
 
@@ -162,7 +160,8 @@ func (x *explorer) startHerdr() {
 	var t1, p1 string
 	x.ws, t1, p1 = srv.NewWorkspace("", exploreHome+"/alpha")
 	t2, p2 := srv.NewTab(x.ws, exploreHome+"/beta")
-	x.tabs, x.panes = []string{t1, t2}, []string{p1, p2}
+	x.tabs, x.panes, x.firstPane = []string{t1, t2}, []string{p1, p2}, p1
+	clear(x.progs)
 	x.who.newLife(x.life)
 }
 
@@ -173,19 +172,6 @@ func (x *explorer) note(format string, args ...any) {
 func (x *explorer) draw(what string) bool { return rapid.Bool().Draw(x.t, what) }
 
 func (x *explorer) clock() time.Time { return x.now }
-
-// namingConfig is how the schedules' daemons name: tabs after their
-// pane's folder, workspaces too, with a prefix. Made once: its namers
-// compile their globs.
-var namingConfig = sync.OnceValue(func() pass.Config {
-	nm, err1 := namer.New(namer.Config{Format: "{dir}", MaxLen: 24, Home: exploreHome})
-	wn, err2 := namer.New(namer.Config{Format: "ws-{dir}", MaxLen: 24, Home: exploreHome})
-	procs, err3 := procinfo.New(procinfo.Options{}, nil)
-	if err1 != nil || err2 != nil || err3 != nil {
-		panic(fmt.Sprint(err1, err2, err3))
-	}
-	return pass.Config{Namer: nm, WorkspaceNamer: wn, Procs: procs, Apply: true}
-})
 
 // newProc makes a process over the memory on disk whose requests the
 // search schedules.
@@ -205,14 +191,7 @@ func (x *explorer) newProc(name string) *proc {
 func (x *explorer) startDaemon() {
 	p := x.newProc("daemon")
 	x.started = x.now
-	d, err := New(Options{StatePath: x.path, Naming: namingConfig(), Now: x.clock, Log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		x.t.Fatal(err)
-	}
-	d.api = schedAPI{x, p}
-	d.state = p.mem.State
-	d.planner = pass.New(d.opt.Naming, d.api, nil, d.shells, x.clock, d.log)
-	p.d, d.renamer = d, p.rn
+	p.d = x.newDaemon(p, namingConfig(x.world))
 	p.rn.Adopt()
 	x.d = p
 	x.note("daemon started")
@@ -223,6 +202,7 @@ func (x *explorer) startDaemon() {
 func (x *explorer) subscribe(p *proc) {
 	x.gen++
 	p.sub = cursor{gen: x.gen, live: x.proto >= 22}
+	p.rn.Take(herdr.FeedItem{Note: herdr.NoteSubscribed, Gen: x.gen})
 	ring := x.srv.Ring()
 	if len(ring) > 0 {
 		p.sub.replayTo = ring[len(ring)-1].Seq

@@ -37,3 +37,10 @@ func Shown(k state.Kind, reported, seen string) bool {
 func ChosenAgain(k state.Kind, prior, over string, ours []string) bool {
 	return over != "" && !Shown(k, prior, over) && !Shown(k, over, prior) && !slices.Contains(ours, prior)
 }
+
+// Same says whether a target of kind k that shows shown shows the label
+// remembered of it: the same text, or for a tab herdr's own label both,
+// its position, which moves as tabs are created, moved and closed.
+func Same(k state.Kind, shown, remembered string) bool {
+	return shown == remembered || k == state.Tab && shown != "" && remembered != "" && tabNumber(shown) && tabNumber(remembered)
+}

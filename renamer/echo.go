@@ -356,10 +356,13 @@ func (r *Renamer) take(t state.Target) {
 	e := r.mem.Entry(t)
 	for _, f := range e.Flights {
 		own := r.sending.has(t, f)
-		if r.flights.find(t, f.Want, f.Seen, f.Sent) != nil || !own && r.herdr.Protocol() >= 22 && (f.Answered || now.Sub(f.Sent) >= state.PendingTTL) {
-			// On 0.9 another process's rename herdr answered landed
-			// before we could hear it, and one older than PendingTTL
-			// landed so or never will: no echo of it will come.
+		if r.flights.find(t, f.Want, f.Seen, f.Sent) != nil || !own && r.herdr.Protocol() >= 22 &&
+			(f.Answered && !r.sentSinceSubscribed(f.Sent) || now.Sub(f.Sent) >= state.PendingTTL) {
+			// On 0.9 another process's rename herdr answered before we
+			// subscribed landed before we could hear it, and one older
+			// than PendingTTL landed so or never will: no echo of it
+			// will come. One sent since (once --apply beside us) echoes
+			// on our stream.
 			continue
 		}
 		// Watched from now, however old: a 0.7/0.8 replay shows its
@@ -375,6 +378,13 @@ func (r *Renamer) take(t state.Target) {
 		}
 		r.follow(t, fl)
 	}
+}
+
+// sentSinceSubscribed says whether a rename sent at sent was sent after
+// the current subscription was acked: its echo comes on it, live.
+func (r *Renamer) sentSinceSubscribed(sent time.Time) bool {
+	at, ok := r.subscribed[r.gen()]
+	return ok && !sent.Before(at)
 }
 
 // Awaiting reports whether a recent rename of ours on subscription gen,

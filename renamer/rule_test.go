@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -303,5 +304,37 @@ func TestALockInsideALocksPutBackKeepsItsLabel(t *testing.T) {
 	x := g.name(tab, "a", "b", false)
 	if got := g.h.label(tab); got != "b" || x.Out != LockedBack {
 		t.Fatalf("tab shows %q (outcome %d), want the second lock's %q", got, x.Out, "b")
+	}
+}
+
+// On 0.9, once --apply beside a running daemon: its rename, answered, is
+// in the memory before its echo reaches the daemon, which subscribed
+// before it was sent; a person's rename inside it goes back. One answered
+// before the daemon subscribed landed unheard.
+func TestARenameOfAnotherProcessSentSinceWeSubscribedIsFollowedOn09(t *testing.T) {
+	for _, before := range []bool{false, true} {
+		g := newRig(t, 22)
+		sent := g.now.Add(time.Second)
+		if before {
+			sent = g.now.Add(-time.Second)
+		}
+		g.r.Take(herdr.FeedItem{Note: herdr.NoteSubscribed, Gen: g.gen})
+		g.h.set(tab, "mine") // a person, inside the other process's rename
+		g.h.set(tab, "alpha")
+		g.mem.InMemory(func(tx *state.Tx) {
+			tx.Pend(tab, state.Flight{Want: "alpha", Seen: "3", Sent: sent})
+			tx.Answer(tab, "alpha", sent)
+			tx.Named(tab, "alpha")
+		})
+		g.now = g.now.Add(2 * time.Second)
+		g.feed()
+		g.runSpawned()
+		want := "mine"
+		if before {
+			want = "alpha"
+		}
+		if got := g.h.label(tab); got != want {
+			t.Fatalf("sent before we subscribed %v: tab shows %q, want %q", before, got, want)
+		}
 	}
 }

@@ -81,7 +81,9 @@ type Renamer struct {
 	flights *flights // nil unless Options.Follow
 	backs   *putBacks
 	heard   heard
-	sending sending
+	// subscribed is when the current subscription was acked, by gen.
+	subscribed map[uint64]time.Time
+	sending    sending
 }
 
 // New makes a Renamer.

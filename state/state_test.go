@@ -373,7 +373,8 @@ func TestRevalidate(t *testing.T) {
 	var kept, forgot int
 	st.InMemory(func(tx *Tx) {
 		kept, forgot = tx.Revalidate(map[Target]string{TabTarget("w1:t1"): "web", TabTarget("w1:t2"): "2",
-			TabTarget("w1:t3"): "notes", TabTarget("w1:t4"): "db", TabTarget("w1:t5"): "old", WorkspaceTarget("w1"): "x"}, time.Now())
+			TabTarget("w1:t3"): "notes", TabTarget("w1:t4"): "db", TabTarget("w1:t5"): "old", WorkspaceTarget("w1"): "x"}, time.Now(),
+			func(_ Kind, a, b string) bool { return a == b })
 	})
 	if kept != 3 || forgot != 3 || !st.Has(TabTarget("w1:t1")) || !st.Has(TabTarget("w1:t3")) || st.Has(TabTarget("w1:t2")) || st.Has(TabTarget("w1:t5")) {
 		t.Fatalf("kept %d forgot %d: %v", kept, forgot, st.IDs(Tab))

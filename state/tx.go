@@ -197,13 +197,16 @@ func (tx *Tx) Prune(kind Kind, present map[string]bool, now time.Time) bool {
 // otherwise apply to other tabs that reuse its ids. A rename of ours
 // sent to the server that is gone never lands now: a kept target's
 // flights end, and a label of ours that was pending at now and shows is
-// ours. It returns how many targets it kept and forgot.
-func (tx *Tx) Revalidate(shows map[Target]string, now time.Time) (kept, forgot int) {
+// ours. same says whether a target of a kind shows a label remembered
+// (herdr's own tab labels are their positions, which move). It returns
+// how many targets it kept and forgot.
+func (tx *Tx) Revalidate(shows map[Target]string, now time.Time, same func(k Kind, shown, remembered string) bool) (kept, forgot int) {
 	for _, kind := range Kinds {
 		for id, e := range tx.s.entries[kind] {
 			l, ok := shows[Target{kind, id}]
 			landed := slices.Contains(e.Landing(now), l)
-			if ok && l != "" && (landed || l == e.Label || l == e.LockedLabel || l == e.PrefixedAs || l == e.PersonText) {
+			locked := e.Locked && same(kind, l, e.LockedLabel)
+			if ok && l != "" && (landed || locked || l == e.Label || l == e.PrefixedAs || l == e.PersonText) {
 				if landed {
 					e.Label = l
 				}
