@@ -336,12 +336,21 @@ var searchFlags = sync.OnceValues(func() (checks, seed bool) {
 	return given("rapid.checks"), given("rapid.seed")
 })
 
+// searchEnv sizes the search: "nightly" searches ten times CI's budget.
+const searchEnv = "HERDRTABRENAMER_SEARCH"
+
 func search(t *testing.T, everyday bool, checks int) {
 	checksGiven, seedGiven := searchFlags()
+	switch env := os.Getenv(searchEnv); {
+	case checksGiven:
+	case env == "nightly":
+		checks *= 10
+	case env != "":
+		t.Fatalf("%s=%q: want nightly, or unset for CI's budget", searchEnv, env)
+	case testing.Short():
+		checks /= 5
+	}
 	if !checksGiven {
-		if testing.Short() {
-			checks /= 5
-		}
 		_ = flag.Set("rapid.checks", strconv.Itoa(checks))
 	}
 	if !seedGiven {

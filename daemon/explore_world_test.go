@@ -94,48 +94,54 @@ var (
 // maxTabs bounds the tabs of a schedule's workspace.
 const maxTabs = 4
 
-// worldSteps adds to steps what people do in herdr besides renaming.
+// worldSteps adds to steps what people do in herdr besides renaming, in
+// few steps so that the ones about names stay as likely.
 func (x *explorer) worldSteps(steps map[string]func(*rapid.T)) {
-	steps["a tab is created"] = func(t *rapid.T) {
-		if len(x.tabs) < maxTabs {
-			tab, pane := x.srv.NewTab(x.ws, exploreHome+"/"+rapid.SampledFrom(dirs).Draw(t, "dir"))
-			x.tabs, x.panes = append(x.tabs, tab), append(x.panes, pane)
-			x.note("tab %s created", tab)
+	steps["a tab is created, closed, moved or focused"] = func(t *rapid.T) {
+		switch rapid.IntRange(0, 3).Draw(t, "what becomes of tabs") {
+		case 0:
+			if len(x.tabs) < maxTabs {
+				tab, pane := x.srv.NewTab(x.ws, exploreHome+"/"+rapid.SampledFrom(dirs).Draw(t, "dir"))
+				x.tabs, x.panes = append(x.tabs, tab), append(x.panes, pane)
+				x.note("tab %s created", tab)
+			}
+		case 1:
+			// Not the session's first tab: a pane herdr's server had all
+			// along tells the daemons it is the same server (a forwarded
+			// socket that tells nothing is README's limit, not searched).
+			if i := x.tab(t); x.panes[i] != x.firstPane {
+				x.closeTab(i)
+			}
+		case 2:
+			i, to := x.tab(t), rapid.IntRange(0, len(x.tabs)-1).Draw(t, "to")
+			x.srv.MoveTab(x.tabs[i], to)
+			x.note("tab %s moved to position %d", x.tabs[i], to+1)
+		case 3:
+			i := x.tab(t)
+			x.srv.Focus(x.panes[i])
+			x.note("tab %s focused", x.tabs[i])
+			x.autoLabelMoved()
 		}
 	}
-	steps["a tab is closed"] = func(t *rapid.T) {
-		// Not the session's first tab: a pane herdr's server had all
-		// along tells the daemons it is the same server (a forwarded
-		// socket that tells nothing is README's limit, not searched).
-		if i := x.tab(t); i > 0 && x.panes[i] != x.firstPane {
-			x.closeTab(i)
-		}
-	}
-	steps["a tab is moved"] = func(t *rapid.T) {
-		i, to := x.tab(t), rapid.IntRange(0, len(x.tabs)-1).Draw(t, "to")
-		x.srv.MoveTab(x.tabs[i], to)
-		x.note("tab %s moved to position %d", x.tabs[i], to+1)
-	}
-	steps["a tab is focused"] = func(t *rapid.T) {
+	steps["a program or an agent starts or ends"] = func(t *rapid.T) {
 		i := x.tab(t)
-		x.srv.Focus(x.panes[i])
-		x.note("tab %s focused", x.tabs[i])
-		x.autoLabelMoved()
-	}
-	steps["a program starts or exits, its hook nudges"] = func(t *rapid.T) {
-		x.program(x.tab(t), rapid.SampledFrom(append([]string{""}, programs...)).Draw(t, "program"))
-	}
-	steps["an agent's status changes"] = func(t *rapid.T) {
-		i := x.tab(t)
-		st := rapid.SampledFrom(append([]herdr.AgentStatus{""}, statuses...)).Draw(t, "status")
-		agent := "claude"
-		if st == "" {
-			agent = "" // the agent exits
+		if x.draw("an agent") {
+			x.agent(i, rapid.SampledFrom(append([]herdr.AgentStatus{""}, statuses...)).Draw(t, "status"))
+			return
 		}
-		x.srv.SetAgent(x.panes[i], agent, st)
-		x.note("pane %s: agent %q %s", x.panes[i], agent, st)
+		x.program(i, rapid.SampledFrom(append([]string{""}, programs...)).Draw(t, "program"))
 	}
 	steps["once --apply"] = func(*rapid.T) { x.once() }
+}
+
+// agent sets the agent status of tab i's pane; "" is the agent gone.
+func (x *explorer) agent(i int, st herdr.AgentStatus) {
+	agent := "claude"
+	if st == "" {
+		agent = ""
+	}
+	x.srv.SetAgent(x.panes[i], agent, st)
+	x.note("pane %s: agent %q %s", x.panes[i], agent, st)
 }
 
 // tab draws one of the tabs.
