@@ -157,8 +157,9 @@ func (x *explorer) askedWithin(t state.Target, label string, d time.Duration) bo
 // just applied, looks to a daemon exactly like a rename of ours to label
 // replayed late (README's limit): one of ours to label that a daemon
 // still watches for its echo (asked within replayLag, adopted from the
-// memory by a daemon started within replayLag, or left in the memory for
-// the next daemon to adopt), and since the last report of label herdr
+// memory by a daemon started within replayLag, or left undecided in the
+// memory for the next daemon to adopt), and since the last report of
+// label herdr
 // reported the label that rename's look saw, as it reports before a
 // late echo of ours.
 func (x *explorer) replayLike(t state.Target, label string) bool {
@@ -173,7 +174,7 @@ func (x *explorer) replayLike(t state.Target, label string) bool {
 		}
 		watched := x.now.Sub(a.at) < replayLag ||
 			!a.at.After(x.started) && x.now.Sub(x.started) < replayLag ||
-			slices.ContainsFunc(onDisk, func(f state.Flight) bool { return f.Want == label && f.Sent.Equal(a.at) })
+			slices.ContainsFunc(onDisk, func(f state.Flight) bool { return f.Want == label && f.Sent.Equal(a.at) && !f.Decided })
 		if watched && x.shownSinceLast(t, label, a.seen) {
 			return true
 		}
