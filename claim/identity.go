@@ -150,7 +150,7 @@ func Check(ctx context.Context, socket string, snap *herdr.Snapshot, mem *state.
 	apply := func(tx *state.Tx) {
 		if res.Verdict != Same && remembered {
 			res.Revalidated = true
-			res.Kept, res.Forgot = tx.Revalidate(owner.Shows(snap), at)
+			res.Kept, res.Forgot = tx.Revalidate(owner.Shows(snap), at, owner.Same)
 		}
 		tx.SetServer(state.Server{Peer: now.Peer, Terminals: now.Terminals})
 	}

@@ -1,8 +1,11 @@
 package claim
 
 import (
+	"context"
 	"testing"
+	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -36,5 +39,28 @@ func TestCompare(t *testing.T) {
 		if got, why := Compare(c.was, c.now); got != c.want {
 			t.Errorf("%s: %v (%s), want %v", c.name, got, why, c.want)
 		}
+	}
+}
+
+// herdr restarted with its session: a tab locked as it showed herdr's own
+// label (its position) and moved since keeps its lock; one locked with a
+// label of its own that shows another does not.
+func TestCheckKeepsALockedPositionThatMoved(t *testing.T) {
+	mem, _ := state.Load("", "")
+	mem.InMemory(func(tx *state.Tx) {
+		tx.SetServer(state.Server{Terminals: map[string]string{"w1:p1": "term_a"}})
+		tx.Lock(state.TabTarget("w1:t2"), "2")
+		tx.Lock(state.TabTarget("w1:t3"), "notes")
+	})
+	snap := &herdr.Snapshot{
+		Panes: []herdr.Pane{{ID: "w1:p1", TerminalID: "term_b"}},
+		Tabs:  []herdr.Tab{{ID: "w1:t2", Label: "1"}, {ID: "w1:t3", Label: "3"}},
+	}
+	res, err := Check(context.Background(), "", snap, mem, false, time.Now())
+	if err != nil || !res.Revalidated {
+		t.Fatalf("Check = %+v, %v: want a restart, revalidated", res, err)
+	}
+	if !mem.Tab("w1:t2").Locked || mem.Has(state.TabTarget("w1:t3")) {
+		t.Errorf("after the restart: t2 %+v, t3 %+v", mem.Tab("w1:t2"), mem.Tab("w1:t3"))
 	}
 }

@@ -207,7 +207,7 @@ func TestHumanNamesSurviveRestartLockRelease(t *testing.T) {
 	f.wantLabels("pi", "nixos", "rmk", "monitor")
 
 	// release hands it back.
-	if err := g.d.State().Edit(func(tx *state.Tx) { tx.Release(state.TabTarget(tabID)) }); err != nil {
+	if err := g.d.State().Edit(func(tx *state.Tx) { tx.Release(state.TabTarget(tabID), "monitor") }); err != nil {
 		t.Fatal(err)
 	}
 	g.once()

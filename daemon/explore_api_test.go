@@ -99,7 +99,10 @@ func (a schedAPI) rename(t state.Target, method string, params map[string]string
 	}
 	x := a.x
 	x.sent(t, params["label"])
-	x.inside(a.who, t, params["label"])
+	// Its window is open from the request to its answer.
+	x.open(a.who, t, params["label"])
+	defer func() { x.windows = x.windows[:len(x.windows)-1] }()
+	x.inside(a.who, t)
 	if a.who.dead {
 		if x.draw("kill: the request lands later") {
 			x.late = append(x.late, lateRename{life: x.life, method: method, params: params, t: t, at: x.now})
@@ -111,6 +114,7 @@ func (a schedAPI) rename(t state.Target, method string, params map[string]string
 	}
 	x.note("%s's rename of %s to %q applied", a.who.name, t.ID, params["label"])
 	a.who.applied = append(a.who.applied, applied{t: t, seq: x.lastSeq()})
+	x.applied(a.who, t)
 	x.after(a.who, t)
 	if a.who.dead {
 		return errGone // applied, its answer lost

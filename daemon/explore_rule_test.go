@@ -41,14 +41,25 @@ type intent struct {
 	// the rename of ours whose window was open; a process that learns of
 	// it only from herdr's history cannot tell which was ours.
 	ambiguous bool
+	// again: the label is the last one we set, which the person chose
+	// again (herdr's event seq); a daemon learns it from that event.
+	again bool
+	seq   uint64
 }
 
 // window is a rename of ours whose window is open; ambiguous once a
-// person renamed its target to its label inside it.
+// person renamed its target to its label inside it. applied: herdr
+// applied it, its answer is on its way.
 type window struct {
 	t         state.Target
 	want      string
 	ambiguous bool
+	applied   bool
+	// sendNo counts the renames sent before it; ours: it sets a name of
+	// ours (pending), not a label given back; overPutBack: a person's
+	// label a put-back decided before it was sent landed inside it.
+	sendNo            int
+	ours, overPutBack bool
 }
 
 // intents are a server life's intents, and our renames sent in it.
@@ -64,6 +75,9 @@ type asked struct {
 	t     state.Target
 	label string
 	at    time.Time
+	// seen is what the look before it saw (its record's, or the label
+	// the target showed when it was sent).
+	seen string
 }
 
 func newIntents() *intents { return &intents{m: map[state.Target]*intent{}} }
@@ -98,12 +112,13 @@ func (x *explorer) sent(t state.Target, label string) {
 	// No two requests go out at the same instant: a rename is known by
 	// its time, and a frozen clock would make two processes' one.
 	x.now = x.now.Add(time.Millisecond)
+	x.sends++
 	if in := x.who.m[t]; in != nil && in.label == label && !in.locked && !in.locking {
 		// Our rename sets the very label the person chose, and the
 		// tab shows it as ours from then on: no one can tell the two.
 		in.ambiguous = true
 	}
-	x.who.asked = append(x.who.asked, asked{t: t, label: label, at: x.now})
+	x.who.asked = append(x.who.asked, asked{t: t, label: label, at: x.now, seen: x.label(t)})
 	x.who.replaced = append(x.who.replaced, asked{t: t, label: x.label(t), at: x.now})
 }
 
@@ -118,8 +133,8 @@ func (x *explorer) noteRecorded(mem *state.State) {
 	}
 	for _, t := range targets {
 		for _, f := range mem.Entry(t).Flights {
-			a := asked{t: t, label: f.Want, at: f.Sent}
-			if !slices.ContainsFunc(x.who.asked, func(b asked) bool { return b.t == a.t && b.label == a.label && b.at.Equal(a.at) }) {
+			a := asked{t: t, label: f.Want, at: f.Sent, seen: f.Seen}
+			if !slices.ContainsFunc(x.who.asked, func(b asked) bool { return b == a }) {
 				x.who.asked = append(x.who.asked, a)
 			}
 		}
@@ -132,23 +147,79 @@ func (x *explorer) noteRecorded(mem *state.State) {
 // daemon's life").
 const replayLag = 100*herdr.Tick + herdr.ReplayWindow
 
-// askedLately says whether we asked for label on t in the last
-// state.PendingTTL, or on 0.7/0.8 replaced it then; or asked for it
-// within replayLag there, where a person's rename to it cannot be told
-// from its late echo.
-func (x *explorer) askedLately(t state.Target, label string) bool {
-	within := func(d time.Duration) func(asked) bool {
-		return func(a asked) bool { return a.t == t && a.label == label && x.now.Sub(a.at) < d }
+// askedWithin says whether we asked for label on t in the last d, sent
+// or only recorded (noteRecorded).
+func (x *explorer) askedWithin(t state.Target, label string, d time.Duration) bool {
+	return slices.ContainsFunc(x.who.asked, func(a asked) bool { return a.t == t && a.label == label && x.now.Sub(a.at) < d })
+}
+
+// replayLike says whether, on 0.7/0.8, a person's rename of t to label,
+// just applied, looks to a daemon exactly like a rename of ours to label
+// replayed late (README's limit): one of ours to label that a daemon
+// still watches for its echo (asked within replayLag, adopted from the
+// memory by a daemon started within replayLag, or left undecided in the
+// memory for the next daemon to adopt), and since the last report of
+// label herdr
+// reported the label that rename's look saw, as it reports before a
+// late echo of ours.
+func (x *explorer) replayLike(t state.Target, label string) bool {
+	if x.proto >= 22 {
+		return false
 	}
-	lately := within(state.PendingTTL)
-	// A daemon that starts follows the renames it adopts for replayLag
-	// from then: their echoes replay.
-	adopted := func(a asked) bool {
-		return a.t == t && a.label == label && !a.at.After(x.started) && x.now.Sub(x.started) < replayLag
+	mem, _ := state.Load(x.path, "")
+	onDisk := mem.Entry(t).Flights
+	for _, a := range x.who.asked {
+		if a.t != t || a.label != label {
+			continue
+		}
+		watched := x.now.Sub(a.at) < replayLag ||
+			!a.at.After(x.started) && x.now.Sub(x.started) < replayLag ||
+			slices.ContainsFunc(onDisk, func(f state.Flight) bool { return f.Want == label && f.Sent.Equal(a.at) && !f.Decided })
+		if watched && x.shownSinceLast(t, label, a.seen) {
+			return true
+		}
 	}
-	return slices.ContainsFunc(x.who.asked, lately) ||
-		x.proto < 22 && (slices.ContainsFunc(x.who.replaced, lately) || slices.ContainsFunc(x.who.asked, within(replayLag)) ||
-			slices.ContainsFunc(x.who.asked, adopted))
+	return false
+}
+
+// shownSinceLast says whether herdr reported, for t, a label that shows
+// seen (owner.Shown, restated) after its last report of label before the
+// newest one.
+func (x *explorer) shownSinceLast(t state.Target, label, seen string) bool {
+	var labels []string
+	for _, e := range x.srv.Ring() {
+		if id, ok := renamedID(e.Event, t.Kind); ok && id == t.ID {
+			labels = append(labels, e.Event.Label)
+		}
+	}
+	if len(labels) == 0 {
+		return false
+	}
+	labels = labels[:len(labels)-1]
+	for i := len(labels) - 1; i >= 0; i-- {
+		if labels[i] == label {
+			return slices.ContainsFunc(labels[i+1:], func(l string) bool { return shows(t.Kind, l, seen) })
+		}
+	}
+	return false
+}
+
+// renamedID is the target a rename event of kind k names.
+func renamedID(ev herdr.Event, k state.Kind) (string, bool) {
+	switch {
+	case k == state.Tab && ev.Kind == herdr.TabRenamed:
+		return ev.TabID, true
+	case k == state.Workspace && ev.Kind == herdr.WorkspaceRenamed:
+		return ev.WorkspaceID, true
+	}
+	return "", false
+}
+
+// shows says whether a reported label shows what a look saw: the same,
+// or "" where herdr shows its own (a tab's number, a workspace's
+// automatic label).
+func shows(k state.Kind, reported, seen string) bool {
+	return reported == seen || reported == "" && (k == state.Workspace || bareNumber(seen))
 }
 
 // label is what a target shows now.
@@ -174,12 +245,12 @@ func (x *explorer) label(t state.Target) string {
 // name it, herdr's automatic one for a workspace.
 func (x *explorer) ours(t state.Target) []string {
 	snap := x.srv.Snapshot()
+	if t.Kind == state.Tab {
+		return x.tabNames(t, snap)
+	}
 	cwd := map[string]string{}
 	for _, p := range snap.Panes {
 		cwd[p.TabID] = path.Base(p.Cwd)
-	}
-	if t.Kind == state.Tab {
-		return []string{cwd[t.ID]}
 	}
 	out := []string{cwd[snap.Tabs[0].ID]} // herdr's automatic label
 	for _, w := range snap.Workspaces {
@@ -209,17 +280,60 @@ func (x *explorer) personRename(t state.Target, label string) {
 	x.note("a person renames %s %s to %q", t.Kind, t.ID, label)
 	mem, _ := state.Load(x.path, "")
 	e := mem.Entry(t)
-	// A label we asked for lately may still land, sent or only recorded
-	// (noteRecorded): the person's choice of it cannot be told from ours.
-	if bareNumber(label) || x.askedLately(t, label) || label == e.Label || e.Released ||
-		slices.Contains(x.ours(t), label) {
+	if why := x.cannotTell(t, label, e); why != "" {
+		x.note("  whose it is no one can tell: %s", why)
 		x.who.forget(t)
 		return
 	}
 	// A locked tab a person renames is theirs like any other: its label
 	// is kept once all is heard, not at every step (a rename of ours on
 	// its way may land on it, and is put back).
-	x.who.m[t] = &intent{label: label, ambiguous: x.ambiguousWindow(t) || x.unansweredWant(e, label)}
+	x.who.m[t] = &intent{label: label, ambiguous: x.ambiguousWindow(t) || x.unansweredWant(e, label),
+		again: label == e.Label, seq: x.lastSeq()}
+}
+
+// cannotTell says why a person's rename of t to label, just applied,
+// with the memory entry e on disk, is one that README says no one can
+// tell from ours, "" when it is the person's to keep: one place for the
+// rule's limits, each as README names it.
+func (x *explorer) cannotTell(t state.Target, label string, e state.Entry) string {
+	switch {
+	case x.force && t.Kind == state.Tab:
+		return "--force renames people's names"
+	case bareNumber(label):
+		return "herdr's own label"
+	case slices.Contains(x.ours(t), label):
+		return "what we would name it now"
+	case x.askedWithin(t, label, state.PendingTTL):
+		// Sent or only recorded (noteRecorded): it may still land.
+		return "a label we asked for in the last 30 s"
+	case x.replayLike(t, label):
+		return "on 0.7/0.8, within a replay's lag, as a replayed echo of ours"
+	case t.Kind == state.Tab && e.Released && label == e.ReleasedFrom:
+		return "back to a released tab's label before the daemon saw the person name it"
+	case label == e.Label && x.unheard09(t):
+		return "on 0.9, our last label chosen again where no daemon heard it"
+	}
+	return ""
+}
+
+// unheard09 says whether, on 0.9, no daemon heard the rename of t before
+// the newest (the person's, just applied): no daemon runs, or it
+// subscribed after it. 0.9 replays nothing.
+func (x *explorer) unheard09(t state.Target) bool {
+	if x.proto < 22 {
+		return false
+	}
+	if x.d == nil {
+		return true
+	}
+	var seqs []uint64
+	for _, e := range x.srv.Ring() {
+		if id, ok := renamedID(e.Event, t.Kind); ok && id == t.ID {
+			seqs = append(seqs, e.Seq)
+		}
+	}
+	return len(seqs) < 2 || seqs[len(seqs)-2] <= x.d.sub.replayTo
 }
 
 // autoLabelMoved forgets what a person chose for a workspace when herdr's
@@ -248,31 +362,13 @@ func (x *explorer) ambiguousWindow(t state.Target) bool {
 
 // inside is what happens inside the window of who's rename of t: before
 // herdr applies it.
-func (x *explorer) inside(who *proc, t state.Target, want string) {
+func (x *explorer) inside(who *proc, t state.Target) {
 	if x.calm {
 		return
 	}
 	x.depth++
-	x.windows = append(x.windows, window{t: t, want: want})
-	defer func() { x.depth--; x.windows = x.windows[:len(x.windows)-1] }()
-	for range rapid.IntRange(0, 2).Draw(x.t, "inside the window") {
-		switch rapid.IntRange(0, 3).Draw(x.t, "what happens inside") {
-		case 0:
-			x.personRename(t, rapid.SampledFrom(labels).Draw(x.t, "label"))
-		case 1:
-			if t.Kind == state.Tab && x.depth < 3 && who != x.lock {
-				x.lockTab(slices.Index(x.tabs, t.ID))
-			}
-		case 2:
-			if x.depth < 3 && who != x.lock {
-				x.stepLock()
-			}
-		case 3:
-			x.killInside(who)
-			return
-		}
-		x.check(false)
-	}
+	defer func() { x.depth-- }()
+	x.actInside(who, t, rapid.IntRange(0, 2).Draw(x.t, "inside the window"), x.insideActs(who, t))
 }
 
 // after is what happens after herdr applied who's rename of t, before
@@ -283,16 +379,15 @@ func (x *explorer) after(who *proc, t state.Target) {
 	}
 	x.depth++
 	defer func() { x.depth-- }()
-	for range rapid.IntRange(0, 1).Draw(x.t, "after the rename") {
-		switch rapid.IntRange(0, 2).Draw(x.t, "what happens after") {
-		case 0:
-			x.personRename(t, rapid.SampledFrom(labels).Draw(x.t, "label"))
-		case 1:
-			if x.depth < 3 && who != x.lock {
-				x.stepLock()
-			}
-		case 2:
-			x.killInside(who)
+	x.actInside(who, t, rapid.IntRange(0, 1).Draw(x.t, "after the rename"), x.afterActs(who, t))
+}
+
+// actInside does n of acts inside a window, checking after each; a kill
+// ends them.
+func (x *explorer) actInside(who *proc, t state.Target, n int, acts []act) {
+	for range n {
+		a := acts[rapid.IntRange(0, len(acts)-1).Draw(x.t, "what happens")]
+		if a.do(who, t) {
 			return
 		}
 		x.check(false)
@@ -345,10 +440,10 @@ func (x *explorer) check(settled bool) {
 		}
 		// A label that has become what herdr calls the workspace, or
 		// what we would name the target, no one can tell from ours.
-		if now == in.label || in.lostToALimit || in.ambiguous || slices.Contains(x.ours(t), in.label) {
+		if x.kept(t, in.label, now) || in.lostToALimit || in.ambiguous || slices.Contains(x.ours(t), in.label) {
 			continue
 		}
-		if in.locked && !x.lateFor(t) {
+		if in.locked && !x.lateFor(t) && !x.onItsWayOverLock(t) {
 			x.bad = append(x.bad, fmt.Sprintf("%s %s was locked as %q and shows %q", t.Kind, t.ID, in.label, now))
 		}
 		if settled {
@@ -358,6 +453,25 @@ func (x *explorer) check(settled bool) {
 	if len(x.bad) > 0 && x.lock == nil && x.depth == 0 {
 		x.fail("%s", x.bad[0])
 	}
+}
+
+// onItsWayOverLock says whether a rename of t was on its way when lock
+// returned (README: lock waits for such renames only so long), and the
+// step that sent it goes on: its label may show until herdr answers it
+// and the locked label goes back right after.
+func (x *explorer) onItsWayOverLock(t state.Target) bool {
+	if len(x.windows) == 0 {
+		clear(x.overLock)
+	}
+	if x.deadOverLock[t] {
+		// Its process died before it could put the locked label back:
+		// the next daemon does, as soon as it looks.
+		if in := x.who.m[t]; in != nil && x.label(t) == in.label {
+			delete(x.deadOverLock, t)
+		}
+		return true
+	}
+	return x.overLock[t]
 }
 
 // lateFor says whether a killed daemon's rename of t may still land.

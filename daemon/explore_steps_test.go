@@ -10,14 +10,13 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
-	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
 // actions are the steps a schedule is made of; "" is the check after
 // every one.
 func (x *explorer) actions() map[string]func(*rapid.T) {
-	tab := func(t *rapid.T) int { return rapid.IntRange(0, 1).Draw(t, "tab") }
+	tab := x.tab
 	steps := map[string]func(*rapid.T){
 		"pass": func(*rapid.T) { x.pass() },
 		"cd":   func(t *rapid.T) { x.cd(tab(t), rapid.SampledFrom(dirs).Draw(t, "dir")) },
@@ -38,7 +37,7 @@ func (x *explorer) actions() map[string]func(*rapid.T) {
 		"replay looks over": func(*rapid.T) { x.ifDaemon(x.endReplay) },
 		"put-back": func(*rapid.T) {
 			x.ifDaemon(func(p *proc) {
-				if len(p.spawned) > 0 {
+				if len(p.spawned) > 0 || p.running > 0 {
 					x.runPutBack(p)
 				}
 			})
@@ -70,6 +69,7 @@ func (x *explorer) actions() map[string]func(*rapid.T) {
 		},
 		"": func(*rapid.T) { x.check(false) },
 	}
+	x.worldSteps(steps)
 	if x.everyday {
 		for _, k := range []string{"kill", "stop", "herdr restarts", "the state file is damaged",
 			"a person removes the state file", "a killed daemon's rename lands"} {
@@ -79,8 +79,11 @@ func (x *explorer) actions() map[string]func(*rapid.T) {
 	return steps
 }
 
-// cd moves tab i's pane to dir.
+// cd moves tab i's pane to dir, once its shell is at its prompt.
 func (x *explorer) cd(i int, dir string) {
+	if x.progs[x.panes[i]] != "" {
+		return
+	}
 	x.srv.SetCwd(x.panes[i], exploreHome+"/"+dir)
 	x.note("pane %s cd %s", x.panes[i], dir)
 	x.autoLabelMoved()
@@ -107,11 +110,8 @@ func (x *explorer) ifDaemon(f func(*proc)) {
 
 // target is a tab or the workspace.
 func (x *explorer) target(t *rapid.T) state.Target {
-	switch rapid.IntRange(0, 2).Draw(t, "target") {
-	case 0:
-		return state.TabTarget(x.tabs[0])
-	case 1:
-		return state.TabTarget(x.tabs[1])
+	if i := rapid.IntRange(0, len(x.tabs)).Draw(t, "target"); i < len(x.tabs) {
+		return state.TabTarget(x.tabs[i])
 	}
 	return state.WorkspaceTarget(x.ws)
 }
@@ -204,7 +204,11 @@ func (x *explorer) stepLock() {
 	}
 	if p.done {
 		x.lock = nil
-		x.who.lockReturned(state.TabTarget(p.tab))
+		t := state.TabTarget(p.tab)
+		x.who.lockReturned(t)
+		if slices.ContainsFunc(x.windows, func(w window) bool { return w.t == t }) {
+			x.overLock[t] = true
+		}
 		x.note("lock %s returned", p.tab)
 	}
 }
@@ -231,7 +235,8 @@ func (x *explorer) sleep(p *proc) func(context.Context, time.Duration) bool {
 func (x *explorer) release(i int) {
 	t := state.TabTarget(x.tabs[i])
 	st, _ := state.Load(x.path, "")
-	if err := st.Edit(func(tx *state.Tx) { tx.Release(t) }); err != nil {
+	label := x.label(t)
+	if err := st.Edit(func(tx *state.Tx) { tx.Release(t, label) }); err != nil {
 		x.note("release %s refused: %v", t.ID, err)
 		return
 	}
@@ -251,12 +256,10 @@ func (x *explorer) restore() {
 		x.note("restore refused: the state file is damaged")
 		return
 	}
-	rd, err := New(Options{StatePath: x.path, Naming: namingConfig(), Now: x.clock})
-	if err != nil {
-		x.t.Fatal(err)
-	}
-	rd.api, rd.state, rd.renamer = schedAPI{x, p}, p.mem.State, p.rn
-	rd.planner = pass.New(rd.opt.Naming, rd.api, nil, rd.shells, x.clock, rd.log)
+	// --force makes a person's label look ours: never for an undo.
+	naming := namingConfig(world{icons: x.icons, prefix: x.prefix})
+	naming.Apply = false
+	rd := x.newDaemon(p, naming)
 	reps, err := rd.Explain(context.Background(), "")
 	if err != nil {
 		return
@@ -280,7 +283,7 @@ func (x *explorer) restore() {
 	x.drain(p)
 	_ = p.mem.Edit(func(tx *state.Tx) {
 		for _, t := range forget {
-			tx.Undo(t)
+			tx.Undo(t, x.now)
 		}
 	})
 }

@@ -17,9 +17,6 @@ import (
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
-	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
-	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
-	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
@@ -41,8 +38,8 @@ import (
 
 // explorer is one schedule's world.
 type explorer struct {
-	t     *rapid.T
-	proto int
+	t *rapid.T
+	world
 	srv   *herdrsim.Server
 	life  int // herdr's server life; a restart without its session starts the next
 	now   time.Time
@@ -50,18 +47,30 @@ type explorer struct {
 	ws    string
 	tabs  []string
 	panes []string
-	gen   uint64
-	d     *proc // the daemon running now, nil when none
-	lock  *proc // a lock command waiting for renames on their way, nil when none
-	late  []lateRename
-	who   *intents
-	log   []string
-	bad   []string // violations found off the test goroutine
-	depth int      // nesting of actions inside renames' windows
-	// windows are the renames whose windows are open, innermost last.
-	windows []window
-	calm    bool      // the schedule ended: nothing happens inside windows
-	started time.Time // when the last daemon started
+	progs map[string]string // the program in front of each pane's shell
+	// firstPane is the pane herdr's server started with: never closed.
+	firstPane string
+	gen       uint64
+	d         *proc // the daemon running now, nil when none
+	lock      *proc // a lock command waiting for renames on their way, nil when none
+	late      []lateRename
+	who       *intents
+	log       []string
+	bad       []string // violations found off the test goroutine
+	depth     int      // nesting of actions inside renames' windows
+	// windows are the renames whose windows are open, innermost last;
+	// overLock the targets a lock returned on while one was open.
+	windows  []window
+	overLock map[state.Target]bool
+	// deadOverLock: a process died in such a step; a daemon that starts
+	// puts the locked label back.
+	deadOverLock map[state.Target]bool
+	// sends counts the renames sent; putBackFrom is, while a put-back of
+	// the daemon runs, how many had been sent when it was decided (-1
+	// when none runs).
+	sends, putBackFrom int
+	calm               bool      // the schedule ended: nothing happens inside windows
+	started            time.Time // when the last daemon started
 	// everyday: no process dies, herdr never restarts, the memory stays
 	// sound (TestEverydayInterleavings).
 	everyday bool
@@ -76,6 +85,11 @@ type proc struct {
 	dead    bool
 	sub     cursor
 	spawned []func()
+	// running counts its put-backs that ran and wait for its loop to
+	// take in what they did; spawnedAt is, for each of spawned, how many
+	// renames had been sent when it was decided.
+	running   int
+	spawnedAt []int
 	// applied are its renames herdr applied: one whose echo it had not
 	// heard when killed is heard by no one on 0.9.
 	applied []applied
@@ -128,10 +142,11 @@ var (
 )
 
 func newExplorer(t *rapid.T, dir string) *explorer {
-	x := &explorer{t: t, proto: rapid.SampledFrom([]int{20, 22}).Draw(t, "protocol"),
-		now: time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC), path: filepath.Join(dir, "state.json"), who: newIntents()}
+	x := &explorer{t: t, world: drawWorld(t), progs: map[string]string{},
+		now: time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC), path: filepath.Join(dir, "state.json"), who: newIntents(),
+		overLock: map[state.Target]bool{}, deadOverLock: map[state.Target]bool{}, putBackFrom: -1}
 	x.startHerdr()
-	x.note("herdr speaks protocol %d", x.proto)
+	x.note("%s", x.world)
 	return x
 }
 
@@ -145,7 +160,8 @@ func (x *explorer) startHerdr() {
 	var t1, p1 string
 	x.ws, t1, p1 = srv.NewWorkspace("", exploreHome+"/alpha")
 	t2, p2 := srv.NewTab(x.ws, exploreHome+"/beta")
-	x.tabs, x.panes = []string{t1, t2}, []string{p1, p2}
+	x.tabs, x.panes, x.firstPane = []string{t1, t2}, []string{p1, p2}, p1
+	clear(x.progs)
 	x.who.newLife(x.life)
 }
 
@@ -157,19 +173,6 @@ func (x *explorer) draw(what string) bool { return rapid.Bool().Draw(x.t, what) 
 
 func (x *explorer) clock() time.Time { return x.now }
 
-// namingConfig is how the schedules' daemons name: tabs after their
-// pane's folder, workspaces too, with a prefix. Made once: its namers
-// compile their globs.
-var namingConfig = sync.OnceValue(func() pass.Config {
-	nm, err1 := namer.New(namer.Config{Format: "{dir}", MaxLen: 24, Home: exploreHome})
-	wn, err2 := namer.New(namer.Config{Format: "ws-{dir}", MaxLen: 24, Home: exploreHome})
-	procs, err3 := procinfo.New(procinfo.Options{}, nil)
-	if err1 != nil || err2 != nil || err3 != nil {
-		panic(fmt.Sprint(err1, err2, err3))
-	}
-	return pass.Config{Namer: nm, WorkspaceNamer: wn, Procs: procs, Apply: true}
-})
-
 // newProc makes a process over the memory on disk whose requests the
 // search schedules.
 func (x *explorer) newProc(name string) *proc {
@@ -179,7 +182,7 @@ func (x *explorer) newProc(name string) *proc {
 	p.mem.State = st
 	p.rn = renamer.New(renamer.Options{Herdr: schedAPI{x, p}, Memory: p.mem, Now: x.clock, Follow: true,
 		Gen: func() uint64 { return p.sub.gen }, Inline: true, Log: slog.New(slog.DiscardHandler),
-		Spawn: func(f func()) { p.spawned = append(p.spawned, f) }, Sleep: x.sleep(p)})
+		Spawn: func(f func()) { p.spawned, p.spawnedAt = append(p.spawned, f), append(p.spawnedAt, x.sends) }, Sleep: x.sleep(p)})
 	return p
 }
 
@@ -188,14 +191,7 @@ func (x *explorer) newProc(name string) *proc {
 func (x *explorer) startDaemon() {
 	p := x.newProc("daemon")
 	x.started = x.now
-	d, err := New(Options{StatePath: x.path, Naming: namingConfig(), Now: x.clock, Log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		x.t.Fatal(err)
-	}
-	d.api = schedAPI{x, p}
-	d.state = p.mem.State
-	d.planner = pass.New(d.opt.Naming, d.api, nil, d.shells, x.clock, d.log)
-	p.d, d.renamer = d, p.rn
+	p.d = x.newDaemon(p, namingConfig(x.world))
 	p.rn.Adopt()
 	x.d = p
 	x.note("daemon started")
@@ -206,6 +202,7 @@ func (x *explorer) startDaemon() {
 func (x *explorer) subscribe(p *proc) {
 	x.gen++
 	p.sub = cursor{gen: x.gen, live: x.proto >= 22}
+	p.rn.Take(herdr.FeedItem{Note: herdr.NoteSubscribed, Gen: x.gen})
 	ring := x.srv.Ring()
 	if len(ring) > 0 {
 		p.sub.replayTo = ring[len(ring)-1].Seq
@@ -255,18 +252,20 @@ func (x *explorer) replayOver(p *proc) {
 	x.note("%s: replay over", p.name)
 }
 
-// runPutBack runs the oldest put-back p started, and concludes it.
+// runPutBack runs the oldest put-back p started, if any, and concludes
+// the ones that ran.
 func (x *explorer) runPutBack(p *proc) {
-	f := p.spawned[0]
-	p.spawned = p.spawned[1:]
-	x.note("%s runs a put-back", p.name)
-	f()
-	select {
-	case b := <-p.rn.PutBacks():
-		if !p.dead {
-			p.rn.PutBackDone(b)
+	if len(p.spawned) > 0 {
+		x.runPutBackWork(p)
+	}
+	for ; p.running > 0; p.running-- {
+		select {
+		case b := <-p.rn.PutBacks():
+			if !p.dead {
+				p.rn.PutBackDone(b)
+			}
+		default:
 		}
-	default:
 	}
 }
 
@@ -280,7 +279,7 @@ func (x *explorer) drain(p *proc) {
 			x.replayOver(p)
 			n++
 		}
-		if len(p.spawned) > 0 {
+		if len(p.spawned) > 0 || p.running > 0 {
 			x.runPutBack(p)
 			n++
 		}
@@ -292,15 +291,19 @@ func (x *explorer) drain(p *proc) {
 
 // kill kills p: it writes nothing more, its put-backs do not run.
 func (x *explorer) kill(p *proc) {
-	p.dead, p.spawned = true, nil
+	p.dead, p.spawned, p.spawnedAt, p.running = true, nil, nil, 0
+	for t := range x.overLock {
+		x.deadOverLock[t] = true
+	}
 	for _, a := range p.applied {
 		if a.seq > p.sub.seen {
 			x.unheard(a.t)
 		}
 	}
-	// What it decided to put back and had not yet is lost with it too.
+	// What it decided to put back and had not yet is lost with it too,
+	// and a person's choice of our last label it had not heard yet.
 	for t, in := range x.who.m {
-		if x.label(t) != in.label {
+		if x.label(t) != in.label || in.again && in.seq > p.sub.seen {
 			x.unheard(t)
 		}
 	}
@@ -333,12 +336,21 @@ var searchFlags = sync.OnceValues(func() (checks, seed bool) {
 	return given("rapid.checks"), given("rapid.seed")
 })
 
+// searchEnv sizes the search: "nightly" searches ten times CI's budget.
+const searchEnv = "HERDRTABRENAMER_SEARCH"
+
 func search(t *testing.T, everyday bool, checks int) {
 	checksGiven, seedGiven := searchFlags()
+	switch env := os.Getenv(searchEnv); {
+	case checksGiven:
+	case env == "nightly":
+		checks *= 10
+	case env != "":
+		t.Fatalf("%s=%q: want nightly, or unset for CI's budget", searchEnv, env)
+	case testing.Short():
+		checks /= 5
+	}
 	if !checksGiven {
-		if testing.Short() {
-			checks /= 5
-		}
 		_ = flag.Set("rapid.checks", strconv.Itoa(checks))
 	}
 	if !seedGiven {

@@ -32,11 +32,12 @@ func releaseTab(t *testing.T, f *fixture, tab string, lock bool) {
 	if warn != nil {
 		t.Fatal(warn)
 	}
+	label, _ := f.srv.Tab(tab)
 	if err := st.Edit(func(tx *state.Tx) {
 		if lock {
 			tx.Lock(state.TabTarget(tab), "")
 		} else {
-			tx.Release(state.TabTarget(tab))
+			tx.Release(state.TabTarget(tab), label.Label)
 		}
 	}); err != nil {
 		t.Fatal(err)

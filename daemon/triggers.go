@@ -42,6 +42,7 @@ func (l *loop) item(it herdr.FeedItem) {
 			"the subscription's history is delivered; its events are live", "replay_over", string(it.ReplayOver), "gen", it.Gen)
 	case herdr.NoteSubscribed:
 		d.gen, d.subscribed = it.Gen, true
+		l.follow(it)
 		d.trouble(rundir.TroubleSubscribe, nil)
 		d.trace(Trace{Kind: TraceSubscribed, FullPass: true}, "subscribed to events", "full_pass", "asked")
 		l.fullPass()

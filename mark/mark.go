@@ -88,11 +88,11 @@ func Lock(sock, path string, t state.Target) (warnings []error, err error) {
 // for the herdr at sock: the daemon names it again, even after a person
 // renamed it.
 func Release(sock, path string, t state.Target) (warnings []error, err error) {
-	st, _, warnings, err := open(sock, path, t, "released")
+	st, label, warnings, err := open(sock, path, t, "released")
 	if err != nil {
 		return warnings, err
 	}
-	if err := st.Edit(func(tx *state.Tx) { tx.Release(t) }); err != nil {
+	if err := st.Edit(func(tx *state.Tx) { tx.Release(t, label) }); err != nil {
 		return warnings, fmt.Errorf("%s not released: %w", Named(t), err)
 	}
 	return warnings, nil

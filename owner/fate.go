@@ -46,8 +46,32 @@ type Fate struct {
 
 // Tab is the fate of a tab's label. herdr labels an unnamed tab with its
 // 1-based position, and "" is what a rename to "" leaves: both are
-// herdr's own.
-func Tab(c Case) Fate { return fate(c, tabNumber(c.Label), c.Memory, c.Force, false) }
+// herdr's own. A release holds while the tab shows the label it was
+// released with (ReleaseHolds).
+func Tab(c Case) Fate {
+	m := c.Memory
+	if m.Released && !ReleaseHolds(c.Label, m) {
+		m.Released = false
+	}
+	if m.Locked {
+		// A locked tab showing a rename of ours the memory still follows
+		// was overtaken by it, however long ago: no rename of a locked
+		// tab is recorded after the lock but the lock's own label's, and
+		// a daemon killed as one landed leaves it to the next.
+		m = m.WithLanding(m.Recorded...)
+	}
+	return fate(c, tabNumber(c.Label), m, c.Force, false)
+}
+
+// ReleaseHolds says whether a tab's release still stands as it shows
+// label: a person released it showing m.ReleasedFrom, and a person who
+// names it anything else since ends the release. A label of ours there
+// (we named it, ending the release already, or a rename of ours still
+// landing) or herdr's own is no one's naming it.
+func ReleaseHolds(label string, m Memory) bool {
+	return !m.Released || label == m.ReleasedFrom || tabNumber(label) ||
+		slices.Contains(m.Labels, label)
+}
 
 // Pane is the fate of a pane's label. herdr gives a pane no label of its
 // own (docs/herdr.md §13): only "" is herdr's, and a bare number is

@@ -26,10 +26,14 @@ func TestFate(t *testing.T) {
 		{"a person's", tab, Case{Label: "notes", Want: "zsh", Memory: ours}, Fate{Verdict: Human}},
 		{"a person's number with a leading zero", tab, Case{Label: "07", Want: "zsh"}, Fate{Verdict: Human}},
 		{"a person's, forced", tab, Case{Label: "notes", Want: "zsh", Force: true}, Fate{Verdict: Forced, Do: Rename, To: "zsh"}},
-		{"released", tab, Case{Label: "notes", Want: "zsh", Memory: Memory{Released: true}}, Fate{Verdict: Released, Do: Rename, To: "zsh"}},
+		{"released", tab, Case{Label: "notes", Want: "zsh", Memory: Memory{Released: true, ReleasedFrom: "notes"}}, Fate{Verdict: Released, Do: Rename, To: "zsh"}},
+		{"released, a person named it since", tab, Case{Label: "mine", Want: "zsh", Memory: Memory{Released: true, ReleasedFrom: "notes"}}, Fate{Verdict: Human}},
+		{"released, herdr's number since", tab, Case{Label: "2", Want: "zsh", Memory: Memory{Released: true, ReleasedFrom: "notes"}}, Fate{Verdict: Released, Do: Rename, To: "zsh"}},
+		{"released, a rename of ours landing since", tab, Case{Label: "vim", Want: "zsh", Memory: Memory{Released: true, ReleasedFrom: "notes", Labels: []string{"vim"}}}, Fate{Verdict: Released, Do: Rename, To: "zsh"}},
 		{"locked", tab, Case{Label: "notes", Want: "zsh", Memory: locked, Force: true}, Fate{Verdict: Locked}},
 		{"locked, our rename landed after", tab, Case{Label: "make", Want: "zsh", Memory: locked}, Fate{Verdict: Locked, Do: PutBack, To: "notes"}},
 		{"locked, an old label of ours chosen since", tab, Case{Label: "vim", Want: "zsh", Memory: locked}, Fate{Verdict: Locked}},
+		{"locked, a rename of ours still recorded landed", tab, Case{Label: "vim", Want: "zsh", Memory: Memory{Labels: locked.Labels, Locked: true, LockedLabel: "notes", Recorded: []string{"vim"}}}, Fate{Verdict: Locked, Do: PutBack, To: "notes"}},
 		{"skipped outranks a lock", tab, Case{Label: "make", Want: "zsh", Memory: locked, Skip: true}, Fate{Verdict: Skipped}},
 		{"a variant is ours", tab, Case{Label: "⚪ api", Want: "🟡 api", Variants: []string{"🟡 api", "⚪ api"}}, Fate{Verdict: Ours, Do: Rename, To: "🟡 api"}},
 		{"workspace, herdr's auto label", ws, Case{Label: "api", Want: "ws api", Auto: []string{"api"}}, Fate{Verdict: Herdrs, Do: Rename, To: "ws api"}},
@@ -80,7 +84,8 @@ func TestVerdict(t *testing.T) {
 		{"person, near miss of a variant", "api ", Memory{}, false, Human},
 		{"force", "my tab", Memory{}, true, Forced},
 		{"force keeps ours ours", "api", Memory{}, true, Ours},
-		{"released beats a person", "my tab", Memory{Released: true}, false, Released},
+		{"released beats a person", "my tab", Memory{Released: true, ReleasedFrom: "my tab"}, false, Released},
+		{"a person's since the release", "my tab", Memory{Released: true, ReleasedFrom: "notes"}, false, Human},
 		{"locked beats ours", "api", Memory{Locked: true}, false, Locked},
 		{"locked beats force", "my tab", Memory{Locked: true}, true, Locked},
 		{"locked beats released", "x", Memory{Locked: true, Released: true}, false, Locked},
@@ -139,5 +144,35 @@ func TestOf(t *testing.T) {
 	}
 	if w := m.With("x"); len(w.Labels) != 3 || len(m.Labels) != 2 {
 		t.Errorf("With changed its receiver or lost the label: %q %q", m.Labels, w.Labels)
+	}
+}
+
+// What herdr's rename events tell: a report of herdr's own label shows
+// what a look saw as herdr's; a label chosen again comes after another
+// than the one our rename to it replaced.
+func TestHeardLabels(t *testing.T) {
+	for _, tt := range []struct {
+		k              state.Kind
+		reported, seen string
+		want           bool
+	}{
+		{state.Tab, "vim", "vim", true}, {state.Tab, "", "3", true}, {state.Tab, "", "notes", false},
+		{state.Tab, "3", "", false}, {state.Workspace, "", "api", true}, {state.Workspace, "web", "api", false},
+	} {
+		if got := Shown(tt.k, tt.reported, tt.seen); got != tt.want {
+			t.Errorf("Shown(%v, %q, %q) = %v, want %v", tt.k, tt.reported, tt.seen, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		prior, over string
+		want        bool
+	}{
+		{"notes", "src", true}, {"src", "src", false}, {"", "2", false}, {"2", "", false},
+		{"vim", "src", false}, // a label of ours: a late rename of ours, not a person
+		{"mine", "", false},   // not known what our rename replaced
+	} {
+		if got := ChosenAgain(state.Tab, tt.prior, tt.over, []string{"vim"}); got != tt.want {
+			t.Errorf("ChosenAgain(%q, %q) = %v, want %v", tt.prior, tt.over, got, tt.want)
+		}
 	}
 }

@@ -16,18 +16,27 @@ type Memory struct {
 	// LockedLabel then.
 	Locked      bool
 	LockedLabel string
-	// Released: a person handed the target back to us.
-	Released bool
+	// Released: a person handed the target back to us, as it showed
+	// ReleasedFrom.
+	Released     bool
+	ReleasedFrom string
 	// Landing are the labels of ours asked for so recently that the
 	// request may still land (a subset of Labels).
 	Landing []string
+	// Recorded are the labels renames of ours set or asked for whose
+	// fate the memory still follows (flights), however old.
+	Recorded []string
 }
 
 // Of is what the memory holds of a target, e, as the rule reads it at
 // now: the one place a Memory is made of a memory entry.
 func Of(e state.Entry, now time.Time) Memory {
-	return Memory{Locked: e.Locked, Released: e.Released, LockedLabel: e.LockedLabel,
+	m := Memory{Locked: e.Locked, Released: e.Released, ReleasedFrom: e.ReleasedFrom, LockedLabel: e.LockedLabel,
 		Labels: e.OurLabels(now), Landing: e.Landing(now)}
+	for _, f := range e.Flights {
+		m.Recorded = append(m.Recorded, f.Want)
+	}
+	return m
 }
 
 // Labels is the partial memory of a caller that knows only labels of

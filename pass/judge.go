@@ -59,7 +59,13 @@ func learnt(t state.Target, e state.Entry, label, want string, v owner.Verdict, 
 	if e.PendingLanded(label, now) {
 		// A rename whose reply was lost (or a killed daemon's late one)
 		// did land: the label is ours.
-		out = append(out, func(tx *state.Tx) { tx.Ours(t, label) })
+		over := e.SeenBefore(label)
+		out = append(out, func(tx *state.Tx) { tx.Ours(t, label, over) })
+	}
+	if e.Released && !owner.ReleaseHolds(label, owner.Of(e, now)) {
+		// A person named it since it was released: the release is over,
+		// and their later labels are theirs, the released one too.
+		out = append(out, func(tx *state.Tx) { tx.EndRelease(t) })
 	}
 	if v == owner.Human && e.Label != "" && label != e.PrefixedAs {
 		// A person's label now: what we set before is no longer ours,
@@ -70,7 +76,7 @@ func learnt(t state.Target, e state.Entry, label, want string, v owner.Verdict, 
 		// A release ends as soon as the tab carries our name, even when
 		// no rename was needed: left set, it would hand the next name a
 		// person types to us.
-		out = append(out, func(tx *state.Tx) { tx.Ours(t, want) })
+		out = append(out, func(tx *state.Tx) { tx.Ours(t, want, "") })
 	}
 	return out
 }

@@ -38,13 +38,17 @@ func (r *Renamer) Await(ctx context.Context, s Stream, wait time.Duration) {
 	}
 }
 
-// Take follows one item of the owner's feed: an event's echo, or the
-// end of an entry's replay.
+// Take follows one item of the owner's feed: an event's echo, the end of
+// an entry's replay, a subscription acked.
 func (r *Renamer) Take(it herdr.FeedItem) {
 	switch it.Note {
 	case herdr.NoteEvent:
 		r.Echo(it.Event, it.Gen)
 	case herdr.NoteReplayOver:
 		r.ReplayOver(it.Gen, it.ReplayOver)
+	case herdr.NoteSubscribed:
+		if r.flights != nil {
+			r.subscribed = map[uint64]time.Time{it.Gen: r.now()}
+		}
 	}
 }

@@ -67,10 +67,22 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 	if !ok {
 		return
 	}
+	before := r.heard.before(t, gen)
 	r.adopt(t)
+	echo := r.echo(t, ev.Label, gen, before)
+	r.heard.add(t, gen, ev.Label, echo)
+	if !echo && r.Live(gen, t.Kind) {
+		r.learn(t, ev.Label, before)
+	}
+}
+
+// echo follows a rename of t to label on subscription gen through t's
+// flights (before: what was reported of t before it), and says whether
+// one of them took it for its echo.
+func (r *Renamer) echo(t state.Target, label string, gen uint64, before reported) (echo bool) {
 	fs := r.flights.by[t]
 	if len(fs) == 0 {
-		return
+		return false
 	}
 	live, replays := r.Live(gen, t.Kind), r.herdr.Protocol() < 22
 	var decide, retired []*flight
@@ -92,12 +104,11 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 			// A new 0.7/0.8 subscription replays the whole ring, our
 			// rename's history with it: follow it there from the start.
 			// A flight adopted from another process follows the first.
-			*f = flight{want: f.want, seen: f.seen, after: f.after, gen: gen, at: f.at, watched: f.watched, given: f.given,
-				putBack: f.putBack, later: f.later, closers: f.closers, twin: f.twin, before: replays && f.after != "", decided: f.decided, adopted: f.adopted,
-				others: f.others}
+			f.restart(gen, replays)
 		}
-		r.observe(t, f, ev.Label)
-		if ev.Label == f.want && live {
+		mine := r.observe(t, f, label, before)
+		echo = echo || mine
+		if mine && live {
 			decide = append(decide, f)
 			if !replays || f.after != "" {
 				// Live, or past its anchor (a put-back goes out after
@@ -115,6 +126,34 @@ func (r *Renamer) Echo(ev herdr.Event, gen uint64) {
 		r.putBack(t, f)
 	}
 	r.unsave(settledOf(t, retired))
+	return echo
+}
+
+// learn takes into the memory what a rename of t to label, heard live
+// and taken for no echo of ours, says of it (before: what was reported
+// of t before it): someone else named it. A release ends when a person
+// names the tab something else than it was released with
+// (owner.ReleaseHolds), and our last label chosen again after another
+// label than the one our rename to it replaced is the person's
+// (owner.ChosenAgain): a pass that comes after must take neither for
+// ours. A replayed rename may be older than the release or our rename,
+// and tells nothing.
+func (r *Renamer) learn(t state.Target, label string, before reported) {
+	e := r.mem.Entry(t)
+	m := owner.Of(e, r.now())
+	var edits state.Edits
+	if t.Kind == state.Tab && e.Released && !owner.ReleaseHolds(label, m) {
+		edits.Add(func(tx *state.Tx) { tx.EndRelease(t) })
+	}
+	if label == e.Label && before.n > 0 && !before.ours && owner.ChosenAgain(t.Kind, before.last, e.Over, r.oursOf(t)) {
+		edits.Add(func(tx *state.Tx) { tx.Disown(t) })
+	}
+	if len(edits) == 0 {
+		return
+	}
+	if err := r.save(edits.Apply); err != nil {
+		r.log.Warn("could not save state; keeping it in memory", "err", err)
+	}
 }
 
 // renameTarget is what a rename event names.
@@ -128,15 +167,28 @@ func renameTarget(ev herdr.Event) (state.Target, bool) {
 	return state.Target{}, false
 }
 
-// observe moves a flight along one reported label. Only the last label
-// before the echo tells what our rename replaced, and herdr reports an
-// entry's events in the order it applied them, replayed or live, so a
-// label before our echo is the one the target had right then, however
-// old: a person's rename back to a label the target had before is theirs.
-// A label that is what our look saw, one of ours (a killed daemon's late
-// rename, another of ours on its way) or herdr's own tab number is no
-// one's to put back.
-func (r *Renamer) observe(t state.Target, f *flight, label string) {
+// reported are the labels reported for a target before an event, in
+// herdr's order: last right before it, prior before that; n of them are
+// known on this subscription. ours: last was taken for the echo of a
+// rename of ours.
+type reported struct {
+	prior, last string
+	n           int
+	ours        bool
+}
+
+// observe moves a flight along one reported label, and says whether it
+// is the flight's echo, the one that decides its fate. Only the last
+// label before the echo tells what our rename replaced, and herdr
+// reports an entry's events in the order it applied them, replayed or
+// live, so a label before our echo is the one the target had right then,
+// however old: a person's rename back to a label the target had before
+// is theirs. A label that is what our look saw, one of ours (a killed
+// daemon's late rename, another of ours on its way) or herdr's own tab
+// number is no one's to put back, unless what our look saw was our last
+// label and a person chose it again since (owner.ChosenAgain): then the
+// label before it is not the one our rename to it replaced.
+func (r *Renamer) observe(t state.Target, f *flight, label string, before reported) bool {
 	switch {
 	case f.before:
 		// History from before the rename was sent: no echo of it. A
@@ -144,9 +196,9 @@ func (r *Renamer) observe(t state.Target, f *flight, label string) {
 		// its anchor is that label followed by ours.
 		f.before = label != f.after || f.prev != f.want
 		f.prev = label
-		return
+		return false
 	case f.closed:
-		return
+		return false
 	case f.echoed && (f.twin || f.after != "") && slices.Contains(f.closers, label):
 		// A later rename of ours replaced it: what follows is theirs.
 		// Past its anchor no old history follows either. A closer that
@@ -155,16 +207,18 @@ func (r *Renamer) observe(t state.Target, f *flight, label string) {
 		if label == f.backTo {
 			f.putBack = label
 		}
-		return
+		return false
 	}
 	if label == f.want {
-		f.echoed, f.backTo = true, f.foreign
-		return
+		return r.echoed(t, f, before)
 	}
 	if label == f.putBack {
 		// Our put-back landed: one more echo of ours (a late one
 		// landing again) puts it back again.
 		f.putBack = ""
+	}
+	if f.echoed && owner.Shown(t.Kind, label, f.seen) {
+		f.seenAgain = true
 	}
 	f.foreign = ""
 	ours := append(r.oursOf(t), f.later...)
@@ -181,13 +235,35 @@ func (r *Renamer) observe(t state.Target, f *flight, label string) {
 	if owner.Foreign(t.Kind, label, append(ours, f.seen)) {
 		f.foreign = label
 	}
+	return false
+}
+
+// echoed takes in a report of f's label, and says whether it may be f's
+// echo. Where herdr may replay (0.7/0.8, before a put-back's anchor) a
+// report taken for its echo may have been an old one; herdr then reports
+// what our look saw before our own echo comes, since the target showed
+// it when we looked. A later report of our label without that between is
+// a person's rename back to it: no echo of ours, and nothing goes back.
+// On a stream known to be live (0.9, past an anchor) the echo grace
+// bounds the watch instead.
+func (r *Renamer) echoed(t state.Target, f *flight, before reported) bool {
+	if f.echoed && f.heard.IsZero() && !f.seenAgain {
+		f.foreign = ""
+		return false
+	}
+	f.echoed, f.backTo, f.seenAgain = true, f.foreign, false
+	if f.backTo == "" && f.seenOver != "" && before.n == 2 && before.last == f.seen && !before.ours &&
+		owner.ChosenAgain(t.Kind, before.prior, f.seenOver, append(r.oursOf(t), f.later...)) {
+		f.backTo = f.seen
+	}
+	return true
 }
 
 // oursOf are the target's labels of ours: the ones the memory remembers
 // setting, and our names for it still on their way (a label given back
 // is a person's).
 func (r *Renamer) oursOf(t state.Target) []string {
-	return append(r.mem.Entry(t).OurLabels(r.now()), r.flights.names(t)...)
+	return append(r.mem.Entry(t).OurLabels(r.now()), r.flights.names(t, r.now())...)
 }
 
 // ReplayOver marks an entry live and decides the flights whose echo came
@@ -234,7 +310,7 @@ func (r *Renamer) Saw(shows map[state.Target]string) {
 		for _, f := range fs {
 			if f.gen == 0 {
 				f.gen = gen
-				r.observe(t, f, label)
+				r.observe(t, f, label, reported{})
 			}
 		}
 	}
@@ -280,10 +356,13 @@ func (r *Renamer) take(t state.Target) {
 	e := r.mem.Entry(t)
 	for _, f := range e.Flights {
 		own := r.sending.has(t, f)
-		if r.flights.find(t, f.Want, f.Seen, f.Sent) != nil || !own && r.herdr.Protocol() >= 22 && (f.Answered || now.Sub(f.Sent) >= state.PendingTTL) {
-			// On 0.9 another process's rename herdr answered landed
-			// before we could hear it, and one older than PendingTTL
-			// landed so or never will: no echo of it will come.
+		if r.flights.find(t, f.Want, f.Seen, f.Sent) != nil || !own && r.herdr.Protocol() >= 22 &&
+			(f.Answered && !r.sentSinceSubscribed(f.Sent) || now.Sub(f.Sent) >= state.PendingTTL) {
+			// On 0.9 another process's rename herdr answered before we
+			// subscribed landed before we could hear it, and one older
+			// than PendingTTL landed so or never will: no echo of it
+			// will come. One sent since (once --apply beside us) echoes
+			// on our stream.
 			continue
 		}
 		// Watched from now, however old: a 0.7/0.8 replay shows its
@@ -291,7 +370,7 @@ func (r *Renamer) take(t state.Target) {
 		// ours is pending while it may land.
 		given := !slices.ContainsFunc(e.Pending, func(p state.Pending) bool { return p.Label == f.Want })
 		fl := &flight{want: f.Want, seen: f.Seen, after: f.After, at: f.Sent, watched: now, given: given,
-			decided: f.Decided, adopted: f.Decided, others: !own}
+			decided: f.Decided, adopted: f.Decided, others: !own, seenOver: f.Over}
 		if own {
 			// Our own, recorded and not concluded yet: sent on this
 			// stream after all it told so far.
@@ -299,6 +378,13 @@ func (r *Renamer) take(t state.Target) {
 		}
 		r.follow(t, fl)
 	}
+}
+
+// sentSinceSubscribed says whether a rename sent at sent was sent after
+// the current subscription was acked: its echo comes on it, live.
+func (r *Renamer) sentSinceSubscribed(sent time.Time) bool {
+	at, ok := r.subscribed[r.gen()]
+	return ok && !sent.Before(at)
 }
 
 // Awaiting reports whether a recent rename of ours on subscription gen,

@@ -57,9 +57,14 @@ type flight struct {
 	// echoed: a label reported was ours; backTo is foreign as it stood
 	// right before the last such echo. While the entry replays, old
 	// events may carry our label too, but herdr keeps the order, so the
-	// last echo is the true one.
-	echoed bool
-	backTo string
+	// last echo is the true one. seenAgain: seen was reported since the
+	// last echo: an old echo, replayed, is followed by it before our own.
+	echoed    bool
+	backTo    string
+	seenAgain bool
+	// seenOver: seen was the last label we set, and our rename to it
+	// had replaced seenOver (state.Flight.Over).
+	seenOver string
 	// heard is when its echo first came on a live stream; it is watched
 	// for echoGrace more.
 	heard time.Time
@@ -90,6 +95,16 @@ type flight struct {
 	closers []string
 	twin    bool
 	closed  bool
+}
+
+// restart follows f from the start of subscription gen's history: a new
+// 0.7/0.8 subscription replays the whole ring, our rename's history with
+// it (replays). A flight adopted from another process follows the first.
+// What it learnt of the renames around it stays.
+func (f *flight) restart(gen uint64, replays bool) {
+	*f = flight{want: f.want, seen: f.seen, after: f.after, gen: gen, at: f.at, watched: f.watched, given: f.given,
+		putBack: f.putBack, later: f.later, closers: f.closers, twin: f.twin, before: replays && f.after != "", decided: f.decided, adopted: f.adopted,
+		others: f.others, seenOver: f.seenOver}
 }
 
 // flights holds the renames on their way, by target, and which
@@ -169,16 +184,44 @@ func (fl *flights) set(t state.Target, fs []*flight) {
 	fl.by[t] = fs
 }
 
-// names are the names of ours t's flights set: a label given back is a
-// person's.
-func (fl *flights) names(t state.Target) []string {
+// names are the names of ours t's flights set that may still land at
+// now: a label given back is a person's, and so is one we asked for
+// longer ago than state.PendingTTL (whatever record of it is left).
+func (fl *flights) names(t state.Target, now time.Time) []string {
 	var out []string
 	for _, f := range fl.by[t] {
-		if !f.given {
+		if !f.given && state.MayLand(f.at, now) {
 			out = append(out, f.want)
 		}
 	}
 	return out
+}
+
+// heard are the last two labels reported for each target on one
+// subscription, in herdr's order (what a rename's echo replaced, and what
+// came before that), and whether the last was taken for the echo of a
+// rename of ours.
+type heard struct {
+	gen uint64
+	by  map[state.Target]reported
+}
+
+// before is what was reported for t on gen before now.
+func (h *heard) before(t state.Target, gen uint64) reported {
+	if h.gen != gen {
+		return reported{}
+	}
+	return h.by[t]
+}
+
+// add takes one more label reported for t on gen; ours: it was taken
+// for the echo of a rename of ours.
+func (h *heard) add(t state.Target, gen uint64, label string, ours bool) {
+	if h.gen != gen || h.by == nil {
+		h.gen, h.by = gen, map[state.Target]reported{}
+	}
+	r := h.by[t]
+	h.by[t] = reported{prior: r.last, last: label, n: min(r.n+1, 2), ours: ours}
 }
 
 // targets are the targets with flights, in one order every time: what is

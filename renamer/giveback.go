@@ -31,7 +31,7 @@ func (r *Renamer) GiveBack(ctx context.Context, t state.Target, from, to string)
 		return x.Err
 	case x.Now != "" && x.Now != from:
 		return fmt.Errorf("%w: it shows %q now", ErrRenamedSince, x.Now)
-	case x.Now == from:
+	case x.Now == from || x.Out == LockedBack:
 		return fmt.Errorf("%w: a person locked it", ErrRenamedSince)
 	}
 	return fmt.Errorf("%s %s is gone", t.Kind, t.ID)
@@ -51,13 +51,17 @@ const lockWait = 2 * time.Second
 func (r *Renamer) PutBackLock(ctx context.Context, t state.Target, label string, locked time.Time) error {
 	// The renames of ours on their way when the lock was written, of any
 	// kind (a name of ours, a label given back): one of them landing
-	// after the lock is what the locked label goes back over.
+	// after the lock is what the locked label goes back over. A pass
+	// records its renames together and sends them one by one, so one
+	// recorded seconds ago may not even be sent yet; one recorded longer
+	// ago than a rename can land is a killed process's, and never will.
+	since := locked.Add(-state.PendingTTL)
 	var onTheirWay []string
-	for _, f := range r.entry(t).Unanswered(locked.Add(-lockWait)) {
+	for _, f := range r.entry(t).Unanswered(since) {
 		onTheirWay = append(onTheirWay, f.Want)
 	}
 	deadline := r.now().Add(lockWait)
-	for len(r.entry(t).Unanswered(locked.Add(-lockWait))) > 0 && r.now().Before(deadline) {
+	for len(r.entry(t).Unanswered(since)) > 0 && r.now().Before(deadline) {
 		if !r.sleep(ctx, 10*time.Millisecond) {
 			return ctx.Err()
 		}

@@ -38,7 +38,7 @@ func (r *Renamer) one(ctx context.Context, x *Rename, young bool) (Outcome, erro
 		}
 		return Refused, nil
 	}
-	if x.Kind == OurName && r.putBackLock(ctx, x) {
+	if r.putBackLock(ctx, x) {
 		return LockedBack, nil
 	}
 	return Done, nil
@@ -49,30 +49,46 @@ func notFound(err error) bool { return errors.Is(err, herdr.ErrNotFound) }
 
 // putBackLock closes the window after the last look at the memory: a lock
 // written while the rename was on its way is on disk by the time herdr
-// answers, and the label the target showed when it was locked goes back.
-// lock itself puts it back when the rename lands after its own look. It
-// reports whether the label went back.
+// answers, and the label the target showed when it was locked goes back,
+// whatever the rename set (a name of ours, a label given back). lock
+// itself puts it back when the rename lands after its own look, but it
+// waits for renames on their way only so long. A lock taken anew while
+// that put-back was on its way is kept the same way. It reports whether
+// a label went back.
 func (r *Renamer) putBackLock(ctx context.Context, x *Rename) bool {
-	f := owner.For(x.Target.Kind)(owner.Case{Label: x.Want, Memory: r.memory(x.Target)})
-	if f.Do != owner.PutBack {
-		return false
+	label, back := x.Want, false
+	for range maxLockBacks {
+		// The label just set landed after the lock: a rename of ours.
+		f := owner.For(x.Target.Kind)(owner.Case{Label: label, Memory: r.memory(x.Target).WithLanding(label)})
+		if f.Do != owner.PutBack || !r.lockBack(ctx, x, label, f.To) {
+			break
+		}
+		label, back = f.To, true
 	}
-	back := state.Flight{Want: f.To, Seen: x.Want, Sent: r.now()}
+	return back
+}
+
+// maxLockBacks bounds the put-backs of locks taken one inside another's.
+const maxLockBacks = 3
+
+// lockBack puts to back over label, a lock's, after x: recorded first,
+// followed like any rename of ours. It reports whether herdr applied it.
+func (r *Renamer) lockBack(ctx context.Context, x *Rename, label, to string) bool {
+	back := state.Flight{Want: to, Seen: label, Sent: r.now()}
 	if err := r.save(func(tx *state.Tx) { tx.Follow(x.Target, back) }); err != nil {
-		r.log.Warn("could not put back a locked tab's label: its record was not saved", "tab", x.Target.ID, "label", f.To, "err", err)
+		r.log.Warn("could not put back a locked tab's label: its record was not saved", "tab", x.Target.ID, "label", to, "err", err)
 		return false
 	}
-	out, err := r.request(ctx, x.Target, f.To)
+	out, err := r.request(ctx, x.Target, to)
 	if out == InFlight || out == Done {
-		x.back = &back
-		x.backOut = out
+		x.backs = append(x.backs, lockBack{back, out})
 	}
 	if err != nil {
-		r.log.Warn("could not put back a locked tab's label", "tab", x.Target.ID, "label", f.To, "err", err)
+		r.log.Warn("could not put back a locked tab's label", "tab", x.Target.ID, "label", to, "err", err)
 		return false
 	}
-	r.log.Info("the tab was locked while it was renamed; put its label back", "tab", x.Target.ID, "label", f.To)
-	x.Shows = f.To
+	r.log.Info("the tab was locked while it was renamed; put its label back", "tab", x.Target.ID, "label", to)
+	x.Shows = to
 	return true
 }
 

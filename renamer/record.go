@@ -63,7 +63,12 @@ func (r *Renamer) recordBefore(rs []*Rename, edits state.Edits) error {
 	return r.save(func(tx *state.Tx) {
 		edits.Apply(tx)
 		for _, x := range rs {
-			f := state.Flight{Want: x.Want, Seen: x.recorded, Sent: now, After: x.After}
+			if e := tx.Entry(x.Target); x.Kind == OurName && e.Label != "" && e.Label == x.recorded {
+				// Our last label replaced: what our rename to it
+				// replaced tells a person's choice of it since.
+				x.over = e.Over
+			}
+			f := state.Flight{Want: x.Want, Seen: x.recorded, Sent: now, After: x.After, Over: x.over}
 			switch x.Kind {
 			case OurName:
 				tx.Pend(x.Target, f)
@@ -103,7 +108,8 @@ func (r *Renamer) recordAfter(rs []*Rename, edits state.Edits) {
 		case x.Out == Done || x.Out == InFlight || x.Out == LockedBack:
 			// Applied, or maybe: a person's rename inside it goes back,
 			// even under a lock's label put back over it.
-			f := &flight{want: x.Want, seen: x.recorded, after: x.After, gen: r.gen(), at: x.sent, watched: x.sent, given: x.Kind != OurName}
+			f := &flight{want: x.Want, seen: x.recorded, after: x.After, gen: r.gen(), at: x.sent, watched: x.sent, given: x.Kind != OurName,
+				seenOver: x.over}
 			if x.Seen != x.recorded {
 				// The re-read found a newer label of ours to replace.
 				f.later = append(f.later, x.Seen)
@@ -115,9 +121,12 @@ func (r *Renamer) recordAfter(rs []*Rename, edits state.Edits) {
 			r.unfollow(x.Target, x.Want, x.recorded, x.sent)
 		}
 		edits.Add(r.outcome(x)...)
-		if b := x.back; b != nil && x.Target.Kind != state.Pane {
+		for _, b := range x.backs {
+			if x.Target.Kind == state.Pane {
+				break
+			}
 			r.follow(x.Target, &flight{want: b.Want, seen: b.Seen, gen: r.gen(), at: b.Sent, watched: b.Sent, given: true})
-			if x.backOut == Done {
+			if b.out == Done {
 				edits.Add(func(tx *state.Tx) { tx.Answer(x.Target, b.Want, b.Sent) })
 			}
 		}
@@ -135,7 +144,7 @@ func (r *Renamer) recordAfter(rs []*Rename, edits state.Edits) {
 func ended(x *Rename) []func(*state.Tx) {
 	t, want, sent := x.Target, x.Want, x.sent
 	out := []func(*state.Tx){func(tx *state.Tx) { tx.Settle(t, want, sent) }}
-	if b := x.back; b != nil {
+	for _, b := range x.backs {
 		out = append(out, func(tx *state.Tx) { tx.Settle(t, b.Want, b.Sent) })
 	}
 	return out
@@ -154,13 +163,13 @@ func (r *Renamer) outcome(x *Rename) []func(*state.Tx) {
 		// stays, and its echo is watched for.
 		return nil
 	case x.Kind == GiveBack:
-		if x.Out == Done {
+		if x.Out == Done || x.Out == LockedBack {
 			r.log.Info("gave a label back", t.Kind.String(), t.ID, "label", want, "why", x.Why)
 			return nil
 		}
 		return []func(*state.Tx){func(tx *state.Tx) { tx.Settle(t, want, x.sent) }}
 	case x.Kind == PersonPrefix:
-		if x.Out == Done {
+		if x.Out == Done || x.Out == LockedBack {
 			r.log.Info("renamed", t.Kind.String(), t.ID, "old", x.Seen, "new", want, "why", x.Why)
 			return nil
 		}
@@ -171,9 +180,14 @@ func (r *Renamer) outcome(x *Rename) []func(*state.Tx) {
 		// Pending keeps the label: other requests (a killed daemon's)
 		// may still land after this one.
 		r.log.Info("renamed", t.Kind.String(), t.ID, "old", x.Seen, "new", want, "why", x.Why)
-		return []func(*state.Tx){func(tx *state.Tx) { tx.Named(t, want) }}
+		seen := x.Seen
+		return []func(*state.Tx){func(tx *state.Tx) { tx.NamedOver(t, want, seen) }}
 	case Landed:
-		return []func(*state.Tx){func(tx *state.Tx) { tx.Named(t, want); tx.Settle(t, want, x.sent) }}
+		// What the rename that landed replaced is in its own record.
+		return []func(*state.Tx){func(tx *state.Tx) {
+			tx.NamedOver(t, want, tx.Entry(t).SeenBefore(want))
+			tx.Settle(t, want, x.sent)
+		}}
 	case LockedBack:
 		// Put back for a lock: the pending label stays, and the rename
 		// is followed to its echo like one done.

@@ -104,10 +104,18 @@ type Rename struct {
 	// saw then (Seen may change at the re-read).
 	sent     time.Time
 	recorded string
-	// back is the put-back of a lock's label that followed it, and what
-	// came of that: a rename of ours too, followed to its echo.
-	back    *state.Flight
-	backOut Outcome
+	// over: recorded was our last label, which our rename to it had
+	// replaced over (state.Flight.Over).
+	over string
+	// backs are the put-backs of a lock's label that followed it, and
+	// what came of each: renames of ours too, followed to their echoes.
+	backs []lockBack
+}
+
+// lockBack is one put-back of a lock's label after a rename of ours.
+type lockBack struct {
+	state.Flight
+	out Outcome
 }
 
 // A Label is a label a target shows after a rename of ours.

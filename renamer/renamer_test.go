@@ -126,7 +126,7 @@ func TestOlderRenameDoesNotTakeALaterOnesEchoForItsOwn(t *testing.T) {
 	g.name(tab, "1", "nixos", false)
 	g.echo(tab, "nixos", "notes")
 	g.h.set(tab, "notes")
-	g.mem.InMemory(func(tx *state.Tx) { tx.Release(tab) })
+	g.mem.InMemory(func(tx *state.Tx) { tx.Release(tab, "notes") })
 	g.now = g.now.Add(time.Second)
 	g.name(tab, "notes", "nixos", false)
 	g.echo(tab, "nixos")
@@ -755,7 +755,7 @@ func TestPutBackLockRespectsARelease(t *testing.T) {
 		tx.Pend(tab, state.Flight{Want: "web", Seen: "notes", Sent: g.now})
 		tx.Answer(tab, "web", g.now)
 		tx.Lock(tab, "notes")
-		tx.Release(tab)
+		tx.Release(tab, "web")
 	})
 	if err := g.r.PutBackLock(context.Background(), tab, "notes", g.now); err != nil {
 		t.Fatal(err)

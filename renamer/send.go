@@ -80,7 +80,10 @@ type Renamer struct {
 	sleep   func(context.Context, time.Duration) bool
 	flights *flights // nil unless Options.Follow
 	backs   *putBacks
-	sending sending
+	heard   heard
+	// subscribed is when the current subscription was acked, by gen.
+	subscribed map[uint64]time.Time
+	sending    sending
 }
 
 // New makes a Renamer.

@@ -126,9 +126,10 @@ func (c *restorer) forgotWord() string {
 
 // forget drops the tabs' and panes' entries from the state file.
 func (c *restorer) forget(ts []state.Target) error {
+	now := time.Now()
 	if err := c.d.State().Edit(func(tx *state.Tx) {
 		for _, t := range ts {
-			tx.Undo(t)
+			tx.Undo(t, now)
 		}
 	}); err != nil {
 		return fmt.Errorf("restore: forget %d tab(s) and pane(s): %w", len(ts), err)

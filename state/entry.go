@@ -60,8 +60,12 @@ const (
 // Entry is what the memory holds of one target. Callers outside this
 // package read copies; only Tx changes the memory.
 type Entry struct {
-	// Label is the last label we set.
+	// Label is the last label we set, and Over the label that rename
+	// replaced (what the target showed right before ours; "" when not
+	// known). A rename event to Label right after another label than
+	// Over is not that rename's: a person chose Label again.
 	Label string
+	Over  string
 	// Pending are the labels we recently asked herdr for, oldest first,
 	// each read as ours until its own Until: a killed daemon's rename can
 	// land after the next daemon's own, so one slot is not enough.
@@ -81,8 +85,11 @@ type Entry struct {
 	// text is PersonText.
 	PersonText string
 	PrefixedAs string
-	// Released: a person handed the name back to us, even a person's.
-	Released bool
+	// Released: a person handed the name back to us, even a person's,
+	// as the target showed ReleasedFrom then. On a tab the release holds
+	// while it shows that label: a person who names it since ends it.
+	Released     bool
+	ReleasedFrom string
 	// MissingSince is when a full pass first did not see the target.
 	MissingSince *time.Time
 }
@@ -111,7 +118,16 @@ type Flight struct {
 	// looks the same as a person's later rename to its label: whoever
 	// adopts it only learns from it.
 	Decided bool `json:"decided,omitempty"`
+	// Over: Seen was the last label we set, and that rename had replaced
+	// Over. Right before this rename's echo, Seen after another label
+	// than Over is a person's choice of it since (Entry.Over).
+	Over string `json:"over,omitempty"`
 }
+
+// MayLand says whether a rename of ours asked for at sent may still land
+// at now: herdr may read a killed process's request late, but not
+// PendingTTL late.
+func MayLand(sent, now time.Time) bool { return now.Before(sent.Add(PendingTTL)) }
 
 // Landing are the pending labels that may still land at now.
 func (e Entry) Landing(now time.Time) []string {
@@ -141,6 +157,17 @@ func (e Entry) PendingLanded(label string, now time.Time) bool {
 	return label != e.Label && slices.Contains(e.Landing(now), label)
 }
 
+// SeenBefore is what the look before our newest rename to want saw, ""
+// when no flight of it is remembered.
+func (e Entry) SeenBefore(want string) string {
+	for i := len(e.Flights) - 1; i >= 0; i-- {
+		if e.Flights[i].Want == want {
+			return e.Flights[i].Seen
+		}
+	}
+	return ""
+}
+
 // Unanswered are the flights sent at or after since that herdr has not
 // answered yet: they may still land.
 func (e Entry) Unanswered(since time.Time) []Flight {
@@ -158,6 +185,7 @@ func (e Entry) Unanswered(since time.Time) []Flight {
 // versions read) and with each label's own expiry.
 type entryJSON struct {
 	Label        string               `json:"label,omitempty"`
+	Over         string               `json:"over,omitempty"`
 	Pending      LabelSet             `json:"pending,omitempty"`
 	PendingUntil *time.Time           `json:"pending_until,omitempty"`
 	PendingTimes map[string]time.Time `json:"pending_times,omitempty"`
@@ -167,13 +195,15 @@ type entryJSON struct {
 	PersonText   string               `json:"person_text,omitempty"`
 	PrefixedAs   string               `json:"prefixed_as,omitempty"`
 	Released     bool                 `json:"released,omitempty"`
+	ReleasedFrom string               `json:"released_from,omitempty"`
 	MissingSince *time.Time           `json:"missing_since,omitempty"`
 }
 
 // MarshalJSON writes the file's form of the entry.
 func (e Entry) MarshalJSON() ([]byte, error) {
-	j := entryJSON{Label: e.Label, Flights: e.Flights, Locked: e.Locked, LockedLabel: e.LockedLabel,
-		PersonText: e.PersonText, PrefixedAs: e.PrefixedAs, Released: e.Released, MissingSince: e.MissingSince}
+	j := entryJSON{Label: e.Label, Over: e.Over, Flights: e.Flights, Locked: e.Locked, LockedLabel: e.LockedLabel,
+		PersonText: e.PersonText, PrefixedAs: e.PrefixedAs, Released: e.Released, ReleasedFrom: e.ReleasedFrom,
+		MissingSince: e.MissingSince}
 	for _, p := range e.Pending {
 		j.Pending = append(j.Pending, p.Label)
 		if j.PendingTimes == nil {
@@ -196,8 +226,9 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*e = Entry{Label: j.Label, Flights: j.Flights, Locked: j.Locked, LockedLabel: j.LockedLabel,
-		PersonText: j.PersonText, PrefixedAs: j.PrefixedAs, Released: j.Released, MissingSince: j.MissingSince}
+	*e = Entry{Label: j.Label, Over: j.Over, Flights: j.Flights, Locked: j.Locked, LockedLabel: j.LockedLabel,
+		PersonText: j.PersonText, PrefixedAs: j.PrefixedAs, Released: j.Released, ReleasedFrom: j.ReleasedFrom,
+		MissingSince: j.MissingSince}
 	for _, l := range j.Pending {
 		p := Pending{Label: l}
 		if u, ok := j.PendingTimes[l]; ok {

@@ -311,7 +311,7 @@ func TestVerbs(t *testing.T) {
 	st, _ := Load("", "")
 	tab := TabTarget("w1:t1")
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	st.InMemory(func(tx *Tx) { tx.Release(tab); tx.Pend(tab, Flight{Want: "web", Seen: "1", Sent: t0}) })
+	st.InMemory(func(tx *Tx) { tx.Release(tab, "1"); tx.Pend(tab, Flight{Want: "web", Seen: "1", Sent: t0}) })
 	if e := st.Tab(tab.ID); !e.Released || len(e.Unanswered(t0)) != 1 {
 		t.Fatalf("after release and a rename: %+v", e)
 	}
@@ -334,12 +334,12 @@ func TestVerbs(t *testing.T) {
 		tx.Answer(tab, "web", t0)
 		tx.Named(tab, "web")
 		tx.Pend(tab, Flight{Want: "api", Seen: "web", Sent: t0.Add(time.Second)})
-		tx.Undo(tab)
+		tx.Undo(tab, t0)
 	})
 	if e := st.Tab(tab.ID); e.Label != "" || len(e.Flights) != 1 || e.Flights[0].Want != "api" || !slices.Equal(e.Landing(t0), []string{"api"}) {
 		t.Fatalf("after restore's undo: %+v", e)
 	}
-	st.InMemory(func(tx *Tx) { tx.Answer(tab, "api", t0.Add(time.Second)); tx.Undo(tab) })
+	st.InMemory(func(tx *Tx) { tx.Answer(tab, "api", t0.Add(time.Second)); tx.Undo(tab, t0) })
 	if st.Has(tab) {
 		t.Fatalf("undone with nothing on its way, still there: %+v", st.Tab(tab.ID))
 	}
@@ -347,7 +347,7 @@ func TestVerbs(t *testing.T) {
 	// to recognise if it lands late: nothing of it stays.
 	st.InMemory(func(tx *Tx) {
 		tx.Follow(tab, Flight{Want: "1", Seen: "web", Sent: t0})
-		tx.Undo(tab)
+		tx.Undo(tab, t0)
 	})
 	if st.Has(tab) {
 		t.Fatalf("undone with only a label given back on its way, still there: %+v", st.Tab(tab.ID))
@@ -373,7 +373,8 @@ func TestRevalidate(t *testing.T) {
 	var kept, forgot int
 	st.InMemory(func(tx *Tx) {
 		kept, forgot = tx.Revalidate(map[Target]string{TabTarget("w1:t1"): "web", TabTarget("w1:t2"): "2",
-			TabTarget("w1:t3"): "notes", TabTarget("w1:t4"): "db", TabTarget("w1:t5"): "old", WorkspaceTarget("w1"): "x"}, time.Now())
+			TabTarget("w1:t3"): "notes", TabTarget("w1:t4"): "db", TabTarget("w1:t5"): "old", WorkspaceTarget("w1"): "x"}, time.Now(),
+			func(_ Kind, a, b string) bool { return a == b })
 	})
 	if kept != 3 || forgot != 3 || !st.Has(TabTarget("w1:t1")) || !st.Has(TabTarget("w1:t3")) || st.Has(TabTarget("w1:t2")) || st.Has(TabTarget("w1:t5")) {
 		t.Fatalf("kept %d forgot %d: %v", kept, forgot, st.IDs(Tab))
@@ -394,7 +395,7 @@ func TestRevalidate(t *testing.T) {
 func TestMarksGoWithTheFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	daemon, _ := Load(path, "")
-	if err := daemon.Update(func(tx *Tx) { tx.Named(TabTarget("w1:t1"), "web"); tx.Release(TabTarget("w1:t2")) }); err != nil {
+	if err := daemon.Update(func(tx *Tx) { tx.Named(TabTarget("w1:t1"), "web"); tx.Release(TabTarget("w1:t2"), "mine") }); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(path); err != nil {

@@ -61,24 +61,41 @@ func (tx *Tx) PersonPrefix(t Target, text, prefixedAs string, f Flight) {
 
 // Named records a label of ours that herdr set: ours, no release, no
 // longer missing, and no person's text it was made of.
-func (tx *Tx) Named(t Target, label string) {
+func (tx *Tx) Named(t Target, label string) { tx.NamedOver(t, label, "") }
+
+// NamedOver is Named for a rename that replaced over ("" when not
+// known): a rename event to label right after another is a person's.
+func (tx *Tx) NamedOver(t Target, label, over string) {
 	tx.change(t, func(e *Entry) {
-		e.Label, e.Released, e.MissingSince = label, false, nil
+		e.Label, e.Over, e.MissingSince = label, over, nil
+		e.Released, e.ReleasedFrom = false, ""
 		e.PersonText, e.PrefixedAs = "", ""
 	})
 }
 
-// Ours records label as ours and ends a release: a rename of ours landed,
-// or the target carries our name already.
-func (tx *Tx) Ours(t Target, label string) {
-	tx.change(t, func(e *Entry) { e.Label, e.Released = label, false })
+// Ours records label, which replaced over ("" when not known: what is
+// known of the last label we set stays when it is label), as ours and
+// ends a release: a rename of ours landed, or the target carries our
+// name already.
+func (tx *Tx) Ours(t Target, label, over string) {
+	tx.change(t, func(e *Entry) {
+		if over == "" && label == e.Label {
+			over = e.Over
+		}
+		e.Label, e.Over, e.Released, e.ReleasedFrom = label, over, false, ""
+	})
 }
 
 // Disown forgets the last label we set: a person's label shows now, and a
 // person choosing that text later must keep it. Pending labels stay until
 // they expire.
 func (tx *Tx) Disown(t Target) {
-	tx.edit(t, func(e *Entry) { e.Label = "" })
+	tx.edit(t, func(e *Entry) { e.Label, e.Over = "", "" })
+}
+
+// EndRelease ends a release: a person named the target since.
+func (tx *Tx) EndRelease(t Target) {
+	tx.edit(t, func(e *Entry) { e.Released, e.ReleasedFrom = false, "" })
 }
 
 // Unpend forgets a rename that was not sent or that herdr refused: its
@@ -126,13 +143,13 @@ func (tx *Tx) Decide(t Target, want string, sent time.Time) {
 
 // Lock freezes the target's label as it shows now.
 func (tx *Tx) Lock(t Target, label string) {
-	tx.change(t, func(e *Entry) { e.Locked, e.Released, e.LockedLabel = true, false, label })
+	tx.change(t, func(e *Entry) { e.Locked, e.Released, e.ReleasedFrom, e.LockedLabel = true, false, "", label })
 }
 
-// Release hands the target back to automatic naming, even a person's
-// label.
-func (tx *Tx) Release(t Target) {
-	tx.change(t, func(e *Entry) { e.Locked, e.Released, e.LockedLabel = false, true, "" })
+// Release hands the target, showing label now, back to automatic naming,
+// even a person's label.
+func (tx *Tx) Release(t Target, label string) {
+	tx.change(t, func(e *Entry) { e.Locked, e.Released, e.ReleasedFrom, e.LockedLabel = false, true, label, "" })
 }
 
 // Forget drops everything remembered of the target.
@@ -140,10 +157,11 @@ func (tx *Tx) Forget(t Target) { delete(tx.s.entries[t.Kind], t.ID) }
 
 // Undo forgets what we remember of a target unless a person locked it:
 // restore's end, which must not take a lock taken meanwhile with it. A
-// rename of ours herdr has not answered yet (a killed daemon's) may still
-// land: it stays followed, its label ours while it may. A label given
-// back (no pending label of ours) is no one's to recognise if it lands.
-func (tx *Tx) Undo(t Target) {
+// rename of ours herdr has not answered yet (a killed daemon's) that may
+// still land at now stays followed, its label ours while it may; one
+// that can no longer land is forgotten. A label given back (no pending
+// label of ours) is no one's to recognise if it lands.
+func (tx *Tx) Undo(t Target, now time.Time) {
 	e := tx.get(t)
 	if e.Locked {
 		return
@@ -151,7 +169,7 @@ func (tx *Tx) Undo(t Target) {
 	var left Entry
 	for _, f := range e.Flights {
 		i := slices.IndexFunc(e.Pending, func(p Pending) bool { return p.Label == f.Want })
-		if f.Answered || i < 0 {
+		if f.Answered || i < 0 || !MayLand(f.Sent, now) {
 			continue
 		}
 		left.Flights = append(left.Flights, f)
@@ -179,13 +197,16 @@ func (tx *Tx) Prune(kind Kind, present map[string]bool, now time.Time) bool {
 // otherwise apply to other tabs that reuse its ids. A rename of ours
 // sent to the server that is gone never lands now: a kept target's
 // flights end, and a label of ours that was pending at now and shows is
-// ours. It returns how many targets it kept and forgot.
-func (tx *Tx) Revalidate(shows map[Target]string, now time.Time) (kept, forgot int) {
+// ours. same says whether a target of a kind shows a label remembered
+// (herdr's own tab labels are their positions, which move). It returns
+// how many targets it kept and forgot.
+func (tx *Tx) Revalidate(shows map[Target]string, now time.Time, same func(k Kind, shown, remembered string) bool) (kept, forgot int) {
 	for _, kind := range Kinds {
 		for id, e := range tx.s.entries[kind] {
 			l, ok := shows[Target{kind, id}]
 			landed := slices.Contains(e.Landing(now), l)
-			if ok && l != "" && (landed || l == e.Label || l == e.LockedLabel || l == e.PrefixedAs || l == e.PersonText) {
+			locked := e.Locked && same(kind, l, e.LockedLabel)
+			if ok && l != "" && (landed || locked || l == e.Label || l == e.PrefixedAs || l == e.PersonText) {
 				if landed {
 					e.Label = l
 				}
