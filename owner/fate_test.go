@@ -44,6 +44,13 @@ func TestFate(t *testing.T) {
 		{"pane, released", pane, Case{Label: "reviewer", Want: "zsh", Memory: Memory{Released: true}}, Fate{Verdict: Released, Do: Rename, To: "zsh"}},
 		{"pane, locked", pane, Case{Label: "", Want: "zsh", Memory: locked}, Fate{Verdict: Locked}},
 		{"pane locked with no label, our rename landed after", pane, Case{Label: "make", Memory: Memory{Labels: ours.Labels, Landing: ours.Landing, Locked: true}}, Fate{Verdict: Locked, Do: PutBack, To: ""}},
+		{"pane, a render is a person's", pane, Case{Label: "api", Want: "claude", Variants: []string{"api", "claude"}}, Fate{Verdict: Human}},
+		{"pane, a render we set is ours", pane, Case{Label: "api", Want: "claude", Variants: []string{"api"}, Memory: Labels("api")}, Fate{Verdict: Ours, Do: Rename, To: "claude"}},
+		{"pane released showing nothing, named since", pane, Case{Label: "notes", Want: "claude", Memory: Memory{Released: true, ReleasedFrom: new(string)}}, Fate{Verdict: Human}},
+		{"pane released, still showing its label", pane, Case{Label: "", Want: "claude", Memory: Memory{Released: true, ReleasedFrom: new(string)}}, Fate{Verdict: Released, Do: Rename, To: "claude"}},
+		{"pane released showing a person's label", pane, Case{Label: "mine", Want: "claude", Memory: Memory{Released: true, ReleasedFrom: ptr("mine")}}, Fate{Verdict: Released, Do: Rename, To: "claude"}},
+		{"pane released, a label of ours since", pane, Case{Label: "vim", Want: "claude", Memory: Memory{Released: true, ReleasedFrom: new(string), Labels: []string{"vim"}}}, Fate{Verdict: Released, Do: Rename, To: "claude"}},
+		{"pane released before releases kept their label", pane, Case{Label: "mine", Want: "claude", Memory: Memory{Released: true}}, Fate{Verdict: Released, Do: Rename, To: "claude"}},
 		{"tab locked with no label known, our rename landed after", tab, Case{Label: "make", Memory: Memory{Labels: ours.Labels, Landing: ours.Landing, Locked: true}}, Fate{Verdict: Locked}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,6 +64,8 @@ func TestFate(t *testing.T) {
 		})
 	}
 }
+
+func ptr(s string) *string { return &s }
 
 // The precedence of the verdicts, and what herdr's own tab label is.
 func TestVerdict(t *testing.T) {

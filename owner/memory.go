@@ -16,8 +16,10 @@ type Memory struct {
 	// LockedLabel then.
 	Locked      bool
 	LockedLabel string
-	// Released: a person handed the target back to us.
-	Released bool
+	// Released: a person handed the target back to us. ReleasedFrom,
+	// when not nil, is the label a pane showed then (see Pane).
+	Released     bool
+	ReleasedFrom *string
 	// Landing are the labels of ours asked for so recently that the
 	// request may still land (a subset of Labels).
 	Landing []string
@@ -26,7 +28,7 @@ type Memory struct {
 // Of is what the memory holds of a target, e, as the rule reads it at
 // now: the one place a Memory is made of a memory entry.
 func Of(e state.Entry, now time.Time) Memory {
-	return Memory{Locked: e.Locked, Released: e.Released, LockedLabel: e.LockedLabel,
+	return Memory{Locked: e.Locked, Released: e.Released, LockedLabel: e.LockedLabel, ReleasedFrom: e.ReleasedFrom,
 		Labels: e.OurLabels(now), Landing: e.Landing(now)}
 }
 

@@ -178,6 +178,9 @@ type view struct {
 	panes     map[string][]herdr.Pane // by tab id, in layout order
 	positions map[string]int          // by tab id, 1-based
 	present   map[string]bool         // every tab id in the session
+	// movedFrom are the panes herdr gave a new id, by it: the id the
+	// memory holds them under (followPanes).
+	movedFrom map[string]string
 }
 
 // Plan runs a pass's phases over in.Snap:
@@ -205,6 +208,7 @@ func (p *Planner) Plan(ctx context.Context, in Input, mem *state.State) *Plan {
 	p.decidePanes(v, pl.Panes, answers, titles)
 	pl.Sidebar = p.decideSidebar(v, side, answers, titles)
 	p.judge(v, pl, mem)
+	p.followPanes(v, pl, mem)
 	p.judgePanes(v, pl, mem)
 	p.workspaces(v, pl, answers, mem)
 	p.prune(v, pl, mem)

@@ -82,7 +82,15 @@ type Entry struct {
 	PersonText string
 	PrefixedAs string
 	// Released: a person handed the name back to us, even a person's.
-	Released bool
+	// ReleasedFrom, when known, is the label a pane showed when it was
+	// released: herdr tells no one of a pane's rename, so a pane showing
+	// another label a person chose is how its release is seen to end.
+	Released     bool
+	ReleasedFrom *string
+	// Terminal is herdr's terminal id of a pane as last seen: herdr
+	// keeps it when a pane moves and its id changes, so the memory
+	// follows the pane.
+	Terminal string
 	// MissingSince is when a full pass first did not see the target.
 	MissingSince *time.Time
 }
@@ -167,13 +175,16 @@ type entryJSON struct {
 	PersonText   string               `json:"person_text,omitempty"`
 	PrefixedAs   string               `json:"prefixed_as,omitempty"`
 	Released     bool                 `json:"released,omitempty"`
+	ReleasedFrom *string              `json:"released_from,omitempty"`
+	Terminal     string               `json:"terminal,omitempty"`
 	MissingSince *time.Time           `json:"missing_since,omitempty"`
 }
 
 // MarshalJSON writes the file's form of the entry.
 func (e Entry) MarshalJSON() ([]byte, error) {
 	j := entryJSON{Label: e.Label, Flights: e.Flights, Locked: e.Locked, LockedLabel: e.LockedLabel,
-		PersonText: e.PersonText, PrefixedAs: e.PrefixedAs, Released: e.Released, MissingSince: e.MissingSince}
+		PersonText: e.PersonText, PrefixedAs: e.PrefixedAs, Released: e.Released, MissingSince: e.MissingSince,
+		ReleasedFrom: e.ReleasedFrom, Terminal: e.Terminal}
 	for _, p := range e.Pending {
 		j.Pending = append(j.Pending, p.Label)
 		if j.PendingTimes == nil {
@@ -197,7 +208,8 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*e = Entry{Label: j.Label, Flights: j.Flights, Locked: j.Locked, LockedLabel: j.LockedLabel,
-		PersonText: j.PersonText, PrefixedAs: j.PrefixedAs, Released: j.Released, MissingSince: j.MissingSince}
+		PersonText: j.PersonText, PrefixedAs: j.PrefixedAs, Released: j.Released, MissingSince: j.MissingSince,
+		ReleasedFrom: j.ReleasedFrom, Terminal: j.Terminal}
 	for _, l := range j.Pending {
 		p := Pending{Label: l}
 		if u, ok := j.PendingTimes[l]; ok {

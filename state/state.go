@@ -329,7 +329,7 @@ func (s *State) mergeMine(mine, synced [len(Kinds)]map[string]Entry, gone bool) 
 				continue
 			}
 			d := s.entries[kind][id]
-			e.Locked, e.Released, e.LockedLabel = d.Locked, d.Released, d.LockedLabel
+			e.Locked, e.Released, e.LockedLabel, e.ReleasedFrom = d.Locked, d.Released, d.LockedLabel, d.ReleasedFrom
 			// Another process's renames on their way (a takeover, a
 			// lock's put-back) stay known to whoever decides them.
 			e.Flights = unionFlights(e.Flights, d.Flights)

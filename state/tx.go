@@ -63,7 +63,7 @@ func (tx *Tx) PersonPrefix(t Target, text, prefixedAs string, f Flight) {
 // longer missing, and no person's text it was made of.
 func (tx *Tx) Named(t Target, label string) {
 	tx.change(t, func(e *Entry) {
-		e.Label, e.Released, e.MissingSince = label, false, nil
+		e.Label, e.Released, e.ReleasedFrom, e.MissingSince = label, false, nil, nil
 		e.PersonText, e.PrefixedAs = "", ""
 	})
 }
@@ -71,7 +71,7 @@ func (tx *Tx) Named(t Target, label string) {
 // Ours records label as ours and ends a release: a rename of ours landed,
 // or the target carries our name already.
 func (tx *Tx) Ours(t Target, label string) {
-	tx.change(t, func(e *Entry) { e.Label, e.Released = label, false })
+	tx.change(t, func(e *Entry) { e.Label, e.Released, e.ReleasedFrom = label, false, nil })
 }
 
 // Disown forgets the last label we set: a person's label shows now, and a
@@ -126,13 +126,43 @@ func (tx *Tx) Decide(t Target, want string, sent time.Time) {
 
 // Lock freezes the target's label as it shows now.
 func (tx *Tx) Lock(t Target, label string) {
-	tx.change(t, func(e *Entry) { e.Locked, e.Released, e.LockedLabel = true, false, label })
+	tx.change(t, func(e *Entry) { e.Locked, e.Released, e.LockedLabel, e.ReleasedFrom = true, false, label, nil })
 }
 
 // Release hands the target back to automatic naming, even a person's
 // label.
 func (tx *Tx) Release(t Target) {
-	tx.change(t, func(e *Entry) { e.Locked, e.Released, e.LockedLabel = false, true, "" })
+	tx.change(t, func(e *Entry) { e.Locked, e.Released, e.LockedLabel, e.ReleasedFrom = false, true, "", nil })
+}
+
+// ReleaseShowing is Release of a pane that shows label now: its release
+// ends when it shows another label a person chose.
+func (tx *Tx) ReleaseShowing(t Target, label string) {
+	tx.change(t, func(e *Entry) { e.Locked, e.Released, e.LockedLabel, e.ReleasedFrom = false, true, "", &label })
+}
+
+// EndRelease ends a release: a person named the target since.
+func (tx *Tx) EndRelease(t Target) {
+	tx.edit(t, func(e *Entry) { e.Released, e.ReleasedFrom = false, nil })
+}
+
+// Seat records the terminal herdr runs a pane in (Entry.Terminal), making
+// an entry when there is none.
+func (tx *Tx) Seat(t Target, terminal string) {
+	tx.change(t, func(e *Entry) { e.Terminal = terminal })
+}
+
+// Move hands what the memory holds of from to to: herdr gave a pane a new
+// id (it moved to another workspace) and it is the same pane. An entry
+// to already has stays.
+func (tx *Tx) Move(from, to Target) {
+	e, ok := tx.s.entries[from.Kind][from.ID]
+	if _, taken := tx.s.entries[to.Kind][to.ID]; !ok || taken || from.Kind != to.Kind {
+		return
+	}
+	e.MissingSince = nil
+	tx.put(to, e)
+	delete(tx.s.entries[from.Kind], from.ID)
 }
 
 // Forget drops everything remembered of the target.
