@@ -178,6 +178,12 @@ func (tr Triage) paneNews(ev herdr.Event) bool {
 			}
 		})
 	case herdr.PaneAgentDetected:
+		// herdr names the agent that left in its release: its leaving
+		// is news while the pane still shows it (a replayed release of
+		// an agent another has replaced since is not).
+		if ev.Released {
+			return known && p.Agent != "" && (ev.Agent == "" || ev.Agent == p.Agent)
+		}
 		return known && p.Agent != ev.Agent
 	case herdr.PaneUpdated:
 		return tr.paneUpdated(ev)

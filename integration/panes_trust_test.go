@@ -1,0 +1,54 @@
+package integration
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+)
+
+// Pane names and sidebar tokens as trustworthy as tab names, on herdrsim
+// and on a real herdr 0.8.2: an agent's leaving is news, a person's pane
+// label that equals a render is theirs, a pane's memory follows a new id
+// and its release ends when a person names it.
+
+// quietPolls keeps the daemon from polling: what it does here, an event
+// or a look of its own brought.
+var quietPolls = []string{"--poll", "1h", "--rest-poll", "1h", "--agent-poll", "0"}
+
+// releaseAgent says, as an agent's hook does, that agent left pane
+// (pane.release_agent): herdr's pane.agent_detected then says released.
+func releaseAgent(t *testing.T, w world, pane, agent string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := herdr.New(w.Socket()).Call(ctx, "pane.release_agent", map[string]any{
+		"pane_id": pane, "source": "herdrtabrenamer-test", "agent": agent}, nil); err != nil {
+		t.Fatalf("%s: pane.release_agent %s: %v", w.Name(), pane, err)
+	}
+}
+
+// TestRealHerdrAnAgentLeavingIsNews: an agent leaving its pane renames
+// the pane after its folder and clears its sidebar tokens at once, with
+// no poll that could find it: herdr's pane.agent_detected says released,
+// naming the agent that left.
+func TestRealHerdrAnAgentLeavingIsNews(t *testing.T) {
+	onWorlds(t, sidebarWorld, func(t *testing.T, w world) {
+		dirs := mkdirs(t, w.Sandbox(), "projects/zebra")
+		_, _, p1 := w.NewWorkspace(t, dirs[0])
+		reportAgent(t, w, p1, "claude", "idle")
+		d := startWorldDaemon(t, w, append(append(append([]string{}, paneFormat...), sidebarArgs...), quietPolls...)...)
+		waitPaneLabels(t, w, d, map[string]string{p1: "claude"})
+		waitPaneTokens(t, w, d, p1, map[string]string{"htr_agent": "claude", "htr_dir": "zebra"})
+		if got := worldPane(t, w, p1).Agent; got != "claude" {
+			t.Fatalf("%s: pane %s runs %q before the release", w.Name(), p1, got)
+		}
+		releaseAgent(t, w, p1, "claude")
+		if got := worldPane(t, w, p1).Agent; got != "" {
+			t.Fatalf("%s: pane %s still runs %q after its release", w.Name(), p1, got)
+		}
+		waitPaneLabels(t, w, d, map[string]string{p1: "zebra"})
+		waitPaneTokens(t, w, d, p1, map[string]string{"htr_agent": "", "htr_dir": ""})
+	})
+}
