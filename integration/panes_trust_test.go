@@ -2,6 +2,8 @@ package integration
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,5 +52,27 @@ func TestRealHerdrAnAgentLeavingIsNews(t *testing.T) {
 		}
 		waitPaneLabels(t, w, d, map[string]string{p1: "zebra"})
 		waitPaneTokens(t, w, d, p1, map[string]string{"htr_agent": "", "htr_dir": ""})
+	})
+}
+
+// TestRealHerdrAPaneRuleWithoutPaneNamesIsAnError: a [[rules]] table's
+// pane-format names no pane while pane names are off; a pass (once
+// --apply, as the daemon builds its naming) says so with the file and
+// the rule's line, and names nothing.
+func TestRealHerdrAPaneRuleWithoutPaneNamesIsAnError(t *testing.T) {
+	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
+		sb := w.Sandbox()
+		dirs := mkdirs(t, sb, "projects/api")
+		_, tab, _ := w.NewWorkspace(t, dirs[0])
+		cfg := filepath.Join(sb.ConfigHome, "herdrtabrenamer", "config.toml")
+		writeFile(t, cfg, "# panes of ~/projects\n[[rules]]\ndir = \"~/projects/*\"\npane-format = \"{agent}\"\n")
+		_, stderr, code := runCLI(t, sb, "once", "--apply", "--socket", w.Socket(), "--state", sb.StatePath)
+		want := cfg + `:2: rule 1 (pane-format "{agent}"): names no pane`
+		if code != 2 || !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") > 1 {
+			t.Fatalf("%s: once --apply exited %d saying %q, want 2 and %q", w.Name(), code, stderr, want)
+		}
+		if got := worldLabel(t, w, tab); got != "1" {
+			t.Errorf("%s: the tab is named %q, want herdr's 1", w.Name(), got)
+		}
 	})
 }
