@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -74,5 +75,54 @@ func TestRealHerdrAPaneRuleWithoutPaneNamesIsAnError(t *testing.T) {
 		if got := worldLabel(t, w, tab); got != "1" {
 			t.Errorf("%s: the tab is named %q, want herdr's 1", w.Name(), got)
 		}
+	})
+}
+
+// reportTokens sets pane metadata tokens as another tool does, under
+// its own source; a nil value clears one.
+func reportTokens(t *testing.T, w world, pane, source string, tokens map[string]any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := herdr.New(w.Socket()).Call(ctx, "pane.report_metadata", map[string]any{
+		"pane_id": pane, "source": source, "tokens": tokens}, nil); err != nil {
+		t.Fatalf("%s: pane.report_metadata %s: %v", w.Name(), pane, err)
+	}
+}
+
+// TestRealHerdrSidebarTokensTurnedOff: sidebar tokens turned off are
+// cleared from herdr's sidebar, another tool's tokens kept: a config
+// emptied and reloaded (SIGHUP) clears ours at once, and a daemon started
+// again without them clears what an earlier daemon left (herdr keeps
+// tokens while its server runs), before they could go stale under a new
+// agent.
+func TestRealHerdrSidebarTokensTurnedOff(t *testing.T) {
+	onWorlds(t, sidebarWorld, func(t *testing.T, w world) {
+		sb, p1 := sidebarSetup(t, w)
+		reportTokens(t, w, p1, "othertool", map[string]any{"model": "opus"})
+		cfg := filepath.Join(sb.ConfigHome, "tokens.toml")
+		on, off := "sidebar-tokens = [\"agent\", \"dir\"]\n", "sidebar-tokens = []\n"
+		writeFile(t, cfg, on)
+		d := startWorldDaemon(t, w, append([]string{"--config", cfg}, quietPolls...)...)
+		waitPaneTokens(t, w, d, p1, map[string]string{"htr_agent": "claude", "htr_dir": "zebra", "model": "opus"})
+
+		writeFile(t, cfg, off)
+		if err := d.Cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		waitPaneTokens(t, w, d, p1, map[string]string{"htr_agent": "", "htr_dir": "", "model": "opus"})
+
+		writeFile(t, cfg, on)
+		if err := d.Cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		waitPaneTokens(t, w, d, p1, map[string]string{"htr_agent": "claude", "htr_dir": "zebra"})
+		if code := d.Stop(); code != 0 {
+			t.Fatalf("%s: daemon exited %d\n%s", w.Name(), code, d.Log())
+		}
+		writeFile(t, cfg, off)
+		reportAgent(t, w, p1, "codex", "idle")
+		d = startWorldDaemon(t, w, append([]string{"--config", cfg}, quietPolls...)...)
+		waitPaneTokens(t, w, d, p1, map[string]string{"htr_agent": "", "htr_dir": "", "model": "opus"})
 	})
 }

@@ -150,9 +150,9 @@ type Plan struct {
 	Edits   state.Edits
 	// Workspaces are the workspace names a dry run would give.
 	Workspaces []WorkspaceDecision
-	// Sidebar is what each pane's sidebar should show, when sidebar
-	// tokens are on: every pane of the tabs in scope whose facts are
-	// known.
+	// Sidebar is what each pane's sidebar should show: with sidebar
+	// tokens on, every pane of the tabs in scope whose facts are known;
+	// with them off, the panes that still show tokens of ours, to clear.
 	Sidebar []sidebar.Pane
 	// Shells are the panes whose shells are proven to run here after
 	// this pass, by pane id: what the local watch watches.
@@ -206,7 +206,7 @@ func (p *Planner) Plan(ctx context.Context, in Input, mem *state.State) *Plan {
 	}
 	p.decide(v, pl.Rows, answers, titles)
 	p.decidePanes(v, pl.Panes, answers, titles)
-	pl.Sidebar = p.decideSidebar(v, side, answers, titles)
+	pl.Sidebar = append(p.decideSidebar(v, side, answers, titles), p.offSidebar(v, pl.Rows)...)
 	p.judge(v, pl, mem)
 	p.followPanes(v, pl, mem)
 	p.judgePanes(v, pl, mem)

@@ -150,6 +150,16 @@ func (r *Reporter) Echo(old, upd herdr.Pane) bool {
 	return reflect.DeepEqual(old, upd)
 }
 
+// ShowsOurs says whether a pane's tokens hold one of ours.
+func ShowsOurs(tokens map[string]string) bool {
+	for k := range tokens {
+		if strings.HasPrefix(k, Prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // others is the tokens of other sources among a pane's.
 func others(tokens map[string]string) map[string]string {
 	out := map[string]string{}
