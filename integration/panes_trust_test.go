@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -124,5 +125,51 @@ func TestRealHerdrSidebarTokensTurnedOff(t *testing.T) {
 		reportAgent(t, w, p1, "codex", "idle")
 		d = startWorldDaemon(t, w, append([]string{"--config", cfg}, quietPolls...)...)
 		waitPaneTokens(t, w, d, p1, map[string]string{"htr_agent": "", "htr_dir": "", "model": "opus"})
+	})
+}
+
+// TestRealHerdrSidebarTokensWithoutRoom: another tool's tokens fill the
+// agent pane's 32 (herdr's cap, every source's together), so herdr
+// refuses ours. The daemon says so once in its log at warn level, status
+// says it with what to do, and the refused report is not sent again at
+// rest; once the other tool clears some of its own, ours go in and
+// status is clear.
+func TestRealHerdrSidebarTokensWithoutRoom(t *testing.T) {
+	onWorlds(t, sidebarWorld, func(t *testing.T, w world) {
+		sb, p1 := sidebarSetup(t, w)
+		fill := map[string]any{}
+		for i := range 31 {
+			fill[fmt.Sprintf("other_%02d", i)] = "x"
+			if len(fill) == 16 || i == 30 {
+				reportTokens(t, w, p1, "othertool", fill)
+				fill = map[string]any{}
+			}
+		}
+		d := startWorldDaemon(t, w, sidebarArgs...)
+		said := func() int { return strings.Count(d.Log(), "herdr has no room on a pane for our sidebar tokens") }
+		if !poll(waitTimeout, func() bool { return said() > 0 }) {
+			t.Fatalf("%s: no word of the refusal\n%s", w.Name(), lastLines(d.Log(), 40))
+		}
+		passes(t, d, 3)
+		counts := herdrRequestsDuring(t, w, 3*time.Second)
+		if n := counts["pane.report_metadata"]; n != 0 || said() != 1 {
+			t.Errorf("%s: at rest, %d pane.report_metadata in 3s and the refusal said %d times, want 0 and once\n%s",
+				w.Name(), n, said(), lastLines(d.Log(), 40))
+		}
+		if !strings.Contains(d.Log(), `"level":"WARN"`) {
+			t.Errorf("%s: the refusal was not said at warn level", w.Name())
+		}
+		status := func() string {
+			out, _, _ := runCLI(t, sb, "status", "--socket", w.Socket(), "--state", sb.StatePath)
+			return out
+		}
+		if out := status(); !strings.Contains(out, "cannot report sidebar tokens") || !strings.Contains(out, "list fewer tokens in sidebar-tokens") {
+			t.Errorf("%s: status says nothing of the refusal:\n%s", w.Name(), out)
+		}
+		reportTokens(t, w, p1, "othertool", map[string]any{"other_00": nil, "other_01": nil})
+		waitPaneTokens(t, w, d, p1, map[string]string{"htr_agent": "claude", "htr_dir": "zebra", "other_02": "x"})
+		if !poll(waitTimeout, func() bool { return !strings.Contains(status(), "cannot report sidebar tokens") }) {
+			t.Errorf("%s: status still tells of the refusal:\n%s", w.Name(), status())
+		}
 	})
 }

@@ -51,10 +51,12 @@ type Triage struct {
 	Mem   interface{ Tab(id string) state.Entry }
 	Names Names
 	Now   func() time.Time
-	// Sidebar tells herdr's answer to our own report of sidebar tokens
-	// (*sidebar.Reporter).
+	// Sidebar tells herdr's answer to our own report of sidebar tokens,
+	// and a pane whose tokens changed since herdr refused ours for want
+	// of room (*sidebar.Reporter).
 	Sidebar interface {
 		Echo(old, upd herdr.Pane) bool
+		Retry(upd herdr.Pane) bool
 	}
 }
 
@@ -225,7 +227,7 @@ func (tr Triage) paneUpdated(ev herdr.Event) bool {
 				ps[j] = *upd
 			}
 		}
-	}) || tr.sidebarDiffers(old, *upd)
+	}) || tr.sidebarDiffers(old, *upd) || tr.Sidebar.Retry(*upd)
 }
 
 // sidebarDiffers reports whether what a pane's sidebar shows of ours

@@ -20,7 +20,7 @@ func (names) PaneNames(_ herdr.Tab, _ herdr.Workspace, panes []herdr.Pane) []str
 	return out
 }
 func (names) SidebarValues(herdr.Tab, herdr.Workspace, herdr.Pane) map[string]string { return nil }
-func (names) Forced() bool                                                          { return false }
+func (names) Forced() bool                                                           { return false }
 
 type noMemory struct{}
 
@@ -29,6 +29,7 @@ func (noMemory) Tab(string) state.Entry { return state.Entry{} }
 type noEcho struct{}
 
 func (noEcho) Echo(old, upd herdr.Pane) bool { return false }
+func (noEcho) Retry(upd herdr.Pane) bool     { return false }
 
 // triageOf is a Triage whose view holds one tab whose one pane runs
 // agent.
