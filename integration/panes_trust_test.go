@@ -173,3 +173,131 @@ func TestRealHerdrSidebarTokensWithoutRoom(t *testing.T) {
 		}
 	})
 }
+
+// movePane moves pane to a new tab of workspace ws, as a person does
+// (pane.move), and returns its id there: a new one when ws is another.
+func movePane(t *testing.T, w world, pane, ws string) string {
+	t.Helper()
+	switch w := w.(type) {
+	case *realWorld:
+		var r struct {
+			Result struct {
+				Pane herdr.Pane `json:"pane"`
+			} `json:"move_result"`
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := w.client.Call(ctx, "pane.move", map[string]any{"pane_id": pane,
+			"destination": map[string]any{"type": "new_tab", "workspace_id": ws}}, &r); err != nil || r.Result.Pane.ID == "" {
+			t.Fatalf("pane.move %s to %s: %+v, %v", pane, ws, r, err)
+		}
+		return r.Result.Pane.ID
+	case *simWorld:
+		id := w.srv.MovePane(pane, ws)
+		w.mu.Lock()
+		w.ttys[id], w.kills[id] = w.ttys[pane], w.kills[pane]
+		w.mu.Unlock()
+		return id
+	}
+	t.Fatalf("no pane move for %T", w)
+	return ""
+}
+
+// cli runs one of our commands against w, failing t unless it exits 0.
+func cli(t *testing.T, w world, args ...string) string {
+	t.Helper()
+	sb := w.Sandbox()
+	out, stderr, code := runCLI(t, sb, append(args, "--socket", w.Socket(), "--state", sb.StatePath)...)
+	if code != 0 {
+		t.Fatalf("%s: %s: exit %d: %s", w.Name(), strings.Join(args, " "), code, stderr)
+	}
+	return out
+}
+
+// TestRealHerdrAPersonsPaneLabelThatARenderSpells: a person who names a
+// pane after its folder chose what --pane-format would render; herdr
+// names no pane, so the label is theirs: kept at the daemon's start, at
+// its passes, and by restore, which clears only the labels we set.
+func TestRealHerdrAPersonsPaneLabelThatARenderSpells(t *testing.T) {
+	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
+		dirs := mkdirs(t, w.Sandbox(), "projects/api", "projects/web", "projects/doc")
+		_, _, p1 := w.NewWorkspace(t, dirs[0])
+		p2 := splitPane(t, w, p1, dirs[1])
+		p3 := splitPane(t, w, p2, dirs[2])
+		personRenamePane(t, w, p1, "api")
+		w.Type(t, p1, "tee")
+		w.Type(t, p2, "sort")
+		d := startWorldDaemon(t, w, paneFormat...)
+		waitPaneLabels(t, w, d, map[string]string{p2: "sort", p3: "doc"})
+		passes(t, d, 3)
+		checkPaneLabel(t, w, d, p1, "api", "at the daemon's start")
+
+		personRenamePane(t, w, p2, "web")
+		passes(t, d, 3)
+		checkPaneLabel(t, w, d, p2, "web", "after passes")
+
+		out := cli(t, w, "restore", "--apply")
+		if !d.Exited() && d.Wait(waitTimeout) == -1 {
+			t.Fatalf("%s: restore --apply did not stop the daemon\n%s", w.Name(), out)
+		}
+		waitPaneLabels(t, w, d, map[string]string{p1: "api", p2: "web", p3: ""})
+	})
+}
+
+// TestRealHerdrAPanesMemoryFollowsItsMove: a pane moved to another
+// workspace gets a new id from herdr and keeps its terminal: our name on
+// it is still ours (it follows the pane's program, explain calls it
+// ours), and a pane locked with no label stays without one.
+func TestRealHerdrAPanesMemoryFollowsItsMove(t *testing.T) {
+	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
+		dirs := mkdirs(t, w.Sandbox(), "projects/api", "projects/web", "projects/doc", "projects/ops")
+		_, _, p1 := w.NewWorkspace(t, dirs[0])
+		p2 := splitPane(t, w, p1, dirs[1])
+		p3 := splitPane(t, w, p2, dirs[2])
+		ws2, _, _ := w.NewWorkspace(t, dirs[3])
+		w.Type(t, p2, "tee")
+		d := startWorldDaemon(t, w, paneFormat...)
+		waitPaneLabels(t, w, d, map[string]string{p1: "api", p2: "tee", p3: "doc"})
+		personRenamePane(t, w, p3, "")
+		cli(t, w, "lock", "--pane", p3)
+
+		m2 := movePane(t, w, p2, ws2)
+		m3 := movePane(t, w, p3, ws2)
+		if m2 == p2 || m3 == p3 {
+			t.Fatalf("%s: moved to another workspace, %s and %s kept their ids", w.Name(), m2, m3)
+		}
+		passes(t, d, 3)
+		w.EOF(t, m2)
+		waitPaneLabels(t, w, d, map[string]string{m2: "web"})
+		passes(t, d, 3)
+		checkPaneLabel(t, w, d, m3, "", "locked with no label, moved")
+		if out := cli(t, w, "explain", "--pane", m2, "--pane-format", paneFormat[1]); !strings.Contains(out, "ours") {
+			t.Errorf("%s: explain --pane %s calls its label no longer ours:\n%s", w.Name(), m2, out)
+		}
+	})
+}
+
+// TestRealHerdrAPaneReleaseEndsWhenAPersonNamesIt: `release --pane` of a
+// pane that gets no name now (no agent, --pane-format {agent}) waits for
+// one; the person names the pane meanwhile, so the release is over and
+// an agent's start later keeps their name. A released pane nobody named
+// takes the agent's name.
+func TestRealHerdrAPaneReleaseEndsWhenAPersonNamesIt(t *testing.T) {
+	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
+		dirs := mkdirs(t, w.Sandbox(), "projects/api", "projects/web")
+		_, _, p1 := w.NewWorkspace(t, dirs[0])
+		p2 := splitPane(t, w, p1, dirs[1])
+		d := startWorldDaemon(t, w, "--pane-format", "{agent}")
+		passes(t, d, 2)
+		cli(t, w, "release", "--pane", p1)
+		cli(t, w, "release", "--pane", p2)
+		passes(t, d, 2)
+		personRenamePane(t, w, p1, "notes")
+		passes(t, d, 3)
+		reportAgent(t, w, p1, "claude", "idle")
+		reportAgent(t, w, p2, "codex", "idle")
+		waitPaneLabels(t, w, d, map[string]string{p2: "codex"})
+		passes(t, d, 3)
+		checkPaneLabel(t, w, d, p1, "notes", "named by its person after its release, at an agent's start")
+	})
+}
