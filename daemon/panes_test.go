@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
+	"github.com/herdrtabrenamer/herdrtabrenamer/triage"
 )
 
 func withPanes(t *testing.T, format string) func(*Options) {
@@ -178,4 +180,51 @@ func (f *fixture) paneLabel(pane string) string {
 		}
 	}
 	return ""
+}
+
+// TestAChattyPaneDelaysNoOtherName: on herdr 0.8 (one event per entry
+// per tick), a pane whose title changes faster than herdr drains fills
+// the subscription's pane.updated entry. The daemon leaves pane.updated
+// out (herdr stops copying the backlog) and polls instead: another
+// pane's title names it within the poll, not after the backlog. No
+// shell here is local, so the poll alone answers.
+func TestAChattyPaneDelaysNoOtherName(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "{title|dir}", func(o *Options) { o.Poll = 0 },
+		herdrsim.WithProtocol(20), herdrsim.WithTick(10*time.Millisecond))
+	ws, _, chatty := f.srv.NewWorkspace("", home+"/src/log")
+	lead := f.srv.Split(chatty, home+"/src/log")
+	f.srv.SetAgent(lead, "claude", herdr.StatusIdle) // the tab's lead: the chatty pane names nothing
+	quietTab, quiet := f.srv.NewTab(ws, home+"/src/api")
+	runDaemon(t, f, nil)
+	waitFor(t, "the quiet tab named", func() bool { return f.tabLabel(quietTab) == "api" })
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+				f.srv.SetTitle(chatty, fmt.Sprintf("line %d", i))
+			}
+		}
+	}()
+	t.Cleanup(func() { close(stop); <-done })
+	subs := f.srv.Calls("events.subscribe")
+	waitFor(t, "pane.updated left out of a new subscription", func() bool { return f.srv.Calls("events.subscribe") > subs })
+	time.Sleep(time.Second) // the backlog grows behind whatever entry still has it
+	start := time.Now()
+	f.srv.SetTitle(quiet, "build")
+	waitFor(t, "the quiet pane's title named its tab", func() bool { return f.tabLabel(quietTab) == "build" })
+	if took := time.Since(start); took > triage.AnswerPoll+3*time.Second {
+		t.Errorf("the quiet pane's title named its tab after %v, want within the poll (%v)", took, triage.AnswerPoll)
+	}
+}
+
+// tabLabel is a tab's label as herdrsim holds it.
+func (f *fixture) tabLabel(tab string) string {
+	l, _ := f.srv.Tab(tab)
+	return l.Label
 }

@@ -23,6 +23,7 @@ import (
 type streamLine struct {
 	ev  Event
 	err error
+	at  time.Time // when it was read
 }
 
 // forward reads the stream and hands its events on in order, adding a
@@ -30,12 +31,16 @@ type streamLine struct {
 // the error that ended the stream.
 func (f *Feed) forward(ctx context.Context, stream *Stream, gen uint64, out chan<- FeedItem) error {
 	lines := make(chan streamLine)
+	stop := make(chan struct{})
+	defer close(stop) // a reader left behind (a switch of kinds) goes
 	go func() {
 		for {
 			ev, err := stream.Next()
 			select {
-			case lines <- streamLine{ev, err}:
+			case lines <- streamLine{ev, err, f.now()}:
 			case <-ctx.Done():
+				return
+			case <-stop:
 				return
 			}
 			if err != nil {
@@ -74,6 +79,8 @@ func (f *Feed) forward(ctx context.Context, stream *Stream, gen uint64, out chan
 			}
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-f.switched:
+			return errSwitched
 		}
 		if l.err != nil {
 			return l.err
@@ -81,7 +88,7 @@ func (f *Feed) forward(ctx context.Context, stream *Stream, gen uint64, out chan
 		if _, ok := quiet[l.ev.Kind]; ok {
 			quiet[l.ev.Kind] = f.now()
 		}
-		if !f.emit(ctx, out, FeedItem{Note: NoteEvent, Event: l.ev, Gen: gen}, quiet) {
+		if !f.emit(ctx, out, FeedItem{Note: NoteEvent, Event: l.ev, Gen: gen, At: l.at}, quiet) {
 			return ctx.Err()
 		}
 	}

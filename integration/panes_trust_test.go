@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/triage"
 )
 
 // Pane names and sidebar tokens as trustworthy as tab names, on herdrsim
@@ -299,5 +301,95 @@ func TestRealHerdrAPaneReleaseEndsWhenAPersonNamesIt(t *testing.T) {
 		waitPaneLabels(t, w, d, map[string]string{p2: "codex"})
 		passes(t, d, 3)
 		checkPaneLabel(t, w, d, p1, "notes", "named by its person after its release, at an agent's start")
+	})
+}
+
+// titleSetter lets a test give a pane a new terminal title with no key
+// typed and no program started (the way a long-running program does):
+// on real herdr a pipeline in the pane's shell prints each line appended
+// to a file as a title; herdrsim is told the title.
+type titleSetter func(title string)
+
+// quietTitles starts what sets pane's titles.
+func quietTitles(t *testing.T, w world, pane, dir string) titleSetter {
+	t.Helper()
+	switch w := w.(type) {
+	case *simWorld:
+		return func(title string) { w.srv.SetTitle(pane, title) }
+	case *realWorld:
+		trig := filepath.Join(dir, ".titles")
+		writeFile(t, trig, "")
+		w.Type(t, pane, "tail -n0 -f "+trig+` | while read x; do printf '\033]2;%s\007' "$x"; done`)
+		time.Sleep(500 * time.Millisecond) // tail is reading
+		return func(title string) {
+			f, err := os.OpenFile(trig, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteString(title + "\n"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Fatalf("no titles for %T", w)
+	return nil
+}
+
+// chattyTitles makes pane print a new terminal title every 50 ms until t
+// ends: twenty pane.updated a second, twice what herdr 0.8 drains from a
+// subscription entry.
+func chattyTitles(t *testing.T, w world, pane string) {
+	t.Helper()
+	switch w := w.(type) {
+	case *simWorld:
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				case <-time.After(50 * time.Millisecond):
+					w.srv.SetTitle(pane, fmt.Sprintf("chatty %d", i))
+				}
+			}
+		}()
+		t.Cleanup(func() { close(stop); <-done })
+	case *realWorld:
+		w.Type(t, pane, `sh -c 'i=0; while :; do i=$((i+1)); printf "\033]2;chatty %s\007" $i; sleep 0.05; done'`)
+	}
+}
+
+// TestRealHerdrAChattyPaneDelaysNoOtherName: one pane prints a new title
+// twenty times a second, more than herdr 0.8 drains from the one
+// pane.updated entry of a subscription; another pane's new title still
+// names its tab within herdr's poll (the kernel's word of the write to
+// its terminal answers before), where the backlog took tens of seconds.
+// The daemon polls nothing else here (--poll and --rest-poll an hour).
+func TestRealHerdrAChattyPaneDelaysNoOtherName(t *testing.T) {
+	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
+		dirs := mkdirs(t, w.Sandbox(), "projects/logs", "projects/quiet")
+		ws, _, chatty := w.NewWorkspace(t, dirs[0])
+		lead := splitPane(t, w, chatty, dirs[0])
+		reportAgent(t, w, lead, "claude", "idle") // the tab's lead: the chatty pane names nothing
+		tab, quiet := w.NewTab(t, ws, dirs[1])
+		setTitle := quietTitles(t, w, quiet, dirs[1])
+		d := startWorldDaemon(t, w, append([]string{"--format", "{title|dir}"}, quietPolls...)...)
+		waitWorldLabel(t, w, tab, "quiet", d.Log)
+		chattyTitles(t, w, chatty)
+		time.Sleep(3 * time.Second) // a backlog, and the daemon's answer to it
+		for i := range 5 {
+			title := fmt.Sprintf("step %d", i)
+			start := time.Now()
+			setTitle(title)
+			waitWorldLabel(t, w, tab, title, d.Log)
+			took := time.Since(start)
+			t.Logf("%s: %q named the tab after %v", w.Name(), title, took)
+			if took > triage.AnswerPoll+2*time.Second {
+				t.Errorf("%s: %q named the tab after %v, want within herdr's poll (%v)", w.Name(), title, took, triage.AnswerPoll)
+			}
+			time.Sleep(time.Second)
+		}
 	})
 }
