@@ -75,10 +75,10 @@ type FeedItem struct {
 	ReplayOver EventKind
 	QuietFrom  time.Time
 	// At is when an event's line was read off the stream.
-	At         time.Time
-	Err        error
-	Refused    bool
-	Pause      time.Duration
+	At      time.Time
+	Err     error
+	Refused bool
+	Pause   time.Duration
 }
 
 // Feed is a long-lived subscription. Run runs it; the other methods are
