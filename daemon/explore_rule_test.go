@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -153,6 +154,9 @@ func (x *explorer) askedLately(t state.Target, label string) bool {
 
 // label is what a target shows now.
 func (x *explorer) label(t state.Target) string {
+	if t.Kind == state.Pane {
+		return x.paneLabel(t.ID)
+	}
 	snap := x.srv.Snapshot()
 	if t.Kind == state.Workspace {
 		for _, w := range snap.Workspaces {
@@ -171,20 +175,30 @@ func (x *explorer) label(t state.Target) string {
 }
 
 // ours are the labels nothing tells from ours on t now: what we would
-// name it, herdr's automatic one for a workspace.
+// name it (after its lead pane), herdr's automatic one for a workspace
+// (from a folder of its first tab's panes).
 func (x *explorer) ours(t state.Target) []string {
 	snap := x.srv.Snapshot()
-	cwd := map[string]string{}
+	panes := map[string][]herdr.Pane{}
 	for _, p := range snap.Panes {
-		cwd[p.TabID] = path.Base(p.Cwd)
+		panes[p.TabID] = append(panes[p.TabID], p)
+	}
+	lead := func(tab string) string {
+		l, _, _ := namer.Lead(panes[tab])
+		return path.Base(l.Cwd)
 	}
 	if t.Kind == state.Tab {
-		return []string{cwd[t.ID]}
+		return []string{lead(t.ID)}
 	}
-	out := []string{cwd[snap.Tabs[0].ID]} // herdr's automatic label
+	var out []string
+	if i := slices.IndexFunc(snap.Tabs, func(tb herdr.Tab) bool { return tb.WorkspaceID == t.ID }); i >= 0 {
+		for _, p := range panes[snap.Tabs[i].ID] {
+			out = append(out, path.Base(p.Cwd)) // herdr's automatic label
+		}
+	}
 	for _, w := range snap.Workspaces {
 		if w.ID == t.ID {
-			out = append(out, "ws-"+cwd[w.ActiveTabID])
+			out = append(out, "ws-"+lead(w.ActiveTabID))
 		}
 	}
 	return out
@@ -192,6 +206,10 @@ func (x *explorer) ours(t state.Target) []string {
 
 // personRename is a person renaming a target in herdr's UI.
 func (x *explorer) personRename(t state.Target, label string) {
+	if t.Kind == state.Pane {
+		x.pw.personRename(t.ID, label)
+		return
+	}
 	before := x.label(t)
 	if t.Kind == state.Workspace {
 		x.srv.HumanRenameWorkspace(t.ID, label)
@@ -260,7 +278,7 @@ func (x *explorer) inside(who *proc, t state.Target, want string) {
 		case 0:
 			x.personRename(t, rapid.SampledFrom(labels).Draw(x.t, "label"))
 		case 1:
-			if t.Kind == state.Tab && x.depth < 3 && who != x.lock {
+			if t.Kind == state.Tab && x.depth < 3 && who != x.lock && slices.Contains(x.tabs, t.ID) {
 				x.lockTab(slices.Index(x.tabs, t.ID))
 			}
 		case 2:
@@ -354,6 +372,9 @@ func (x *explorer) check(settled bool) {
 		if settled {
 			x.bad = append(x.bad, fmt.Sprintf("%s %s shows %q, not the person's %q", t.Kind, t.ID, now, in.label))
 		}
+	}
+	if x.pw != nil {
+		x.pw.check(settled)
 	}
 	if len(x.bad) > 0 && x.lock == nil && x.depth == 0 {
 		x.fail("%s", x.bad[0])

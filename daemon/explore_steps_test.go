@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
+	"maps"
 	"os"
 	"slices"
 	"time"
@@ -69,6 +70,9 @@ func (x *explorer) actions() map[string]func(*rapid.T) {
 			}
 		},
 		"": func(*rapid.T) { x.check(false) },
+	}
+	if x.pw != nil {
+		maps.Copy(steps, x.pw.actions())
 	}
 	if x.everyday {
 		for _, k := range []string{"kill", "stop", "herdr restarts", "the state file is damaged",
@@ -251,7 +255,7 @@ func (x *explorer) restore() {
 		x.note("restore refused: the state file is damaged")
 		return
 	}
-	rd, err := New(Options{StatePath: x.path, Naming: namingConfig(), Now: x.clock})
+	rd, err := New(Options{StatePath: x.path, Naming: x.naming(), Now: x.clock})
 	if err != nil {
 		x.t.Fatal(err)
 	}
@@ -266,7 +270,7 @@ func (x *explorer) restore() {
 	pos := namer.Positions(snap.Tabs)
 	var forget []state.Target
 	for _, r := range reps {
-		if r.Judged != owner.Ours {
+		if r.Judged != owner.Ours || r.PaneID != "" {
 			continue
 		}
 		t := state.TabTarget(r.TabID)
@@ -276,6 +280,9 @@ func (x *explorer) restore() {
 		x.note("restore gives %s its number", t.ID)
 		_ = p.rn.GiveBack(context.Background(), t, r.Label, itoa(pos[r.TabID]))
 		forget = append(forget, t)
+	}
+	if x.pw != nil {
+		forget = append(forget, x.pw.restore(p, reps)...)
 	}
 	x.drain(p)
 	_ = p.mem.Edit(func(tx *state.Tx) {

@@ -65,6 +65,9 @@ type explorer struct {
 	// everyday: no process dies, herdr never restarts, the memory stays
 	// sound (TestEverydayInterleavings).
 	everyday bool
+	// pw is the panes' world, when the daemons name panes
+	// (explore_panes_test.go).
+	pw *paneWorld
 }
 
 // proc is a process of ours: a daemon's run or a command.
@@ -188,7 +191,7 @@ func (x *explorer) newProc(name string) *proc {
 func (x *explorer) startDaemon() {
 	p := x.newProc("daemon")
 	x.started = x.now
-	d, err := New(Options{StatePath: x.path, Naming: namingConfig(), Now: x.clock, Log: slog.New(slog.DiscardHandler)})
+	d, err := New(Options{StatePath: x.path, Naming: x.naming(), Now: x.clock, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		x.t.Fatal(err)
 	}
@@ -334,6 +337,12 @@ var searchFlags = sync.OnceValues(func() (checks, seed bool) {
 })
 
 func search(t *testing.T, everyday bool, checks int) {
+	searchWith(t, checks, func(x *explorer) { x.everyday = everyday })
+}
+
+// searchWith runs checks schedules (a fifth under -short), each world
+// made by newExplorer and then setup.
+func searchWith(t *testing.T, checks int, setup func(*explorer)) {
 	checksGiven, seedGiven := searchFlags()
 	if !checksGiven {
 		if testing.Short() {
@@ -359,7 +368,7 @@ func search(t *testing.T, everyday bool, checks int) {
 		}
 		defer os.RemoveAll(sub)
 		x := newExplorer(rt, sub)
-		x.everyday = everyday
+		setup(x)
 		rt.Repeat(x.actions())
 		x.settle()
 		x.check(true)

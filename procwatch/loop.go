@@ -62,10 +62,8 @@ func (w *Watcher) handle(shells map[string]*shell, evs []event, now time.Time) {
 		}
 		if ev.output {
 			// A program printing changes no program: no look, only
-			// the report asked for.
-			if sh.wrote(now) {
-				w.report(Report{Key: sh.key, Output: true, Front: sh.front})
-			}
+			// the report asked for, once due.
+			sh.wrote(now)
 			continue
 		}
 		w.events.Add(1)

@@ -5,30 +5,28 @@ import "time"
 // A shell's output, on request (Shell.Output): the moments programs in it
 // wrote to its terminal (Linux: inotify IN_MODIFY on the terminal), which
 // is where a new terminal title comes from. They start no look: a program
-// printing is no change of program. The first write after a quiet spell
-// is reported at once (a title a quiet program just set), and a shell
-// that keeps writing is reported ever less often, its gap doubling up to
-// outputGapMax, with its last write reported in the end.
+// printing is no change of program. A write is reported outputSettle
+// after it, time for whoever reads the terminal (herdr, which takes the
+// title from what it reads) to have read it; the first write after a
+// quiet spell so (a title a quiet program just set), and a shell that
+// keeps writing ever less often, its gap doubling up to outputGapMax,
+// with its last write reported in the end.
 const (
+	outputSettle = 150 * time.Millisecond
 	outputGapMin = 250 * time.Millisecond
 	outputGapMax = 8 * time.Second
 )
 
-// wrote takes a write to the shell's terminal at now: it says whether to
-// report it now, or leaves it owed (outputDue).
-func (sh *shell) wrote(now time.Time) (report bool) {
-	if !sh.output {
-		return false
+// wrote takes a write to the shell's terminal at now: owed, reported
+// once due (outputDue).
+func (sh *shell) wrote(now time.Time) {
+	if !sh.output || sh.outputOwed {
+		return
 	}
 	if sh.outputGap == 0 || now.Sub(sh.outputAt) >= 2*sh.outputGap {
-		sh.outputGap = outputGapMin // a quiet spell: the next write is news at once
+		sh.outputGap = outputGapMin // a quiet spell: the next write is news soon
 	}
-	if now.Sub(sh.outputAt) < sh.outputGap {
-		sh.outputOwed = true
-		return false
-	}
-	sh.reported(now)
-	return true
+	sh.outputOwed, sh.writtenAt = true, now
 }
 
 // reported notes an output report at now, and spaces the next one the
@@ -46,7 +44,7 @@ func (sh *shell) outputDue(now time.Time) time.Time {
 	if !sh.outputOwed || sh.gone {
 		return now.Add(time.Hour)
 	}
-	return sh.outputAt.Add(sh.outputGap)
+	return later(sh.writtenAt.Add(outputSettle), sh.outputAt.Add(sh.outputGap))
 }
 
 // owed reports the shell's owed output when it is due at now.

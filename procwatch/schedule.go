@@ -69,12 +69,12 @@ type shell struct {
 	inputAt time.Time
 	// output: report writes to the terminal (Shell.Output), spaced by
 	// outputGap from the last report at outputAt; outputOwed: a write
-	// since is not reported yet (output.go).
-	output     bool
-	outputAt   time.Time
-	outputGap  time.Duration
-	outputOwed bool
-	gone       bool
+	// since, the first at writtenAt, is not reported yet (output.go).
+	output              bool
+	outputAt, writtenAt time.Time
+	outputGap           time.Duration
+	outputOwed          bool
+	gone                bool
 	// lookedAt is the last look, deepAt the last deep one; retryAt is
 	// when refused events are asked for again.
 	lookedAt, deepAt, retryAt time.Time
