@@ -92,7 +92,7 @@ func (l *loop) event(it herdr.FeedItem) {
 			l.local.Rewatch(d.view.HasAgent, nil, true)
 			l.planPolls(l.allWatched)
 		}
-		d.feed.Without(herdr.PaneUpdated, !l.sched.lag.Subscribe())
+		follows(d, &l.sched.lag)
 	}
 	switch verdict {
 	case triage.Is:
@@ -233,7 +233,7 @@ func (l *loop) run(in passInput) {
 	l.back()
 	d.showDry(reps)
 	l.sched.lag.Looked(d.view.Panes(), d.now())
-	d.feed.Without(herdr.PaneUpdated, !l.sched.lag.Subscribe())
+	follows(d, &l.sched.lag)
 	l.allWatched = l.local.Rewatch(d.view.HasAgent, leads(reps), l.sched.lag.Answering(d.now()))
 	l.seen.follow(d)
 	l.planPolls(l.allWatched)

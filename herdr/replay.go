@@ -30,24 +30,9 @@ type streamLine struct {
 // NoteReplayOver for each replayed entry whose replay ends. It returns
 // the error that ended the stream.
 func (f *Feed) forward(ctx context.Context, stream *Stream, gen uint64, out chan<- FeedItem) error {
-	lines := make(chan streamLine)
 	stop := make(chan struct{})
 	defer close(stop) // a reader left behind (a switch of kinds) goes
-	go func() {
-		for {
-			ev, err := stream.Next()
-			select {
-			case lines <- streamLine{ev, err, f.now()}:
-			case <-ctx.Done():
-				return
-			case <-stop:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	lines := f.read(ctx, stream, stop)
 	// quiet holds, per entry still replaying, since when we have been
 	// ready to read and it sent nothing.
 	quiet := map[EventKind]time.Time{}
@@ -92,6 +77,28 @@ func (f *Feed) forward(ctx context.Context, stream *Stream, gen uint64, out chan
 			return ctx.Err()
 		}
 	}
+}
+
+// read hands on the stream's lines, each with when it was read, until
+// an error, ctx's end or stop.
+func (f *Feed) read(ctx context.Context, stream *Stream, stop <-chan struct{}) <-chan streamLine {
+	lines := make(chan streamLine)
+	go func() {
+		for {
+			ev, err := stream.Next()
+			select {
+			case lines <- streamLine{ev, err, f.now()}:
+			case <-ctx.Done():
+				return
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return lines
 }
 
 // endReplays notes every entry quiet for replayQuiet, and every entry
