@@ -203,6 +203,8 @@ var optionsCases = []optionsCase{
 		flags: func(f *setup.NamingFlags) { f.PaneFormat = "{nope}" }, wantErr: "CONFIG:1: pane-format: "},
 	{name: "bad rule pane-format in the file", config: "[[rules]]\ndir = \"/a\"\npane-format = \"{x\"\n",
 		wantErr: "CONFIG:1: rule 1 (pane-format): "},
+	{name: "a rule's pane-format with pane names off", config: "pane-format = \"\"\n\n[[rules]]\ndir = \"/a\"\nformat = \"a\"\n\n[[rules]]\ndir = \"/b\"\npane-format = \"{agent}\"\n",
+		wantErr: `CONFIG:7: rule 2 (pane-format "{agent}"): names no pane: pane names are off`},
 	{name: "bad sidebar token", flags: func(f *setup.NamingFlags) { f.SidebarTokens = []string{"task", "token.x"} }, wantErr: `--sidebar-tokens: unknown token "token.x"`},
 	{name: "sidebar tokens", flags: func(f *setup.NamingFlags) { f.State, f.SidebarTokens = "", []string{"task", "branch"} },
 		check: func(t *testing.T, o daemon.Options) {

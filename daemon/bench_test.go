@@ -3,12 +3,13 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"io"
 	"log/slog"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"

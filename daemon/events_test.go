@@ -2,12 +2,13 @@ package daemon
 
 import (
 	"fmt"
-	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"net"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"

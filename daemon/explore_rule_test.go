@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -224,6 +225,9 @@ func shows(k state.Kind, reported, seen string) bool {
 
 // label is what a target shows now.
 func (x *explorer) label(t state.Target) string {
+	if t.Kind == state.Pane {
+		return x.paneLabel(t.ID)
+	}
 	snap := x.srv.Snapshot()
 	if t.Kind == state.Workspace {
 		for _, w := range snap.Workspaces {
@@ -242,20 +246,30 @@ func (x *explorer) label(t state.Target) string {
 }
 
 // ours are the labels nothing tells from ours on t now: what we would
-// name it, herdr's automatic one for a workspace.
+// name it (after its lead pane), herdr's automatic one for a workspace
+// (from a folder of its first tab's panes).
 func (x *explorer) ours(t state.Target) []string {
 	snap := x.srv.Snapshot()
 	if t.Kind == state.Tab {
 		return x.tabNames(t, snap)
 	}
-	cwd := map[string]string{}
+	panes := map[string][]herdr.Pane{}
 	for _, p := range snap.Panes {
-		cwd[p.TabID] = path.Base(p.Cwd)
+		panes[p.TabID] = append(panes[p.TabID], p)
 	}
-	out := []string{cwd[snap.Tabs[0].ID]} // herdr's automatic label
+	lead := func(tab string) string {
+		l, _, _ := namer.Lead(panes[tab])
+		return path.Base(l.Cwd)
+	}
+	var out []string
+	if i := slices.IndexFunc(snap.Tabs, func(tb herdr.Tab) bool { return tb.WorkspaceID == t.ID }); i >= 0 {
+		for _, p := range panes[snap.Tabs[i].ID] {
+			out = append(out, path.Base(p.Cwd)) // herdr's automatic label
+		}
+	}
 	for _, w := range snap.Workspaces {
 		if w.ID == t.ID {
-			out = append(out, "ws-"+cwd[w.ActiveTabID])
+			out = append(out, "ws-"+lead(w.ActiveTabID))
 		}
 	}
 	return out
@@ -263,6 +277,10 @@ func (x *explorer) ours(t state.Target) []string {
 
 // personRename is a person renaming a target in herdr's UI.
 func (x *explorer) personRename(t state.Target, label string) {
+	if t.Kind == state.Pane {
+		x.pw.personRename(t.ID, label)
+		return
+	}
 	before := x.label(t)
 	if t.Kind == state.Workspace {
 		x.srv.HumanRenameWorkspace(t.ID, label)
@@ -309,7 +327,7 @@ func (x *explorer) cannotTell(t state.Target, label string, e state.Entry) strin
 		return "a label we asked for in the last 30 s"
 	case x.replayLike(t, label):
 		return "on 0.7/0.8, within a replay's lag, as a replayed echo of ours"
-	case t.Kind == state.Tab && e.Released && label == e.ReleasedFrom:
+	case t.Kind == state.Tab && e.Released && e.ReleasedFrom != nil && label == *e.ReleasedFrom:
 		return "back to a released tab's label before the daemon saw the person name it"
 	case label == e.Label && x.unheard09(t):
 		return "on 0.9, our last label chosen again where no daemon heard it"
@@ -449,6 +467,9 @@ func (x *explorer) check(settled bool) {
 		if settled {
 			x.bad = append(x.bad, fmt.Sprintf("%s %s shows %q, not the person's %q", t.Kind, t.ID, now, in.label))
 		}
+	}
+	if x.pw != nil {
+		x.pw.check(settled)
 	}
 	if len(x.bad) > 0 && x.lock == nil && x.depth == 0 {
 		x.fail("%s", x.bad[0])

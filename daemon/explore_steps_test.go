@@ -2,10 +2,12 @@ package daemon
 
 import (
 	"context"
-	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
+	"maps"
 	"os"
 	"slices"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/owner"
 
 	"pgregory.net/rapid"
 
@@ -70,6 +72,9 @@ func (x *explorer) actions() map[string]func(*rapid.T) {
 		"": func(*rapid.T) { x.check(false) },
 	}
 	x.worldSteps(steps)
+	if x.pw != nil {
+		maps.Copy(steps, x.pw.actions())
+	}
 	if x.everyday {
 		for _, k := range []string{"kill", "stop", "herdr restarts", "the state file is damaged",
 			"a person removes the state file", "a killed daemon's rename lands"} {
@@ -257,7 +262,7 @@ func (x *explorer) restore() {
 		return
 	}
 	// --force makes a person's label look ours: never for an undo.
-	naming := namingConfig(world{icons: x.icons, prefix: x.prefix})
+	naming := x.namingOf(world{icons: x.icons, prefix: x.prefix})
 	naming.Apply = false
 	rd := x.newDaemon(p, naming)
 	reps, err := rd.Explain(context.Background(), "")
@@ -269,7 +274,7 @@ func (x *explorer) restore() {
 	pos := namer.Positions(snap.Tabs)
 	var forget []state.Target
 	for _, r := range reps {
-		if r.Judged != owner.Ours {
+		if r.Judged != owner.Ours || r.PaneID != "" {
 			continue
 		}
 		t := state.TabTarget(r.TabID)
@@ -279,6 +284,9 @@ func (x *explorer) restore() {
 		x.note("restore gives %s its number", t.ID)
 		_ = p.rn.GiveBack(context.Background(), t, r.Label, itoa(pos[r.TabID]))
 		forget = append(forget, t)
+	}
+	if x.pw != nil {
+		forget = append(forget, x.pw.restore(p, reps)...)
 	}
 	x.drain(p)
 	_ = p.mem.Edit(func(tx *state.Tx) {

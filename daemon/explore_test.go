@@ -74,6 +74,9 @@ type explorer struct {
 	// everyday: no process dies, herdr never restarts, the memory stays
 	// sound (TestEverydayInterleavings).
 	everyday bool
+	// pw is the panes' world, when the daemons name panes
+	// (explore_panes_test.go).
+	pw *paneWorld
 }
 
 // proc is a process of ours: a daemon's run or a command.
@@ -191,7 +194,7 @@ func (x *explorer) newProc(name string) *proc {
 func (x *explorer) startDaemon() {
 	p := x.newProc("daemon")
 	x.started = x.now
-	p.d = x.newDaemon(p, namingConfig(x.world))
+	p.d = x.newDaemon(p, x.naming())
 	p.rn.Adopt()
 	x.d = p
 	x.note("daemon started")
@@ -340,6 +343,12 @@ var searchFlags = sync.OnceValues(func() (checks, seed bool) {
 const searchEnv = "HERDRTABRENAMER_SEARCH"
 
 func search(t *testing.T, everyday bool, checks int) {
+	searchWith(t, checks, func(x *explorer) { x.everyday = everyday })
+}
+
+// searchWith runs checks schedules (a fifth under -short), each world
+// made by newExplorer and then setup.
+func searchWith(t *testing.T, checks int, setup func(*explorer)) {
 	checksGiven, seedGiven := searchFlags()
 	switch env := os.Getenv(searchEnv); {
 	case checksGiven:
@@ -371,7 +380,7 @@ func search(t *testing.T, everyday bool, checks int) {
 		}
 		defer os.RemoveAll(sub)
 		x := newExplorer(rt, sub)
-		x.everyday = everyday
+		setup(x)
 		rt.Repeat(x.actions())
 		x.settle()
 		x.check(true)

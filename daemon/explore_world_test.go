@@ -216,13 +216,13 @@ func (x *explorer) newDaemon(p *proc, naming pass.Config) *Daemon {
 // and without its program or agent (README's renders), restated: the
 // lead pane's folder, program and agent.
 func (x *explorer) tabNames(t state.Target, snap herdr.Snapshot) []string {
-	var lead herdr.Pane
+	var panes []herdr.Pane
 	for _, p := range snap.Panes {
 		if p.TabID == t.ID {
-			lead = p
-			break
+			panes = append(panes, p)
 		}
 	}
+	lead, _, _ := namer.Lead(panes)
 	dir := path.Base(lead.Cwd)
 	if lead.Cwd == exploreHome {
 		dir = "~"

@@ -111,9 +111,9 @@ func (h *health) saved(err error) { h.trouble(rundir.TroubleState, err) }
 func (h *health) sessionWatch(err error) { h.trouble(rundir.TroubleSessionWatch, err) }
 
 // renamed notes whether herdr took a rename of ours: a refusal (not a
-// tab that went away) is a trouble status shows.
+// tab, workspace or pane that went away) is a trouble status shows.
 func (h *health) renamed(err error) {
-	if err == nil || !herdr.IsServerGone(err) && !errors.Is(err, herdr.ErrTabNotFound) && !errors.Is(err, herdr.ErrWorkspaceNotFound) {
+	if err == nil || !herdr.IsServerGone(err) && !errors.Is(err, herdr.ErrNotFound) {
 		h.trouble(rundir.TroubleRename, err)
 	}
 }

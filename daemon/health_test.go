@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
 )
 
@@ -52,5 +53,30 @@ func TestHealthRecordsNoSessionWatch(t *testing.T) {
 	h, err := rundir.ReadHealth(sock)
 	if err != nil || !slices.ContainsFunc(h.Troubles, func(tr rundir.Trouble) bool { return tr.What == rundir.TroubleSessionWatch }) {
 		t.Fatalf("health record %+v (%v), want the session watch's trouble", h, err)
+	}
+}
+
+// A rename whose target went away is no trouble, a tab's, a workspace's
+// or a pane's alike; herdr refusing one is.
+func TestHealthExcusesATargetGone(t *testing.T) {
+	if _, err := rundir.Dir(); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "herdr.sock")
+	health := newHealth(sock, slog.New(slog.DiscardHandler), time.Now)
+	defer health.start()()
+	listed := func() bool {
+		h, err := rundir.ReadHealth(sock)
+		return err == nil && slices.ContainsFunc(h.Troubles, func(tr rundir.Trouble) bool { return tr.What == rundir.TroubleRename })
+	}
+	for _, code := range []string{herdr.CodeTabNotFound, herdr.CodeWorkspaceNotFound, herdr.CodePaneNotFound} {
+		health.renamed(&herdr.APIError{Method: "pane.rename", Code: code, Message: "gone"})
+		if listed() {
+			t.Fatalf("%s is a trouble", code)
+		}
+	}
+	health.renamed(&herdr.APIError{Method: "pane.rename", Code: "invalid_request", Message: "no"})
+	if !listed() {
+		t.Fatal("a refused rename is no trouble")
 	}
 }

@@ -2,9 +2,10 @@ package daemon
 
 import (
 	"context"
-	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"testing"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 )
 
 // Inside a pass: a pass someone waits for sends a late

@@ -5,12 +5,13 @@ package daemon
 import (
 	"errors"
 	"fmt"
-	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/internal/safefile"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/nudge"
 	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"

@@ -153,6 +153,11 @@ func (d *Daemon) startRun() (end func()) {
 	}
 }
 
+// follows makes the feed carry pane.updated or not, as lag says
+// (triage.Lag): a subscription whose pane.updated lags with live news
+// goes on without it.
+func follows(d *Daemon, lag *triage.Lag) { d.feed.Without(herdr.PaneUpdated, !lag.Subscribe()) }
+
 // firstPass runs the daemon's first pass once the stream is up, or after
 // firstSubscribeWait.
 func (l *loop) firstPass() {

@@ -3,9 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
-	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
-	"github.com/herdrtabrenamer/herdrtabrenamer/plugintie"
 	"os"
 	"path/filepath"
 	"runtime/metrics"
@@ -13,6 +10,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/plugintie"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
-	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/claim"
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"

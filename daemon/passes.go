@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
 	"github.com/herdrtabrenamer/herdrtabrenamer/renamer"
+	"github.com/herdrtabrenamer/herdrtabrenamer/rundir"
+	"github.com/herdrtabrenamer/herdrtabrenamer/sidebar"
 	"github.com/herdrtabrenamer/herdrtabrenamer/state"
 )
 
@@ -72,9 +75,15 @@ func (d *Daemon) runPass(ctx context.Context, in passInput) ([]pass.Report, pass
 		d.shows(renamer.Showing(plan.Renames...))
 		plan.Conclude()
 	}
-	if n, serr := d.sidebar.Pass(ctx, snap, plan.Sidebar, d.opt.Naming.Apply, d.opt.Out); serr != nil || n > 0 {
+	n, serr := d.sidebar.Pass(ctx, snap, plan.Sidebar, d.opt.Naming.Apply, d.opt.Out)
+	if refused := (*sidebar.RefusedError)(nil); errors.As(serr, &refused) {
+		// Said once: a refused report is not sent again until the pane
+		// or what we would report changes.
+		d.log.Warn("herdr has no room on a pane for our sidebar tokens", "err", serr)
+	} else if serr != nil || n > 0 {
 		d.log.Debug("sidebar tokens reported", "reports", n, "err", serr)
 	}
+	d.trouble(rundir.TroubleSidebar, d.sidebar.Refused())
 	d.dry.workspaces(d.opt.Out, plan.Workspaces)
 	// The tabs' reports, then the panes' (PaneID set), as the plan
 	// sends their renames.

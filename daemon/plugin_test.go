@@ -2,14 +2,15 @@ package daemon
 
 import (
 	"context"
-	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
-	"github.com/herdrtabrenamer/herdrtabrenamer/plugintie"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
+	"github.com/herdrtabrenamer/herdrtabrenamer/plugintie"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/namer"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"

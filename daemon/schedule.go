@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
+	"github.com/herdrtabrenamer/herdrtabrenamer/triage"
 )
 
 // The schedule: when passes run. News runs one at its edge and waits out
@@ -34,6 +35,9 @@ type schedule struct {
 	// poll. agentInput is when the local watch last saw an agent's
 	// terminal read input.
 	hookSeen, agentInput time.Time
+	// lag follows the subscription's pane.updated: while it lags (or is
+	// left out) the full poll runs every triage.AnswerPoll at least.
+	lag triage.Lag
 }
 
 func newSchedule() schedule {
@@ -225,6 +229,9 @@ func (s *schedule) polls(in pollInputs, now time.Time) (full, agents time.Durati
 	full = in.poll
 	if in.allWatched && full > 0 {
 		full = in.restPoll
+	}
+	if s.lag.Answering(now) && (full == 0 || full > triage.AnswerPoll) {
+		full = triage.AnswerPoll
 	}
 	if s.agentsMayChange(in, now) && in.showStatus && !s.hookServes(in.plugin, now) {
 		agents = in.agentPoll

@@ -1,11 +1,12 @@
 package daemon
 
 import (
-	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 )

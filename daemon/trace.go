@@ -2,9 +2,10 @@ package daemon
 
 import (
 	"context"
-	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 	"log/slog"
 	"time"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 )
 
 // Traces are the moments of the daemon's work that tests wait on: an

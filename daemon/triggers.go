@@ -43,6 +43,7 @@ func (l *loop) item(it herdr.FeedItem) {
 	case herdr.NoteSubscribed:
 		d.gen, d.subscribed = it.Gen, true
 		l.follow(it)
+		l.sched.lag.Subscribed(d.now(), d.client.Protocol() < 22)
 		d.trouble(rundir.TroubleSubscribe, nil)
 		d.trace(Trace{Kind: TraceSubscribed, FullPass: true}, "subscribed to events", "full_pass", "asked")
 		l.fullPass()
@@ -81,8 +82,19 @@ func (l *loop) event(it herdr.FeedItem) {
 	l.follow(it)
 	// Take every event in, even while a pass is due: that is how a later
 	// replay of it is known for one.
+	stale := l.tr.Stale(ev)
 	verdict := l.tr.Judge(ev, d.renamer.Live(it.Gen, targetKind(ev)))
 	l.tr.Learn(ev)
+	if ev.Kind == herdr.PaneUpdated {
+		if l.sched.lag.Delivered(it.At, stale) {
+			// The subscription lags (triage.Lag): other panes' titles may
+			// wait behind this one. The kernel tells of local terminals'
+			// writes, and the session is polled, until it has caught up.
+			l.local.Rewatch(d.view.HasAgent, nil, true)
+			l.planPolls(l.allWatched)
+		}
+		follows(d, &l.sched.lag)
+	}
 	switch verdict {
 	case triage.Is:
 		then = l.news()
@@ -221,7 +233,9 @@ func (l *loop) run(in passInput) {
 	}
 	l.back()
 	d.showDry(reps)
-	l.allWatched = l.local.Rewatch(d.view.HasAgent, leads(reps))
+	l.sched.lag.Looked(d.view.Panes(), d.now())
+	follows(d, &l.sched.lag)
+	l.allWatched = l.local.Rewatch(d.view.HasAgent, leads(reps), l.sched.lag.Answering(d.now()))
 	l.seen.follow(d)
 	l.planPolls(l.allWatched)
 }
@@ -333,8 +347,14 @@ func (l *loop) watchReported() (input []string) {
 			l.planPolls(l.allWatched)
 			input = append(input, r.Key)
 		}
-		if r.Changed {
+		switch {
+		case r.Changed:
 			l.nudged(r.Key, nil)
+		case r.Output:
+			// Asked for while the subscription lags: a program wrote to
+			// its terminal, perhaps a new title, which herdr's events
+			// would tell late.
+			l.news()
 		}
 	}
 	return input

@@ -119,6 +119,8 @@ var troubleFix = map[string]string{
 	rundir.TroubleState:     "make the state file's folder writable (--state, or $XDG_STATE_HOME/herdrtabrenamer): the daemon renames nothing it cannot record",
 	rundir.TroubleSubscribe: "see the daemon's log for herdr's answer; restarting herdr or the daemon subscribes again",
 	rundir.TroubleRename:    "see the daemon's log for herdr's answer",
+	rundir.TroubleSidebar: "list fewer tokens in sidebar-tokens, or have the other tool clear some of its own on that pane " +
+		"(herdr pane list shows them); the daemon reports again as soon as either changes",
 	rundir.TroubleSessionWatch: "raise fs.inotify.max_user_instances and max_user_watches (sysctl), then restart the daemon; " +
 		"meanwhile the daemon looks at the session files twice a second",
 	rundir.TroubleLocalWatch: "raise the limit named above as root (sysctl -w, and a file in /etc/sysctl.d to keep it); " +

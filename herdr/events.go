@@ -92,8 +92,11 @@ type Event struct {
 	// Pane is the pane a pane.created, pane.updated or pane.moved
 	// carries, as herdr's PaneInfo; nil for other kinds.
 	Pane *Pane
-	// Agent is the agent a pane.agent_detected names ("" when it left).
+	// Agent is the agent a pane.agent_detected names: the one that came,
+	// or (Released) the one that left; "" when herdr names none.
 	Agent string
+	// Released: a pane.agent_detected says the agent left the pane.
+	Released bool
 	// Status is a pane.agent_status_changed's status.
 	Status AgentStatus
 }
@@ -102,7 +105,7 @@ type Event struct {
 // ids leave empty.
 func (ev *Event) fill(d eventData) {
 	ev.TabID, ev.PaneID, ev.WorkspaceID, ev.Label = d.TabID, d.PaneID, d.WorkspaceID, d.Label
-	ev.Agent, ev.Status = d.Agent, d.Status
+	ev.Agent, ev.Status, ev.Released = d.Agent, d.Status, d.Released
 	if t := d.Tab; t != nil {
 		ev.TabID = firstNonEmpty(ev.TabID, t.TabID)
 		ev.WorkspaceID = firstNonEmpty(ev.WorkspaceID, t.WorkspaceID)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -73,9 +74,11 @@ type FeedItem struct {
 	Gen        uint64
 	ReplayOver EventKind
 	QuietFrom  time.Time
-	Err        error
-	Refused    bool
-	Pause      time.Duration
+	// At is when an event's line was read off the stream.
+	At      time.Time
+	Err     error
+	Refused bool
+	Pause   time.Duration
 }
 
 // Feed is a long-lived subscription. Run runs it; the other methods are
@@ -91,7 +94,16 @@ type Feed struct {
 	gen   atomic.Uint64 // counts subscriptions
 	first atomic.Int64  // when the first one was acked, unix ns
 	up    atomic.Bool   // a subscription is open now
+
+	// without are the kinds left out of the subscription (Without);
+	// switched ends the current one when they change.
+	mu       sync.Mutex
+	without  map[EventKind]bool
+	switched chan struct{}
 }
+
+// errSwitched ends a subscription whose kinds changed (Without).
+var errSwitched = errors.New("the subscription's kinds changed")
 
 // NewFeed is a Feed of kinds (bus events, no per-pane entries) that notes
 // the end of the replay of each of replayed. now is its clock (nil: the
@@ -108,7 +120,38 @@ func NewFeed(c *Client, kinds, replayed []EventKind, now func() time.Time, repla
 	for _, k := range kinds {
 		subs = append(subs, Subscription{Type: string(k)})
 	}
-	return &Feed{client: c, subs: subs, replayed: replayed, now: now, cap: replayCap}
+	return &Feed{client: c, subs: subs, replayed: replayed, now: now, cap: replayCap,
+		without: map[EventKind]bool{}, switched: make(chan struct{}, 1)}
+}
+
+// Without leaves kind out of the subscription (off) or puts it back in.
+// When that changes what the subscription carries, the open one ends and
+// the Feed subscribes again at once (NoteSubscribed follows; on 0.7/0.8
+// its entries replay as any new subscription's do).
+func (f *Feed) Without(kind EventKind, off bool) {
+	f.mu.Lock()
+	changed := f.without[kind] != off
+	f.without[kind] = off
+	f.mu.Unlock()
+	if changed {
+		select {
+		case f.switched <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// subscriptions are the entries to subscribe to now.
+func (f *Feed) subscriptions() []Subscription {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]Subscription, 0, len(f.subs))
+	for _, s := range f.subs {
+		if !f.without[EventKind(s.Type)] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Gen is the number of the newest subscription, 0 before the first.
@@ -126,7 +169,11 @@ func (f *Feed) Run(ctx context.Context, out chan<- FeedItem) {
 	var b backoff
 	lostInARow := 0
 	for ctx.Err() == nil {
-		stream, err := f.client.Subscribe(ctx, f.subs)
+		select {
+		case <-f.switched: // taken up by this subscribe
+		default:
+		}
+		stream, err := f.client.Subscribe(ctx, f.subscriptions())
 		if err != nil {
 			var apiErr *APIError
 			if !f.send(ctx, out, FeedItem{Note: NoteSubscribeFailed, Err: err, Refused: errors.As(err, &apiErr)}) || !sleep(ctx, b.next()) {
@@ -136,6 +183,9 @@ func (f *Feed) Run(ctx context.Context, out chan<- FeedItem) {
 		}
 		began := f.now()
 		endErr := f.serve(ctx, stream, out)
+		if errors.Is(endErr, errSwitched) {
+			continue
+		}
 		// A server that acks and then closes (or sends garbage) would
 		// otherwise get a subscribe and a pass per loop: only a stream
 		// that stayed up for a while earns a reset backoff.

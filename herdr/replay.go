@@ -23,26 +23,16 @@ import (
 type streamLine struct {
 	ev  Event
 	err error
+	at  time.Time // when it was read
 }
 
 // forward reads the stream and hands its events on in order, adding a
 // NoteReplayOver for each replayed entry whose replay ends. It returns
 // the error that ended the stream.
 func (f *Feed) forward(ctx context.Context, stream *Stream, gen uint64, out chan<- FeedItem) error {
-	lines := make(chan streamLine)
-	go func() {
-		for {
-			ev, err := stream.Next()
-			select {
-			case lines <- streamLine{ev, err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	stop := make(chan struct{})
+	defer close(stop) // a reader left behind (a switch of kinds) goes
+	lines := f.read(ctx, stream, stop)
 	// quiet holds, per entry still replaying, since when we have been
 	// ready to read and it sent nothing.
 	quiet := map[EventKind]time.Time{}
@@ -74,6 +64,8 @@ func (f *Feed) forward(ctx context.Context, stream *Stream, gen uint64, out chan
 			}
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-f.switched:
+			return errSwitched
 		}
 		if l.err != nil {
 			return l.err
@@ -81,10 +73,32 @@ func (f *Feed) forward(ctx context.Context, stream *Stream, gen uint64, out chan
 		if _, ok := quiet[l.ev.Kind]; ok {
 			quiet[l.ev.Kind] = f.now()
 		}
-		if !f.emit(ctx, out, FeedItem{Note: NoteEvent, Event: l.ev, Gen: gen}, quiet) {
+		if !f.emit(ctx, out, FeedItem{Note: NoteEvent, Event: l.ev, Gen: gen, At: l.at}, quiet) {
 			return ctx.Err()
 		}
 	}
+}
+
+// read hands on the stream's lines, each with when it was read, until
+// an error, ctx's end or stop.
+func (f *Feed) read(ctx context.Context, stream *Stream, stop <-chan struct{}) <-chan streamLine {
+	lines := make(chan streamLine)
+	go func() {
+		for {
+			ev, err := stream.Next()
+			select {
+			case lines <- streamLine{ev, err, f.now()}:
+			case <-ctx.Done():
+				return
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return lines
 }
 
 // endReplays notes every entry quiet for replayQuiet, and every entry

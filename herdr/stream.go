@@ -160,7 +160,7 @@ type eventLine struct {
 // eventData pulls what an event carries out of any payload: flat ids
 // (tab_renamed, pane_exited, the focus trio, per-pane kinds), nested
 // objects (tab_created, pane_created/updated/moved, workspace_*), an
-// agent's name (pane_agent_detected) and status
+// agent's name and its leaving (pane_agent_detected) and status
 // (pane_agent_status_changed).
 type eventData struct {
 	TabID       string      `json:"tab_id"`
@@ -168,6 +168,7 @@ type eventData struct {
 	WorkspaceID string      `json:"workspace_id"`
 	Label       string      `json:"label"`
 	Agent       string      `json:"agent"`
+	Released    bool        `json:"released"`
 	Status      AgentStatus `json:"agent_status"`
 	Tab         *struct {
 		TabID       string `json:"tab_id"`

@@ -433,3 +433,16 @@ func TestStreamServerShutdown(t *testing.T) {
 		s.Close()
 	}
 }
+
+// herdr's pane.agent_detected for an agent leaving names the agent that
+// left and says released (src/app/api.rs@v0.8.2 emit_pane_state_update).
+func TestParseAgentReleased(t *testing.T) {
+	ev, err := ParseEvent([]byte(`{"data":{"agent":"claude","final_status":"idle","pane_id":"w1:p1","released":true,"type":"pane_agent_detected","workspace_id":"w1"},"event":"pane_agent_detected"}`))
+	if err != nil || ev.Kind != PaneAgentDetected || ev.Agent != "claude" || !ev.Released || ev.PaneID != "w1:p1" {
+		t.Fatalf("ParseEvent = %+v, %v", ev, err)
+	}
+	ev, err = ParseEvent([]byte(`{"data":{"agent":"codex","pane_id":"w1:p1","type":"pane_agent_detected","workspace_id":"w1"},"event":"pane_agent_detected"}`))
+	if err != nil || ev.Released || ev.Agent != "codex" {
+		t.Fatalf("ParseEvent of an arrival = %+v, %v", ev, err)
+	}
+}

@@ -66,15 +66,17 @@ func (w *Watch) Watched(pane string) bool {
 func (w *Watch) InputWatched(pane string) bool { return w != nil && w.w.InputWatched(pane) }
 
 // Rewatch gives the watch the shells the last pass found local, asking
-// for their terminal input where agent says an agent runs, and says
-// whether every lead pane listed is among them.
-func (w *Watch) Rewatch(agent func(paneID string) bool, leads []string) (allWatched bool) {
+// for their terminal input where agent says an agent runs, and for the
+// writes to their terminals with output (a new terminal title comes that
+// way, while herdr's events of it lag), and says whether every lead pane
+// listed is among them.
+func (w *Watch) Rewatch(agent func(paneID string) bool, leads []string, output bool) (allWatched bool) {
 	if w == nil {
 		return false
 	}
 	want := map[string]procwatch.Shell{}
 	for id, sh := range w.shells.known {
-		want[id] = procwatch.Shell{Key: id, PID: sh.PID, Input: agent(id)}
+		want[id] = procwatch.Shell{Key: id, PID: sh.PID, Input: agent(id), Output: output}
 	}
 	if !maps.Equal(want, w.given) {
 		w.given = want

@@ -67,12 +67,13 @@ func Target(tabID, paneID string, getenv func(string) string) (state.Target, err
 // state file it could not read, a rename of ours that may have landed as
 // it was locked), and an error when t is not locked.
 func Lock(sock, path string, t state.Target) (warnings []error, err error) {
-	st, label, warnings, err := open(sock, path, t, "locked")
+	st, seen, warnings, err := open(sock, path, t, "locked")
 	if err != nil {
 		return warnings, err
 	}
+	label := seen.label
 	at := time.Now()
-	if err := st.Edit(func(tx *state.Tx) { tx.Lock(t, label) }); err != nil {
+	if err := st.Edit(func(tx *state.Tx) { tx.Lock(t, label); seen.seat(tx, t) }); err != nil {
 		return warnings, fmt.Errorf("%s not locked: %w", Named(t), err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -88,14 +89,27 @@ func Lock(sock, path string, t state.Target) (warnings []error, err error) {
 // for the herdr at sock: the daemon names it again, even after a person
 // renamed it.
 func Release(sock, path string, t state.Target) (warnings []error, err error) {
-	st, label, warnings, err := open(sock, path, t, "released")
+	st, seen, warnings, err := open(sock, path, t, "released")
 	if err != nil {
 		return warnings, err
 	}
-	if err := st.Edit(func(tx *state.Tx) { tx.Release(t, label) }); err != nil {
+	// The release holds while the target shows the label it shows now:
+	// a person who names it anything else since ends it.
+	if err := st.Edit(func(tx *state.Tx) { tx.Release(t, seen.label); seen.seat(tx, t) }); err != nil {
 		return warnings, fmt.Errorf("%s not released: %w", Named(t), err)
 	}
 	return warnings, nil
+}
+
+// seen is what open read of a target: its label, and a pane's terminal.
+type seen struct{ label, terminal string }
+
+// seat records a pane's terminal with its mark, so the mark follows the
+// pane when herdr gives it a new id before the daemon looks.
+func (s seen) seat(tx *state.Tx, t state.Target) {
+	if t.Kind == state.Pane && s.terminal != "" {
+		tx.Seat(t, s.terminal)
+	}
 }
 
 // open reads the label t shows and loads the state file at path for
@@ -103,47 +117,47 @@ func Release(sock, path string, t state.Target) (warnings []error, err error) {
 // without one it would land on whatever server next uses this socket. A
 // damaged state file is not written: that would lose what it holds, and
 // a person acts first.
-func open(sock, path string, t state.Target, what string) (st *state.State, label string, warnings []error, err error) {
-	if label, err = targetLabel(sock, t); err != nil {
-		return nil, "", nil, fmt.Errorf("%s not %s: %w", Named(t), what, err)
+func open(sock, path string, t state.Target, what string) (st *state.State, s seen, warnings []error, err error) {
+	if s, err = targetLabel(sock, t); err != nil {
+		return nil, s, nil, fmt.Errorf("%s not %s: %w", Named(t), what, err)
 	}
 	st, warn := state.Load(path, sock)
 	if other := (*state.OtherServerError)(nil); errors.As(warn, &other) {
-		return nil, "", nil, fmt.Errorf("%s not %s: %w", Named(t), what, other)
+		return nil, s, nil, fmt.Errorf("%s not %s: %w", Named(t), what, other)
 	}
 	if state.IsDamaged(warn) {
-		return nil, "", nil, fmt.Errorf("%s not %s: %w", Named(t), what, warn)
+		return nil, s, nil, fmt.Errorf("%s not %s: %w", Named(t), what, warn)
 	}
 	if warn != nil {
 		warnings = append(warnings, warn)
 	}
-	return st, label, warnings, nil
+	return st, s, warnings, nil
 }
 
 // targetLabel asks herdr for the label of t, which must be one of its
-// tabs or panes.
-func targetLabel(sock string, t state.Target) (string, error) {
+// tabs or panes (and a pane's terminal).
+func targetLabel(sock string, t state.Target) (seen, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	snap, err := herdr.New(sock).Snapshot(ctx)
 	if err != nil {
 		if errors.Is(err, herdr.ErrNotRunning) {
-			return "", fmt.Errorf("%w: start herdr first (or pass --socket PATH for the herdr that has the %s)", err, t.Kind)
+			return seen{}, fmt.Errorf("%w: start herdr first (or pass --socket PATH for the herdr that has the %s)", err, t.Kind)
 		}
-		return "", err
+		return seen{}, err
 	}
 	if t.Kind == state.Pane {
 		for _, p := range snap.Panes {
 			if p.ID == t.ID {
-				return p.Label, nil
+				return seen{p.Label, p.TerminalID}, nil
 			}
 		}
-		return "", fmt.Errorf("herdr at %s has no pane %s (herdr pane list shows the panes)", sock, t.ID)
+		return seen{}, fmt.Errorf("herdr at %s has no pane %s (herdr pane list shows the panes)", sock, t.ID)
 	}
 	for _, tab := range snap.Tabs {
 		if tab.ID == t.ID {
-			return tab.Label, nil
+			return seen{label: tab.Label}, nil
 		}
 	}
-	return "", fmt.Errorf("herdr at %s has no tab %s (herdrtabrenamer explain lists the tabs)", sock, t.ID)
+	return seen{}, fmt.Errorf("herdr at %s has no tab %s (herdrtabrenamer explain lists the tabs)", sock, t.ID)
 }

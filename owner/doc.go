@@ -16,17 +16,19 @@
 // # Whose a label is
 //
 // A label is ours when the memory says we set it (or asked for it
-// lately: it may still land), or when some render of the current
-// template under another status, with or without the program or agent,
-// equals it. herdr's own labels are its tab's bare position number or
+// lately: it may still land), or, for a tab or workspace, when some
+// render of the current template under another status, with or without
+// the program or agent, equals it; a pane's label is ours by the memory
+// alone. herdr's own labels are its tab's bare position number or
 // "" for a tab, "" alone for a pane (herdr gives a pane no label of its
 // own; a bare number there is someone's choice), and "" or what herdr
 // would call it now (Case.Auto) for a workspace. Anything else is a
 // person's, and is only replaced with --force or once the person
 // released the target (a release ends as soon as it carries our name
 // again); a locked target is never touched, and a skip rule outranks
-// everything. A person who types exactly what we would render cannot be
-// told from us, and the label is treated as ours. Workspaces have no
+// everything. A person who types exactly what we would render on a tab
+// cannot be told from us, and the label is treated as ours; on a pane it
+// is theirs (herdr names no pane, so only a person or a client does). Workspaces have no
 // lock, release or --force: only the memory's labels count for them.
 //
 // # Who calls what

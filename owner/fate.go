@@ -67,17 +67,38 @@ func Tab(c Case) Fate {
 // label: a person released it showing m.ReleasedFrom, and a person who
 // names it anything else since ends the release. A label of ours there
 // (we named it, ending the release already, or a rename of ours still
-// landing) or herdr's own is no one's naming it.
+// landing) or herdr's own is no one's naming it. A release whose label
+// is not known (a memory written before it was kept) holds.
 func ReleaseHolds(label string, m Memory) bool {
-	return !m.Released || label == m.ReleasedFrom || tabNumber(label) ||
+	return !m.Released || m.ReleasedFrom == nil || label == *m.ReleasedFrom || tabNumber(label) ||
 		slices.Contains(m.Labels, label)
 }
 
-// Pane is the fate of a pane's label. herdr gives a pane no label of its
-// own (docs/herdr.md §13): only "" is herdr's, and a bare number is
-// someone's choice. A pane locked with no label has one to go back to:
+// Pane is the fate of a pane's label, by a rule of its own. herdr gives
+// a pane no label of its own (docs/herdr.md §13): only "" is herdr's, a
+// bare number is someone's choice, and a label is ours only by the memory
+// (the last we set, or one of ours that may still land), never by a
+// render: a person naming a pane after its folder chose what we would
+// render, and it is theirs. A release ends once a person names the pane
+// (PaneRenamedSince). A pane locked with no label has one to go back to:
 // none.
-func Pane(c Case) Fate { return fate(c, c.Label == "", c.Memory, c.Force, true) }
+func Pane(c Case) Fate {
+	c.Variants = nil
+	m := c.Memory
+	if PaneRenamedSince(c.Label, m) {
+		m.Released = false
+	}
+	return fate(c, c.Label == "", m, c.Force, true)
+}
+
+// PaneRenamedSince says whether a released pane showing label was named by
+// a person since its release: it shows a label, not the one it showed
+// when released nor one of ours. herdr tells no one of a pane's rename,
+// so this is how a pane's release ends as a tab's does when a person
+// names it; the label is theirs from then on.
+func PaneRenamedSince(label string, m Memory) bool {
+	return m.Released && m.ReleasedFrom != nil && label != "" && label != *m.ReleasedFrom && !slices.Contains(m.Labels, label)
+}
 
 // Workspace is the fate of a workspace's label. herdr labels a workspace
 // nobody named from its first tab's directory and git repository

@@ -26,10 +26,10 @@ func TestFate(t *testing.T) {
 		{"a person's", tab, Case{Label: "notes", Want: "zsh", Memory: ours}, Fate{Verdict: Human}},
 		{"a person's number with a leading zero", tab, Case{Label: "07", Want: "zsh"}, Fate{Verdict: Human}},
 		{"a person's, forced", tab, Case{Label: "notes", Want: "zsh", Force: true}, Fate{Verdict: Forced, Do: Rename, To: "zsh"}},
-		{"released", tab, Case{Label: "notes", Want: "zsh", Memory: Memory{Released: true, ReleasedFrom: "notes"}}, Fate{Verdict: Released, Do: Rename, To: "zsh"}},
-		{"released, a person named it since", tab, Case{Label: "mine", Want: "zsh", Memory: Memory{Released: true, ReleasedFrom: "notes"}}, Fate{Verdict: Human}},
-		{"released, herdr's number since", tab, Case{Label: "2", Want: "zsh", Memory: Memory{Released: true, ReleasedFrom: "notes"}}, Fate{Verdict: Released, Do: Rename, To: "zsh"}},
-		{"released, a rename of ours landing since", tab, Case{Label: "vim", Want: "zsh", Memory: Memory{Released: true, ReleasedFrom: "notes", Labels: []string{"vim"}}}, Fate{Verdict: Released, Do: Rename, To: "zsh"}},
+		{"released", tab, Case{Label: "notes", Want: "zsh", Memory: Memory{Released: true, ReleasedFrom: ptr("notes")}}, Fate{Verdict: Released, Do: Rename, To: "zsh"}},
+		{"released, a person named it since", tab, Case{Label: "mine", Want: "zsh", Memory: Memory{Released: true, ReleasedFrom: ptr("notes")}}, Fate{Verdict: Human}},
+		{"released, herdr's number since", tab, Case{Label: "2", Want: "zsh", Memory: Memory{Released: true, ReleasedFrom: ptr("notes")}}, Fate{Verdict: Released, Do: Rename, To: "zsh"}},
+		{"released, a rename of ours landing since", tab, Case{Label: "vim", Want: "zsh", Memory: Memory{Released: true, ReleasedFrom: ptr("notes"), Labels: []string{"vim"}}}, Fate{Verdict: Released, Do: Rename, To: "zsh"}},
 		{"locked", tab, Case{Label: "notes", Want: "zsh", Memory: locked, Force: true}, Fate{Verdict: Locked}},
 		{"locked, our rename landed after", tab, Case{Label: "make", Want: "zsh", Memory: locked}, Fate{Verdict: Locked, Do: PutBack, To: "notes"}},
 		{"locked, an old label of ours chosen since", tab, Case{Label: "vim", Want: "zsh", Memory: locked}, Fate{Verdict: Locked}},
@@ -48,6 +48,13 @@ func TestFate(t *testing.T) {
 		{"pane, released", pane, Case{Label: "reviewer", Want: "zsh", Memory: Memory{Released: true}}, Fate{Verdict: Released, Do: Rename, To: "zsh"}},
 		{"pane, locked", pane, Case{Label: "", Want: "zsh", Memory: locked}, Fate{Verdict: Locked}},
 		{"pane locked with no label, our rename landed after", pane, Case{Label: "make", Memory: Memory{Labels: ours.Labels, Landing: ours.Landing, Locked: true}}, Fate{Verdict: Locked, Do: PutBack, To: ""}},
+		{"pane, a render is a person's", pane, Case{Label: "api", Want: "claude", Variants: []string{"api", "claude"}}, Fate{Verdict: Human}},
+		{"pane, a render we set is ours", pane, Case{Label: "api", Want: "claude", Variants: []string{"api"}, Memory: Labels("api")}, Fate{Verdict: Ours, Do: Rename, To: "claude"}},
+		{"pane released showing nothing, named since", pane, Case{Label: "notes", Want: "claude", Memory: Memory{Released: true, ReleasedFrom: new(string)}}, Fate{Verdict: Human}},
+		{"pane released, still showing its label", pane, Case{Label: "", Want: "claude", Memory: Memory{Released: true, ReleasedFrom: new(string)}}, Fate{Verdict: Released, Do: Rename, To: "claude"}},
+		{"pane released showing a person's label", pane, Case{Label: "mine", Want: "claude", Memory: Memory{Released: true, ReleasedFrom: ptr("mine")}}, Fate{Verdict: Released, Do: Rename, To: "claude"}},
+		{"pane released, a label of ours since", pane, Case{Label: "vim", Want: "claude", Memory: Memory{Released: true, ReleasedFrom: new(string), Labels: []string{"vim"}}}, Fate{Verdict: Released, Do: Rename, To: "claude"}},
+		{"pane released before releases kept their label", pane, Case{Label: "mine", Want: "claude", Memory: Memory{Released: true}}, Fate{Verdict: Released, Do: Rename, To: "claude"}},
 		{"tab locked with no label known, our rename landed after", tab, Case{Label: "make", Memory: Memory{Labels: ours.Labels, Landing: ours.Landing, Locked: true}}, Fate{Verdict: Locked}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,6 +68,8 @@ func TestFate(t *testing.T) {
 		})
 	}
 }
+
+func ptr(s string) *string { return &s }
 
 // The precedence of the verdicts, and what herdr's own tab label is.
 func TestVerdict(t *testing.T) {
@@ -84,8 +93,8 @@ func TestVerdict(t *testing.T) {
 		{"person, near miss of a variant", "api ", Memory{}, false, Human},
 		{"force", "my tab", Memory{}, true, Forced},
 		{"force keeps ours ours", "api", Memory{}, true, Ours},
-		{"released beats a person", "my tab", Memory{Released: true, ReleasedFrom: "my tab"}, false, Released},
-		{"a person's since the release", "my tab", Memory{Released: true, ReleasedFrom: "notes"}, false, Human},
+		{"released beats a person", "my tab", Memory{Released: true, ReleasedFrom: ptr("my tab")}, false, Released},
+		{"a person's since the release", "my tab", Memory{Released: true, ReleasedFrom: ptr("notes")}, false, Human},
 		{"locked beats ours", "api", Memory{Locked: true}, false, Locked},
 		{"locked beats force", "my tab", Memory{Locked: true}, true, Locked},
 		{"locked beats released", "x", Memory{Locked: true, Released: true}, false, Locked},

@@ -16,10 +16,11 @@ type Memory struct {
 	// LockedLabel then.
 	Locked      bool
 	LockedLabel string
-	// Released: a person handed the target back to us, as it showed
-	// ReleasedFrom.
+	// Released: a person handed the target back to us. ReleasedFrom,
+	// when not nil, is the label the target showed then: a person who
+	// names it anything else since ends the release.
 	Released     bool
-	ReleasedFrom string
+	ReleasedFrom *string
 	// Landing are the labels of ours asked for so recently that the
 	// request may still land (a subset of Labels).
 	Landing []string

@@ -124,21 +124,20 @@ func (p *Planner) PaneNames(tab herdr.Tab, ws herdr.Workspace, panes []herdr.Pan
 }
 
 // judgePanes decides whose each pane's label is and what to do with it,
-// with the rule a tab's label is judged by; a pane's only label of
-// herdr's is none at all, so a person clearing theirs hands the pane
-// back.
+// by the pane's own rule (owner.Pane); a pane's only label of herdr's is
+// none at all, so a person clearing theirs hands the pane back.
 func (p *Planner) judgePanes(v *view, pl *Plan, mem *state.State) {
 	apply := p.cfg.Apply && !v.ReadOnly
 	now := p.now()
 	for _, pr := range pl.Panes {
 		t := state.PaneTarget(pr.Pane.ID)
-		e := mem.Entry(t)
+		e := v.paneEntry(mem, pr.Pane.ID)
 		label, want := pr.Pane.Label, pr.decision.Want
 		f := owner.Pane(p.caseOf(pr.decision, label, want, e, now))
 		pr.Report.judge(f.Verdict)
 		pr.Report.Action = ActionKeep
 		if !v.ReadOnly {
-			pl.Edits.Add(learnt(t, e, label, want, f.Verdict, now)...)
+			pl.Edits.Add(paneLearnt(t, e, label, want, f.Verdict, now)...)
 		}
 		x := p.paneRename(pr, f)
 		if x == nil {
@@ -149,8 +148,24 @@ func (p *Planner) judgePanes(v *view, pl *Plan, mem *state.State) {
 		if apply {
 			pr.Rename = x
 			pl.Renames = append(pl.Renames, x)
+			if term := pr.Pane.TerminalID; term != "" && e.Terminal == "" {
+				// The pane's memory begins with this rename: it follows
+				// the pane from the start (followPanes).
+				pl.Edits.Add(func(tx *state.Tx) { tx.Seat(t, term) })
+			}
 		}
 	}
+}
+
+// paneLearnt is what the memory learns of a pane from its label alone:
+// what a tab's teaches (learnt), and that a release ended when a person
+// named the pane since.
+func paneLearnt(t state.Target, e state.Entry, label, want string, v owner.Verdict, now time.Time) []func(*state.Tx) {
+	out := learnt(t, e, label, want, v, now)
+	if owner.PaneRenamedSince(label, owner.Of(e, now)) {
+		out = append(out, func(tx *state.Tx) { tx.EndRelease(t) })
+	}
+	return out
 }
 
 // paneRename is the rename a pane's fate asks for, nil for none.

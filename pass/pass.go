@@ -150,9 +150,9 @@ type Plan struct {
 	Edits   state.Edits
 	// Workspaces are the workspace names a dry run would give.
 	Workspaces []WorkspaceDecision
-	// Sidebar is what each pane's sidebar should show, when sidebar
-	// tokens are on: every pane of the tabs in scope whose facts are
-	// known.
+	// Sidebar is what each pane's sidebar should show: with sidebar
+	// tokens on, every pane of the tabs in scope whose facts are known;
+	// with them off, the panes that still show tokens of ours, to clear.
 	Sidebar []sidebar.Pane
 	// Shells are the panes whose shells are proven to run here after
 	// this pass, by pane id: what the local watch watches.
@@ -178,6 +178,9 @@ type view struct {
 	panes     map[string][]herdr.Pane // by tab id, in layout order
 	positions map[string]int          // by tab id, 1-based
 	present   map[string]bool         // every tab id in the session
+	// movedFrom are the panes herdr gave a new id, by it: the id the
+	// memory holds them under (followPanes).
+	movedFrom map[string]string
 }
 
 // Plan runs a pass's phases over in.Snap:
@@ -203,8 +206,9 @@ func (p *Planner) Plan(ctx context.Context, in Input, mem *state.State) *Plan {
 	}
 	p.decide(v, pl.Rows, answers, titles)
 	p.decidePanes(v, pl.Panes, answers, titles)
-	pl.Sidebar = p.decideSidebar(v, side, answers, titles)
+	pl.Sidebar = append(p.decideSidebar(v, side, answers, titles), p.offSidebar(v, pl.Rows)...)
 	p.judge(v, pl, mem)
+	p.followPanes(v, pl, mem)
 	p.judgePanes(v, pl, mem)
 	p.workspaces(v, pl, answers, mem)
 	p.prune(v, pl, mem)

@@ -70,3 +70,23 @@ func chosen(d namer.Decision, names []string) map[string]string {
 	}
 	return out
 }
+
+// offSidebar is what each pane's sidebar should show with sidebar tokens
+// off: none of ours. A pane of the rows' tabs that still shows tokens of
+// ours (the list was emptied and reloaded, or a daemon before us reported
+// them) has them cleared; the htr_ prefix tells ours from other sources'.
+// Once none is left, a pass plans nothing here.
+func (p *Planner) offSidebar(v *view, rows []*Row) []sidebar.Pane {
+	if p.cfg.Sidebar != nil || v.ReadOnly {
+		return nil
+	}
+	var out []sidebar.Pane
+	for _, r := range rows {
+		for _, pn := range v.panes[r.Tab.ID] {
+			if sidebar.ShowsOurs(pn.Tokens) {
+				out = append(out, sidebar.Pane{ID: pn.ID, Shows: pn.Tokens})
+			}
+		}
+	}
+	return out
+}

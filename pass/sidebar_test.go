@@ -51,3 +51,23 @@ func TestSidebarValues(t *testing.T) {
 		}
 	}
 }
+
+// TestSidebarOff: with sidebar tokens off, the panes that still show
+// tokens of ours (a list emptied, a daemon before us) are planned with
+// nothing to show, so ours are cleared; others' tokens are no reason.
+func TestSidebarOff(t *testing.T) {
+	stale := herdr.Pane{ID: "w1:p1", Agent: "codex", Tokens: map[string]string{"htr_agent": "claude", "model": "m"}}
+	others := herdr.Pane{ID: "w1:p2", Tokens: map[string]string{"model": "m"}}
+	snap := session(map[string][]herdr.Pane{"w1:t1": {stale, others}}, nil)
+	p := planner(t, "{dir}", &asker{progs: map[string]string{}})
+	pl := p.Plan(context.Background(), Input{Snap: snap}, memory(t))
+	if len(pl.Sidebar) != 1 || pl.Sidebar[0].ID != stale.ID || pl.Sidebar[0].Values != nil {
+		t.Fatalf("tokens off: %+v, want the stale pane with nothing to show", pl.Sidebar)
+	}
+	if reps := sidebar.New(nil).Plan(pl.Sidebar, true); len(reps) != 1 || reps[0].String() != "w1:p1 htr_agent=null" {
+		t.Fatalf("tokens off: reports %v", reps)
+	}
+	if pl := p.Plan(context.Background(), Input{Snap: snap, ReadOnly: true}, memory(t)); len(pl.Sidebar) != 0 {
+		t.Fatalf("explain planned %+v", pl.Sidebar)
+	}
+}

@@ -110,6 +110,13 @@ func (k *linux) inotified() []event {
 					out = append(out, event{sh: sh})
 				}
 				delete(k.ttys, wd)
+			case mask&unix.IN_MODIFY != 0:
+				for _, sh := range k.ttys[wd] {
+					out = append(out, event{sh: sh, output: true})
+				}
+				if mask&unix.IN_ACCESS != 0 {
+					out = inputs(out, k.ttys[wd])
+				}
 			default:
 				out = inputs(out, k.ttys[wd])
 			}

@@ -24,10 +24,11 @@ type kernel interface {
 }
 
 // event is one of the kernel's events for a shell: input read from its
-// terminal, or another (a fork, the exit of a program in front).
+// terminal, output written to it (when the shell asks for it), or
+// another (a fork, the exit of a program in front).
 type event struct {
-	sh    *shell
-	input bool
+	sh            *shell
+	input, output bool
 }
 
 // lack is a facility of the kernel that a shell goes without, and what

@@ -135,7 +135,11 @@ func (k *linux) watchShell(sh *shell) error {
 		if unix.Stat(path, &s) != nil || s.Mode&unix.S_IFMT != unix.S_IFCHR || int(s.Rdev) != tty {
 			continue
 		}
-		wd, err := k.sys.addWatch(k.ino, path, unix.IN_ACCESS)
+		mask := uint32(unix.IN_ACCESS)
+		if sh.output {
+			mask |= unix.IN_MODIFY
+		}
+		wd, err := k.sys.addWatch(k.ino, path, mask)
 		if err != nil {
 			return inotifyLack(err, true)
 		}

@@ -18,7 +18,7 @@ func (w *Watcher) run() {
 		now := time.Now()
 		wait := time.Hour
 		for _, sh := range shells {
-			wait = min(wait, max(0, sh.due().Sub(now)))
+			wait = min(wait, max(0, sh.due().Sub(now)), max(0, sh.outputDue(now).Sub(now)))
 		}
 		evs := w.k.wait(wait)
 		w.wakes.Add(1)
@@ -40,6 +40,7 @@ func (w *Watcher) run() {
 		now = time.Now()
 		w.handle(shells, evs, now)
 		for _, sh := range shells {
+			w.owed(sh, now)
 			if !sh.gone && !sh.due().After(now) {
 				changed = w.look(sh, now) || changed
 			}
@@ -59,6 +60,12 @@ func (w *Watcher) handle(shells map[string]*shell, evs []event, now time.Time) {
 		if shells[sh.key] != sh || sh.gone {
 			continue
 		}
+		if ev.output {
+			// A program printing changes no program: no look, only
+			// the report asked for, once due.
+			sh.wrote(now)
+			continue
+		}
 		w.events.Add(1)
 		sh.trigger(now)
 		if ev.input && sh.input && now.Sub(sh.inputAt) >= inputGap {
@@ -75,11 +82,14 @@ func (w *Watcher) reset(shells map[string]*shell, want []Shell) {
 		keep[s.Key] = true
 		if old := shells[s.Key]; old != nil && old.pid == s.PID {
 			old.input = s.Input
+			if old.output != s.Output {
+				w.rearm(old, s.Output)
+			}
 			continue
 		} else if old != nil {
 			w.drop(old)
 		}
-		sh := &shell{key: s.Key, pid: s.PID, input: s.Input}
+		sh := &shell{key: s.Key, pid: s.PID, input: s.Input, output: s.Output}
 		shells[s.Key] = sh
 		w.start(sh)
 	}

@@ -67,7 +67,14 @@ type shell struct {
 	// such report.
 	input   bool
 	inputAt time.Time
-	gone    bool
+	// output: report writes to the terminal (Shell.Output), spaced by
+	// outputGap from the last report at outputAt; outputOwed: a write
+	// since, the first at writtenAt, is not reported yet (output.go).
+	output              bool
+	outputAt, writtenAt time.Time
+	outputGap           time.Duration
+	outputOwed          bool
+	gone                bool
 	// lookedAt is the last look, deepAt the last deep one; retryAt is
 	// when refused events are asked for again.
 	lookedAt, deepAt, retryAt time.Time

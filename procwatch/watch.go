@@ -28,6 +28,10 @@ type Shell struct {
 	// even when nothing else changes: an agent in front reads the prompt
 	// typed or sent to it, and its status changes next.
 	Input bool
+	// Output asks for reports of writes to the shell's terminal (Linux
+	// only), spaced as output.go says: a new terminal title comes that
+	// way.
+	Output bool
 }
 
 // Report is what came of one key since the last Take.
@@ -38,6 +42,8 @@ type Report struct {
 	Changed bool
 	// Input: its terminal was read from (Shell.Input only).
 	Input bool
+	// Output: a program wrote to its terminal (Shell.Output only).
+	Output bool
 	// Gone: the shell has ended (or can be read no more); the next Set
 	// drops it.
 	Gone bool
@@ -174,6 +180,7 @@ func (w *Watcher) report(r Report) {
 	p := w.pending[r.Key]
 	p.Key, p.Front = r.Key, r.Front
 	p.Changed, p.Input, p.Gone = p.Changed || r.Changed, p.Input || r.Input, p.Gone || r.Gone
+	p.Output = p.Output || r.Output
 	w.pending[r.Key] = p
 	w.mu.Unlock()
 	w.signal()

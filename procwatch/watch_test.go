@@ -212,3 +212,63 @@ func TestInputIsReportedWhereAsked(t *testing.T) {
 		t.Errorf("Blind = %v with the kernel's events", err)
 	}
 }
+
+// writeTerm writes to the terminal of pid, as a program in its shell
+// does (a new terminal title).
+func writeTerm(t *testing.T, pid int, text string) {
+	t.Helper()
+	path, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/0", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Output written to a shell's terminal is reported where it is asked for,
+// from when it is asked for, and starts no look at the shell; a shell
+// that keeps writing is reported ever less often.
+func TestOutputIsReportedWhereAsked(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("terminal output is watched on Linux only")
+	}
+	asked, other := startTerm(t, "bash", ""), startTerm(t, "bash", "")
+	w := newWatcher(t, newKernel)
+	w.Set([]Shell{{Key: "asked", PID: asked.pid()}, {Key: "other", PID: other.pid()}})
+	settled(t, w, "asked", "other")
+	writeTerm(t, asked.pid(), "\x1b]2;before\x07")
+	w.Set([]Shell{{Key: "asked", PID: asked.pid(), Output: true}, {Key: "other", PID: other.pid()}})
+	settled(t, w, "asked", "other")
+	events := w.Stats().Events
+	writeTerm(t, other.pid(), "\x1b]2;title\x07")
+	writeTerm(t, asked.pid(), "\x1b]2;title\x07")
+	var got []Report
+	waitReport(t, w, "a title written", func(r Report) bool { got = append(got, r); return r.Key == "asked" && r.Output })
+	for _, r := range append(got, w.Take()...) {
+		if r.Key == "other" && r.Output || r.Changed {
+			t.Fatalf("a write reported %+v", r)
+		}
+	}
+	if n := w.Stats().Events - events; n != 0 {
+		t.Errorf("writes started %d runs of looks", n)
+	}
+	start, reports := time.Now(), 0
+	for time.Since(start) < 2*time.Second {
+		writeTerm(t, asked.pid(), "x")
+		time.Sleep(20 * time.Millisecond)
+		for _, r := range w.Take() {
+			if r.Output {
+				reports++
+			}
+		}
+	}
+	if reports < 1 || reports > 4 {
+		t.Errorf("a shell writing for 2s was reported %d times, want 1 to 4", reports)
+	}
+}

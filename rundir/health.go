@@ -18,6 +18,9 @@ const (
 	TroubleState     = "save its state"
 	TroubleSubscribe = "subscribe to herdr's events"
 	TroubleRename    = "rename tabs"
+	// herdr keeps at most 32 metadata tokens per pane, every tool's
+	// together: ours may find no room.
+	TroubleSidebar = "report sidebar tokens"
 	// The kernel's watches, which a daemon runs on without (polling):
 	// the inotify instances or watches of the user may be used up.
 	TroubleSessionWatch = "watch agents' session files"

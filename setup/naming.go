@@ -163,15 +163,23 @@ func (f *NamingFlags) namers(cf *config.File, home string) (tabs, workspaces *na
 // paneNamer compiles the pane namer with --pane-format (nil without it):
 // the tab's rules, each with its pane-format or its skip.
 func (f *NamingFlags) paneNamer(cf *config.File, home string) (*namer.Namer, error) {
+	var rules []namer.RuleSpec
+	if cf != nil {
+		rules = cf.Rules
+	}
 	if f.PaneFormat == "" {
+		// A rule's pane-format would name no pane: say so rather than
+		// leave it silently without effect.
+		for i, r := range rules {
+			if r.PaneFormat != "" {
+				return nil, cf.AtTable(&namer.RuleError{Index: i + 1, What: fmt.Sprintf("pane-format %q", r.PaneFormat),
+					Err: errors.New("names no pane: pane names are off (set pane-format at the top of the file, or --pane-format)")})
+			}
+		}
 		return nil, nil
 	}
 	if _, err := namer.ParseTemplate(f.PaneFormat); err != nil {
 		return nil, cf.AtKey("pane-format", f.PaneFormat, fmt.Errorf("pane-format: %w", err))
-	}
-	var rules []namer.RuleSpec
-	if cf != nil {
-		rules = cf.Rules
 	}
 	// The rules, --max-len, --icons and the quick commands were checked
 	// with the tab namer.

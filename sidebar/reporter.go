@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
@@ -37,11 +38,22 @@ type Reporter struct {
 	// sent is each pane's tokens of ours as we last reported them (a dry
 	// run: as we last printed them).
 	sent map[string]map[string]string
+	// refused are the reports herdr refused for want of room (its
+	// limit of tokens per pane), by pane: not sent again while the pane
+	// shows what it showed then.
+	refused map[string]refusal
+}
+
+// refusal is a report herdr refused, and the tokens its pane showed.
+type refusal struct {
+	report string // Report.String
+	shows  map[string]string
+	err    error
 }
 
 // New makes a Reporter that reports through api.
 func New(api API) *Reporter {
-	return &Reporter{api: api, sent: map[string]map[string]string{}}
+	return &Reporter{api: api, sent: map[string]map[string]string{}, refused: map[string]refusal{}}
 }
 
 // Plan is the reports that bring each pane's sidebar to its values,
@@ -57,7 +69,12 @@ func (r *Reporter) Plan(panes []Pane, apply bool) []Report {
 		if apply || !known {
 			have = ours(p.Shows)
 		}
-		out = append(out, split(p.ID, patch(have, wanted(p.Values)))...)
+		for _, rep := range split(p.ID, patch(have, wanted(p.Values))) {
+			if f, ok := r.refused[p.ID]; ok && f.report == rep.String() && maps.Equal(f.shows, p.Shows) {
+				continue // refused, and nothing changed since: herdr would refuse it again
+			}
+			out = append(out, rep)
+		}
 	}
 	return out
 }
@@ -79,6 +96,11 @@ func (r *Reporter) Pass(ctx context.Context, snap *herdr.Snapshot, panes []Pane,
 			delete(r.sent, id)
 		}
 	}
+	for id := range r.refused {
+		if !live[id] {
+			delete(r.refused, id)
+		}
+	}
 	reps := r.Plan(panes, apply)
 	if !apply {
 		for _, rep := range reps {
@@ -87,12 +109,23 @@ func (r *Reporter) Pass(ctx context.Context, snap *herdr.Snapshot, panes []Pane,
 		}
 		return 0, nil
 	}
-	return r.Send(ctx, reps)
+	shows := make(map[string]map[string]string, len(panes))
+	for _, p := range panes {
+		shows[p.ID] = p.Shows
+	}
+	return r.send(ctx, reps, shows)
 }
 
 // Send sends the reports in order and remembers each herdr took. A pane
 // herdr no longer has is forgotten, and its report no failure.
 func (r *Reporter) Send(ctx context.Context, reps []Report) (int, error) {
+	return r.send(ctx, reps, nil)
+}
+
+// send is Send, with what each pane showed when its reports were
+// planned: a report herdr refuses for want of room is remembered with
+// it, and the error says so once (a *RefusedError).
+func (r *Reporter) send(ctx context.Context, reps []Report, shows map[string]map[string]string) (int, error) {
 	n := 0
 	var errs []error
 	for _, rep := range reps {
@@ -100,14 +133,56 @@ func (r *Reporter) Send(ctx context.Context, reps []Report) (int, error) {
 		switch {
 		case errors.Is(err, herdr.ErrPaneNotFound):
 			delete(r.sent, rep.Pane)
+			delete(r.refused, rep.Pane)
+		case isNoRoom(err):
+			others := len(others(shows[rep.Pane]))
+			f := refusal{report: rep.String(), shows: maps.Clone(shows[rep.Pane]), err: &RefusedError{Report: rep, Others: others, Err: err}}
+			r.refused[rep.Pane] = f
+			errs = append(errs, f.err)
 		case err != nil:
 			errs = append(errs, fmt.Errorf("sidebar tokens of pane %s: %w", rep.Pane, err))
 		default:
 			n++
 			r.took(rep)
+			delete(r.refused, rep.Pane)
 		}
 	}
 	return n, errors.Join(errs...)
+}
+
+// Refused is why herdr refuses our tokens now, nil when it takes them
+// all: one error per pane whose report it refused for want of room, and
+// that has not changed since.
+func (r *Reporter) Refused() error {
+	var errs []error
+	for _, id := range slices.Sorted(maps.Keys(r.refused)) {
+		errs = append(errs, r.refused[id].err)
+	}
+	return errors.Join(errs...)
+}
+
+// RefusedError is a report herdr refused because the pane would hold more
+// tokens than herdr allows one pane (docs/herdr.md §15), most of them
+// other tools'.
+type RefusedError struct {
+	Report Report
+	Others int // the pane's tokens of other sources
+	Err    error
+}
+
+func (e *RefusedError) Error() string {
+	keys := slices.Sorted(maps.Keys(e.Report.Tokens))
+	return fmt.Sprintf("herdr refused sidebar tokens %s of pane %s: a pane holds at most %d tokens, and other tools hold %d of them on it",
+		strings.Join(keys, ", "), e.Report.Pane, maxPerPane, e.Others)
+}
+
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// isNoRoom: herdr refused a report because the pane would hold too many
+// tokens.
+func isNoRoom(err error) bool {
+	var ae *herdr.APIError
+	return errors.As(err, &ae) && ae.Code == codeNoRoom
 }
 
 // took remembers a report as what its pane shows now.
@@ -128,7 +203,7 @@ func (r *Reporter) took(rep Report) {
 
 // Forget drops the memory of every pane: herdr's server is another, whose
 // panes show none of it.
-func (r *Reporter) Forget() { clear(r.sent) }
+func (r *Reporter) Forget() { clear(r.sent); clear(r.refused) }
 
 // Echo reports whether upd, a pane.updated's pane, is the pane last
 // seen (old) with our own tokens changed to what we last reported, and
@@ -148,6 +223,27 @@ func (r *Reporter) Echo(old, upd herdr.Pane) bool {
 	old.Tokens, upd.Tokens = nil, nil
 	old.Revision = upd.Revision
 	return reflect.DeepEqual(old, upd)
+}
+
+// ShowsOurs says whether a pane's tokens hold one of ours.
+func ShowsOurs(tokens map[string]string) bool {
+	for k := range tokens {
+		if strings.HasPrefix(k, Prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// Retry reports whether upd, a pane.updated's pane, is a pane whose
+// report herdr refused for want of room and whose tokens changed since:
+// ours may fit now, which is news.
+func (r *Reporter) Retry(upd herdr.Pane) bool {
+	if r == nil {
+		return false
+	}
+	f, ok := r.refused[upd.ID]
+	return ok && !maps.Equal(f.shows, upd.Tokens)
 }
 
 // others is the tokens of other sources among a pane's.

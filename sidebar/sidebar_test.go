@@ -198,3 +198,52 @@ func TestClear(t *testing.T) {
 		t.Errorf("Clear = %q", got)
 	}
 }
+
+// TestARefusedReportIsNotRetried: herdr refuses a report for want of room
+// (other tools' tokens fill its 32); the refusal is said once, in the
+// error of that pass and in Refused for as long as it lasts, and the
+// report goes again only once the pane or what we would report changes.
+func TestARefusedReportIsNotRetried(t *testing.T) {
+	full := map[string]string{}
+	for i := range 31 {
+		full[fmt.Sprintf("k%02d", i)] = "v"
+	}
+	api := &fakeAPI{fail: map[string]error{"p": &herdr.APIError{Code: "metadata_token_limit", Message: "pane metadata may contain at most 32 tokens"}}}
+	r := New(api)
+	snap := &herdr.Snapshot{Panes: []herdr.Pane{{ID: "p"}}}
+	panes := []Pane{{ID: "p", Values: map[string]string{"agent": "claude", "dir": "zebra"}, Shows: full}}
+	_, err := r.Pass(context.Background(), snap, panes, true, nil)
+	var refused *RefusedError
+	if !errors.As(err, &refused) || refused.Others != 31 || !strings.Contains(err.Error(), "htr_agent, htr_dir") {
+		t.Fatalf("first pass: %v", err)
+	}
+	api.fail["p"] = nil
+	r.api = &countingAPI{fakeAPI: api, n: new(int)}
+	for range 3 {
+		if n, err := r.Pass(context.Background(), snap, panes, true, nil); n != 0 || err != nil {
+			t.Fatalf("a pass at rest: %d, %v", n, err)
+		}
+	}
+	if n := *r.api.(*countingAPI).n; n != 0 {
+		t.Fatalf("the refused report went %d more times", n)
+	}
+	if r.Refused() == nil {
+		t.Fatal("Refused says nothing while the refusal lasts")
+	}
+	delete(full, "k00")
+	panes[0].Shows = full
+	if n, err := r.Pass(context.Background(), snap, panes, true, nil); n != 1 || err != nil || r.Refused() != nil {
+		t.Fatalf("after the other tool cleared one: %d, %v, refused %v", n, err, r.Refused())
+	}
+}
+
+// countingAPI counts the reports sent through it.
+type countingAPI struct {
+	*fakeAPI
+	n *int
+}
+
+func (c *countingAPI) ReportMetadata(ctx context.Context, pane, source string, tokens map[string]*string) error {
+	*c.n++
+	return c.fakeAPI.ReportMetadata(ctx, pane, source, tokens)
+}

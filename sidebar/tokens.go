@@ -30,6 +30,14 @@ const Prefix = "htr_"
 var Names = []string{"agent", "task", "session", "status", "icon", "glyph", "title",
 	"dir", "cwd", "repo", "branch", "ticket", "workspace", "number", "index"}
 
+// maxPerPane is herdr's cap on the tokens one pane holds, every
+// source's together, and codeNoRoom its answer to a report that would
+// go over it (metadata_token_limit in src/app/api/panes.rs@v0.8.2).
+const (
+	maxPerPane = 32
+	codeNoRoom = "metadata_token_limit"
+)
+
 // maxValue is herdr's cap on a token value, in characters.
 const maxValue = 80
 

@@ -85,11 +85,17 @@ type Entry struct {
 	// text is PersonText.
 	PersonText string
 	PrefixedAs string
-	// Released: a person handed the name back to us, even a person's,
-	// as the target showed ReleasedFrom then. On a tab the release holds
-	// while it shows that label: a person who names it since ends it.
+	// Released: a person handed the name back to us, even a person's.
+	// ReleasedFrom, when known, is the label the target showed when it
+	// was released: the release holds while it shows that label, and a
+	// person who names it anything else since ends it (herdr tells no one
+	// of a pane's rename, so for a pane this is the only way to see it).
 	Released     bool
-	ReleasedFrom string
+	ReleasedFrom *string
+	// Terminal is herdr's terminal id of a pane as last seen: herdr
+	// keeps it when a pane moves and its id changes, so the memory
+	// follows the pane.
+	Terminal string
 	// MissingSince is when a full pass first did not see the target.
 	MissingSince *time.Time
 }
@@ -195,7 +201,8 @@ type entryJSON struct {
 	PersonText   string               `json:"person_text,omitempty"`
 	PrefixedAs   string               `json:"prefixed_as,omitempty"`
 	Released     bool                 `json:"released,omitempty"`
-	ReleasedFrom string               `json:"released_from,omitempty"`
+	ReleasedFrom *string              `json:"released_from,omitempty"`
+	Terminal     string               `json:"terminal,omitempty"`
 	MissingSince *time.Time           `json:"missing_since,omitempty"`
 }
 
@@ -203,7 +210,7 @@ type entryJSON struct {
 func (e Entry) MarshalJSON() ([]byte, error) {
 	j := entryJSON{Label: e.Label, Over: e.Over, Flights: e.Flights, Locked: e.Locked, LockedLabel: e.LockedLabel,
 		PersonText: e.PersonText, PrefixedAs: e.PrefixedAs, Released: e.Released, ReleasedFrom: e.ReleasedFrom,
-		MissingSince: e.MissingSince}
+		MissingSince: e.MissingSince, Terminal: e.Terminal}
 	for _, p := range e.Pending {
 		j.Pending = append(j.Pending, p.Label)
 		if j.PendingTimes == nil {
@@ -228,7 +235,7 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 	}
 	*e = Entry{Label: j.Label, Over: j.Over, Flights: j.Flights, Locked: j.Locked, LockedLabel: j.LockedLabel,
 		PersonText: j.PersonText, PrefixedAs: j.PrefixedAs, Released: j.Released, ReleasedFrom: j.ReleasedFrom,
-		MissingSince: j.MissingSince}
+		MissingSince: j.MissingSince, Terminal: j.Terminal}
 	for _, l := range j.Pending {
 		p := Pending{Label: l}
 		if u, ok := j.PendingTimes[l]; ok {

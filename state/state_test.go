@@ -443,3 +443,31 @@ func TestAStaleWriterKeepsOthersSaves(t *testing.T) {
 		t.Errorf("the stale writer's flight: %+v", got.Entry(tab))
 	}
 }
+
+// A pane's verbs: the terminal it runs in (Seat), a release that knows
+// the label it began on and ends (EndRelease), and a move of everything
+// remembered to a new id (Move), kept across the file.
+func TestPaneVerbs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	st, _ := Load(path, "/tmp/h.sock")
+	old, moved := PaneTarget("w1:p1"), PaneTarget("w2:p4")
+	if err := st.Update(func(tx *Tx) { tx.Release(old, ""); tx.Seat(old, "term_1") }); err != nil {
+		t.Fatal(err)
+	}
+	back, _ := Load(path, "/tmp/h.sock")
+	if e := back.Entry(old); !e.Released || e.ReleasedFrom == nil || *e.ReleasedFrom != "" || e.Terminal != "term_1" {
+		t.Fatalf("after ReleaseShowing and Seat, read back: %+v", e)
+	}
+	st.InMemory(func(tx *Tx) { tx.Move(old, moved) })
+	if st.Has(old) || st.Entry(moved).Terminal != "term_1" || !st.Entry(moved).Released {
+		t.Fatalf("after Move: old %v, new %+v", st.Has(old), st.Entry(moved))
+	}
+	st.InMemory(func(tx *Tx) { tx.Seat(old, "term_2"); tx.Move(old, moved) })
+	if !st.Has(old) || st.Entry(moved).Terminal != "term_1" {
+		t.Fatal("a move onto a remembered id replaced its memory")
+	}
+	st.InMemory(func(tx *Tx) { tx.EndRelease(moved) })
+	if e := st.Entry(moved); e.Released || e.ReleasedFrom != nil {
+		t.Fatalf("after EndRelease: %+v", e)
+	}
+}

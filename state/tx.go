@@ -68,7 +68,7 @@ func (tx *Tx) Named(t Target, label string) { tx.NamedOver(t, label, "") }
 func (tx *Tx) NamedOver(t Target, label, over string) {
 	tx.change(t, func(e *Entry) {
 		e.Label, e.Over, e.MissingSince = label, over, nil
-		e.Released, e.ReleasedFrom = false, ""
+		e.Released, e.ReleasedFrom = false, nil
 		e.PersonText, e.PrefixedAs = "", ""
 	})
 }
@@ -82,7 +82,7 @@ func (tx *Tx) Ours(t Target, label, over string) {
 		if over == "" && label == e.Label {
 			over = e.Over
 		}
-		e.Label, e.Over, e.Released, e.ReleasedFrom = label, over, false, ""
+		e.Label, e.Over, e.Released, e.ReleasedFrom = label, over, false, nil
 	})
 }
 
@@ -95,7 +95,7 @@ func (tx *Tx) Disown(t Target) {
 
 // EndRelease ends a release: a person named the target since.
 func (tx *Tx) EndRelease(t Target) {
-	tx.edit(t, func(e *Entry) { e.Released, e.ReleasedFrom = false, "" })
+	tx.edit(t, func(e *Entry) { e.Released, e.ReleasedFrom = false, nil })
 }
 
 // Unpend forgets a rename that was not sent or that herdr refused: its
@@ -143,13 +143,32 @@ func (tx *Tx) Decide(t Target, want string, sent time.Time) {
 
 // Lock freezes the target's label as it shows now.
 func (tx *Tx) Lock(t Target, label string) {
-	tx.change(t, func(e *Entry) { e.Locked, e.Released, e.ReleasedFrom, e.LockedLabel = true, false, "", label })
+	tx.change(t, func(e *Entry) { e.Locked, e.Released, e.ReleasedFrom, e.LockedLabel = true, false, nil, label })
 }
 
 // Release hands the target, showing label now, back to automatic naming,
-// even a person's label.
+// even a person's label: the release holds while it shows label.
 func (tx *Tx) Release(t Target, label string) {
-	tx.change(t, func(e *Entry) { e.Locked, e.Released, e.ReleasedFrom, e.LockedLabel = false, true, label, "" })
+	tx.change(t, func(e *Entry) { e.Locked, e.Released, e.ReleasedFrom, e.LockedLabel = false, true, &label, "" })
+}
+
+// Seat records the terminal herdr runs a pane in (Entry.Terminal), making
+// an entry when there is none.
+func (tx *Tx) Seat(t Target, terminal string) {
+	tx.change(t, func(e *Entry) { e.Terminal = terminal })
+}
+
+// Move hands what the memory holds of from to to: herdr gave a pane a new
+// id (it moved to another workspace) and it is the same pane. An entry
+// to already has stays.
+func (tx *Tx) Move(from, to Target) {
+	e, ok := tx.s.entries[from.Kind][from.ID]
+	if _, taken := tx.s.entries[to.Kind][to.ID]; !ok || taken || from.Kind != to.Kind {
+		return
+	}
+	e.MissingSince = nil
+	tx.put(to, e)
+	delete(tx.s.entries[from.Kind], from.ID)
 }
 
 // Forget drops everything remembered of the target.

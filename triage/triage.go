@@ -51,10 +51,12 @@ type Triage struct {
 	Mem   interface{ Tab(id string) state.Entry }
 	Names Names
 	Now   func() time.Time
-	// Sidebar tells herdr's answer to our own report of sidebar tokens
-	// (*sidebar.Reporter).
+	// Sidebar tells herdr's answer to our own report of sidebar tokens,
+	// and a pane whose tokens changed since herdr refused ours for want
+	// of room (*sidebar.Reporter).
 	Sidebar interface {
 		Echo(old, upd herdr.Pane) bool
+		Retry(upd herdr.Pane) bool
 	}
 }
 
@@ -178,6 +180,12 @@ func (tr Triage) paneNews(ev herdr.Event) bool {
 			}
 		})
 	case herdr.PaneAgentDetected:
+		// herdr names the agent that left in its release: its leaving
+		// is news while the pane still shows it (a replayed release of
+		// an agent another has replaced since is not).
+		if ev.Released {
+			return known && p.Agent != "" && (ev.Agent == "" || ev.Agent == p.Agent)
+		}
 		return known && p.Agent != ev.Agent
 	case herdr.PaneUpdated:
 		return tr.paneUpdated(ev)
@@ -219,7 +227,7 @@ func (tr Triage) paneUpdated(ev herdr.Event) bool {
 				ps[j] = *upd
 			}
 		}
-	}) || tr.sidebarDiffers(old, *upd)
+	}) || tr.sidebarDiffers(old, *upd) || tr.Sidebar.Retry(*upd)
 }
 
 // sidebarDiffers reports whether what a pane's sidebar shows of ours

@@ -77,6 +77,14 @@ func (v *View) Workspace(id string) (herdr.Workspace, bool) {
 	return herdr.Workspace{}, false
 }
 
+// Panes are the last snapshot's panes, with what events told since.
+func (v *View) Panes() []herdr.Pane {
+	if v.snap == nil {
+		return nil
+	}
+	return v.snap.Panes
+}
+
 // panesOf lists a tab's panes in layout order.
 func (v *View) panesOf(tabID string) []herdr.Pane {
 	if v.snap == nil {

@@ -229,3 +229,25 @@ func (s *Server) paneReportAgentSession(pr *params) (any, error) {
 	p.recordSession(r)
 	return typeOnly{Type: "ok"}, nil
 }
+
+// paneReleaseAgent is an agent's hook saying it left the pane
+// (handle_pane_release_agent in src/app/api/panes.rs@v0.8.2): the agent a
+// report named leaves, herdr's pane.agent_detected saying released. A
+// release of another agent than the pane's changes nothing.
+func (s *Server) paneReleaseAgent(pr *params) (any, error) {
+	pr.str("source", true)
+	agent, _ := pr.str("agent", true)
+	pr.uint("seq", false)
+	p, err := s.needPane(pr)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(agent) == "" {
+		return nil, errf("invalid_agent", "agent must not be empty")
+	}
+	if p.agent == strings.TrimSpace(agent) {
+		p.session = nil
+		s.setAgent(p, "", "")
+	}
+	return typeOnly{Type: "ok"}, nil
+}

@@ -98,6 +98,8 @@ var implemented = map[string]func(*Server, *params) (any, error){
 	"pane.rename":          (*Server).paneRename,
 	"pane.report_metadata": (*Server).paneReportMetadata,
 	"pane.report_agent":    (*Server).paneReportAgent,
+	"pane.release_agent":   (*Server).paneReleaseAgent,
+	"pane.move":            (*Server).paneMove,
 	// Every played protocol (17 to 22) has it.
 	"pane.report_agent_session": (*Server).paneReportAgentSession,
 }

@@ -255,8 +255,14 @@ func (s *Server) setAgent(p *pane, agent string, status herdr.AgentStatus) {
 	}
 	if agent != oldAgent {
 		d := map[string]any{"pane_id": p.id, "workspace_id": p.tab.ws.id}
-		if agent != "" {
+		switch {
+		case agent != "":
 			d["agent"] = agent
+		default:
+			// An agent leaving is a release: herdr names the agent that
+			// left and says released (emit_pane_state_update in
+			// src/app/api.rs@v0.8.2).
+			d["agent"], d["released"] = oldAgent, true
 		}
 		s.emit("pane_agent_detected", d)
 	}

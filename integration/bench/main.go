@@ -42,7 +42,8 @@ func main() {
 	flag.DurationVar(&realFirstFor, "real-first", time.Minute, "real herdr: how long a daemon runs before its at-rest spans")
 	flag.DurationVar(&paneIdleFor, "pane-idle", 30*time.Second, "real herdr, realpanes: length of each at-rest span (herdr alone, then beside a daemon naming panes)")
 	flag.DurationVar(&sessionSpan, "session-span", 30*time.Second, "sessions: length of each span measuring the daemon beside six OpenCode panes, one agent committing")
-	only := flag.String("only", "", "comma-separated parts to run: idle, latency, realherdr (its latencies and at rest), realrest (real herdr at rest only), agentwait, realpanes (pane names on real herdr: latencies and at rest, about 5 minutes), cpu (pass CPU, nudge and the idle daemon), idlecpu (the idle daemon only), nudge, sessions (six OpenCode panes, one agent committing) (default: all)")
+	flag.DurationVar(&chattyFor, "chatty-span", time.Minute, "real herdr, realchatty: length of each span (herdr alone, then beside a daemon) while a pane titles itself 20 times a second")
+	only := flag.String("only", "", "comma-separated parts to run: idle, latency, realherdr (its latencies and at rest), realrest (real herdr at rest only), agentwait, realpanes (pane names on real herdr: latencies and at rest, about 5 minutes), realchatty (a pane titling itself 20 times a second on real herdr: another pane's title-driven name and herdr's CPU, about 8 minutes), cpu (pass CPU, nudge and the idle daemon), idlecpu (the idle daemon only), nudge, sessions (six OpenCode panes, one agent committing) (default: all)")
 	flag.Parse()
 	parts = map[string]bool{}
 	for _, p := range strings.Split(*only, ",") {
@@ -146,7 +147,7 @@ func (w *world) serverRows() (rows []row, notes []string, err error) {
 		}
 		rows = append(rows, sessions...)
 	}
-	if want("realherdr") || want("realrest") || want("agentwait") || want("realpanes") {
+	if want("realherdr") || want("realrest") || want("agentwait") || want("realpanes") || want("realchatty") {
 		real, realNotes, err := w.realHerdr()
 		if err != nil {
 			return nil, nil, fmt.Errorf("real herdr: %w", err)

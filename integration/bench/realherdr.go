@@ -45,7 +45,7 @@ var realNote = fmt.Sprintf("Real herdr rows: herdr 0.8.2 built from source (%s),
 // realHerdr measures the wanted real-herdr parts and returns their rows
 // with the notes that explain them: latencies and herdr at rest
 // (realherdr), herdr at rest alone (realrest), agent.wait (agentwait),
-// pane names (realpanes).
+// pane names (realpanes), a chatty pane (realchatty).
 // Without a built herdr it returns one row naming the command that builds
 // one.
 func (w *world) realHerdr() ([]row, []string, error) {
@@ -87,6 +87,13 @@ func (w *world) realHerdr() ([]row, []string, error) {
 			return nil, nil, fmt.Errorf("pane names: %w", err)
 		}
 		rows, notes = append(rows, pr...), append(notes, prNote)
+	}
+	if want("realchatty") {
+		cr, crNote, err := w.realChattyRows(bin)
+		if err != nil {
+			return nil, nil, fmt.Errorf("a chatty pane: %w", err)
+		}
+		rows, notes = append(rows, cr...), append(notes, crNote)
 	}
 	return rows, notes, nil
 }
