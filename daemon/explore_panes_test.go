@@ -115,6 +115,15 @@ func (pw *paneWorld) ensure() {
 	pw.follow()
 }
 
+// tabClosed drops the second pane of the i-th tab, closed: the search
+// acts on it no more (moved away, it lives on as any other pane). The
+// session's first tab is never closed, so a second pane is always left.
+func (pw *paneWorld) tabClosed(i int) {
+	if pw.life == pw.x.life && i < len(pw.extra) {
+		pw.extra = slices.Delete(pw.extra, i, i+1)
+	}
+}
+
 // follow finds each pane's key: by its terminal, else (a restart with
 // the session) by its id.
 func (pw *paneWorld) follow() {
@@ -365,7 +374,7 @@ func (pw *paneWorld) check(settled bool) {
 		case !ok || p.Label == in.label:
 		case in.locked && x.depth == 0 && !x.lateFor(state.PaneTarget(p.ID)):
 			x.bad = append(x.bad, fmt.Sprintf("pane %s was locked as %q and shows %q", p.ID, in.label, p.Label))
-		case settled && !in.locked:
+		case settled && !in.locked && !x.force: // --force renames people's names
 			x.bad = append(x.bad, fmt.Sprintf("pane %s shows %q, not the person's %q", p.ID, p.Label, in.label))
 		}
 	}
@@ -383,13 +392,7 @@ func (pw *paneWorld) checkOurs(panes map[string]herdr.Pane) {
 	if mem.Damaged() != nil {
 		return
 	}
-	rd, err := New(Options{StatePath: x.path, Naming: x.naming(), Now: x.clock})
-	if err != nil {
-		x.t.Fatal(err)
-	}
-	p := x.newProc("explain")
-	rd.api, rd.state, rd.renamer = schedAPI{x, p}, p.mem.State, p.rn
-	rd.planner = pass.New(rd.opt.Naming, rd.api, nil, rd.shells, x.clock, rd.log)
+	rd := x.newDaemon(x.newProc("explain"), x.naming())
 	reps, err := rd.Explain(context.Background(), "")
 	if err != nil {
 		return

@@ -29,7 +29,9 @@ func (x *explorer) insideActs(who *proc, t state.Target) []act {
 			return false
 		}},
 		{"lock it", func(who *proc, t state.Target) bool {
-			if t.Kind == state.Tab && x.depth < 3 && who != x.lock {
+			// A tab a herdr restart or a move closed inside the window
+			// is gone.
+			if t.Kind == state.Tab && x.depth < 3 && who != x.lock && slices.Contains(x.tabs, t.ID) {
 				x.lockTab(slices.Index(x.tabs, t.ID))
 			}
 			return false

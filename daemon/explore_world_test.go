@@ -155,6 +155,9 @@ func (x *explorer) closeTab(i int) {
 	x.who.forget(t)
 	delete(x.progs, x.panes[i])
 	x.tabs, x.panes = slices.Delete(x.tabs, i, i+1), slices.Delete(x.panes, i, i+1)
+	if x.pw != nil {
+		x.pw.tabClosed(i)
+	}
 	x.autoLabelMoved()
 }
 
