@@ -65,7 +65,7 @@ func (c *StatusCmd) checks(g *Globals, env *runEnv) []check {
 	if err != nil {
 		out = append(out, check{name: "herdr", found: err.Error(), fix: "start herdr, or pass --socket PATH"})
 	} else {
-		out = append(out, herdrCheck(sock))
+		out = append(out, herdrCheck(sock), check{name: "requests", ok: true, found: herdr.New(sock).RequestPath().String()})
 		out = append(out, daemonChecks(sock)...)
 	}
 	out = append(out, configCheck(g, env.config))
