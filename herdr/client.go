@@ -225,16 +225,19 @@ type outgoing struct {
 	hedging bool
 }
 
-// exchange sends one request and returns the one reply line. Idempotent
-// reads may go out twice, on two connections (hedge.go); everything else
-// goes out once, on a fresh connection.
+// exchange sends one request and returns the one reply line. On the
+// plain path idempotent reads may go out twice, on two connections
+// (hedge.go); everything else goes out once, on a fresh connection.
 func (c *Client) exchange(ctx context.Context, method string, params any) ([]byte, error) {
 	line, _, err := c.encodeRequest(method, params)
 	if err != nil {
 		return nil, err
 	}
 	out := outgoing{method: method, line: line, deadline: c.deadline(ctx)}
-	if c.hedge.applies(ctx, method) {
+	if c.hedge.applies(ctx, method) && c.ring() == nil {
+		// Through io_uring no request waits herdr's read poll: a late
+		// read is herdr busy for real, which a second request makes
+		// busier (hedge.go).
 		return c.hedgedExchange(ctx, out)
 	}
 	return c.roundTrip(ctx, out)

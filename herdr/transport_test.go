@@ -49,3 +49,26 @@ func TestSendTakesTheProcessPath(t *testing.T) {
 		})
 	}
 }
+
+// Through io_uring a read is never sent twice, however late its answer:
+// it did not wait herdr's read poll, so herdr is busy for real.
+func TestNoHedgeThroughIOURing(t *testing.T) {
+	srv := startStall(t, readAnswer)
+	c := New(srv.path, WithHedging(true))
+	if !c.RequestPath().Ring {
+		t.Skipf("io_uring unavailable here: %v", c.RequestPath())
+	}
+	done := goCall(context.Background(), c, reads[0].call)
+	h := srv.nextHeld(t)
+	time.Sleep(3 * defaultHedge.prior) // past the wait before a hedge
+	close(h.release)
+	if r := waitCall(t, done); r.err != nil || r.who != "first" {
+		t.Fatalf("call = %q, %v; want the first request's answer", r.who, r.err)
+	}
+	if n := srv.conns.Load(); n != 1 {
+		t.Errorf("server saw %d connections, want 1", n)
+	}
+	if s := c.HedgeStats(); s != (HedgeStats{}) {
+		t.Errorf("stats = %+v, want none", s)
+	}
+}
