@@ -25,6 +25,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == spinArg {
+		spin()
+	}
 	if len(os.Args) == 3 && os.Args[1] == serveArg {
 		if err := serveSim(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -41,7 +44,8 @@ func main() {
 	flag.DurationVar(&realIdleFor, "real-idle", time.Minute, "real herdr: length of each at-rest span measuring CPU (our daemon's, herdr's, with and without agent.wait)")
 	flag.DurationVar(&realFirstFor, "real-first", time.Minute, "real herdr: how long a daemon runs before its at-rest spans")
 	flag.DurationVar(&paneIdleFor, "pane-idle", 30*time.Second, "real herdr, realpanes: length of each at-rest span (herdr alone, then beside a daemon naming panes)")
-	only := flag.String("only", "", "comma-separated parts to run: idle, latency, realherdr (its latencies and at rest), realrest (real herdr at rest only), agentwait, realpanes (pane names on real herdr: latencies and at rest, about 5 minutes), cpu (pass CPU, nudge and the idle daemon), idlecpu (the idle daemon only), nudge (default: all)")
+	only := flag.String("only", "", "comma-separated parts to run: idle, latency, realherdr (its latencies on each request path, quiet and beside busy loops, and at rest), realrest (real herdr at rest only), agentwait, reads (snapshot reads on each request path, hedged and not), memory (the daemon's memory at rest, go build and release build, about 5 minutes), realpanes (pane names on real herdr: latencies on each request path and at rest, about 12 minutes), cpu (pass CPU, nudge and the idle daemon), idlecpu (the idle daemon only), nudge (default: all)")
+	flag.IntVar(&busyLoops, "busy", 2, "busy loops beside the second round of each real-herdr latency row")
 	flag.Parse()
 	parts = map[string]bool{}
 	for _, p := range strings.Split(*only, ",") {
@@ -138,7 +142,7 @@ func (w *world) serverRows() (rows []row, notes []string, err error) {
 		rows = append(rows, lat...)
 		fmt.Fprintln(os.Stderr, "bench: latency done")
 	}
-	if want("realherdr") || want("realrest") || want("agentwait") || want("realpanes") {
+	if want("realherdr") || want("realrest") || want("agentwait") || want("realpanes") || want("reads") || want("memory") {
 		real, realNotes, err := w.realHerdr()
 		if err != nil {
 			return nil, nil, fmt.Errorf("real herdr: %w", err)
