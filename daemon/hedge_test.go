@@ -5,11 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/pass"
 )
 
 // Inside a pass: a pass someone waits for sends a late
 // snapshot again and counts it; a poll pass never does, however late.
+// Reads are hedged only where requests take the plain connect and write
+// (herdr/hedge.go), which this daemon's client is made to take.
 func TestPassHedgesOnlyWhenSomeoneWaits(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -23,6 +26,8 @@ func TestPassHedgesOnlyWhenSomeoneWaits(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, "{dir}", nil)
+			plain := herdr.New(f.srv.SocketPath(), herdr.WithTimeout(2*time.Second), herdr.WithHedging(true), herdr.WithPlainRequests())
+			f.d.client, f.d.api = plain, plain
 			f.srv.NewWorkspace("main", home+"/a")
 			f.once()
 			f.srv.ResetCounters()

@@ -62,7 +62,7 @@ func Checks(socketFlag string, env Env) []Check {
 	if err != nil {
 		out = append(out, Check{Name: "herdr", Found: err.Error(), Fix: "start herdr, or pass --socket PATH"})
 	} else {
-		out = append(out, herdrCheck(sock))
+		out = append(out, herdrCheck(sock), Check{Name: "requests", OK: true, Found: herdr.New(sock).RequestPath().String()})
 		out = append(out, daemonChecks(sock)...)
 	}
 	out = append(out, configCheck(env.Config, runErr))

@@ -37,7 +37,11 @@ type Client struct {
 	path    string
 	timeout time.Duration
 	log     *slog.Logger
-	dial    func(ctx context.Context, path string) (net.Conn, error)
+	// dial replaces the process's path (transport.go) with a plain
+	// connect through it: tests' fakes.
+	dial func(ctx context.Context, path string) (net.Conn, error)
+	// plain: WithPlainRequests.
+	plain bool
 
 	seq        atomic.Uint64
 	protocol   atomic.Int64
@@ -77,7 +81,6 @@ func WithLogger(l *slog.Logger) Option {
 // connect; the first call does.
 func New(socketPath string, opts ...Option) *Client {
 	c := &Client{path: socketPath, timeout: DefaultTimeout, log: slog.Default(), hedge: newHedger()}
-	c.dial = dialSocket
 	for _, o := range opts {
 		o(c)
 	}
@@ -166,36 +169,31 @@ func (c *Client) deadline(ctx context.Context) time.Time {
 	return d
 }
 
-// open encodes the request line and dials for it; the caller writes the
-// line, once, and owns the connection.
-func (c *Client) open(ctx context.Context, method string, params any) ([]byte, net.Conn, time.Time, error) {
-	line, _, err := c.encodeRequest(method, params)
-	if err != nil {
-		return nil, nil, time.Time{}, err
-	}
-	deadline := c.deadline(ctx)
-	conn, err := c.connect(ctx, method, deadline)
-	if err != nil {
-		return nil, nil, time.Time{}, err
-	}
-	return line, conn, deadline, nil
-}
-
 // connect dials with the call deadline and classifies "nobody home".
 func (c *Client) connect(ctx context.Context, method string, deadline time.Time) (net.Conn, error) {
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	conn, err := c.dial(dctx, c.path)
-	if err == nil {
-		return conn, nil
+	dial := c.dial
+	if dial == nil {
+		dial = dialSocket
 	}
+	conn, err := dial(dctx, c.path)
+	if err != nil {
+		return nil, c.connectErr(ctx, method, deadline, err)
+	}
+	return conn, nil
+}
+
+// connectErr classifies a failed connect: "nobody home" (the socket is
+// missing or refuses) or trouble on the way.
+func (c *Client) connectErr(ctx context.Context, method string, deadline time.Time, err error) error {
 	switch {
 	case errors.Is(err, syscall.ENOENT):
-		return nil, &NotRunningError{Path: c.path, Reason: "socket missing", Err: err}
+		return &NotRunningError{Path: c.path, Reason: "socket missing", Err: err}
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return nil, &NotRunningError{Path: c.path, Reason: "connection refused", Err: err}
+		return &NotRunningError{Path: c.path, Reason: "connection refused", Err: err}
 	}
-	return nil, c.transportErr(ctx, method, deadline, fmt.Errorf("connect: %w", err))
+	return c.transportErr(ctx, method, deadline, fmt.Errorf("connect: %w", err))
 }
 
 // transportErr wraps err, turning timeouts into the reason the caller
@@ -227,30 +225,33 @@ type outgoing struct {
 	hedging bool
 }
 
-// exchange sends one request and returns the one reply line. Idempotent
-// reads may go out twice, on two connections (hedge.go); everything else
-// goes out once, on a fresh connection.
+// exchange sends one request and returns the one reply line. On the
+// plain path idempotent reads may go out twice, on two connections
+// (hedge.go); everything else goes out once, on a fresh connection.
 func (c *Client) exchange(ctx context.Context, method string, params any) ([]byte, error) {
 	line, _, err := c.encodeRequest(method, params)
 	if err != nil {
 		return nil, err
 	}
 	out := outgoing{method: method, line: line, deadline: c.deadline(ctx)}
-	if c.hedge.applies(ctx, method) {
+	if c.hedge.applies(ctx, method) && c.ring() == nil {
+		// Through io_uring no request waits herdr's read poll: a late
+		// read is herdr busy for real, which a second request makes
+		// busier (hedge.go).
 		return c.hedgedExchange(ctx, out)
 	}
 	return c.roundTrip(ctx, out)
 }
 
-// roundTrip writes the request on a fresh connection and reads the one
+// roundTrip sends the request on a fresh connection and reads the one
 // reply line.
 func (c *Client) roundTrip(ctx context.Context, out outgoing) ([]byte, error) {
 	start := time.Now()
-	conn, err := c.connect(ctx, out.method, out.deadline)
+	conn, err := c.send(ctx, out.method, out.line, out.deadline)
 	if err != nil {
 		return nil, err
 	}
-	reply, err := c.converse(ctx, conn, out.method, out.line, out.deadline)
+	reply, err := c.converse(ctx, conn, out.method, out.deadline)
 	if err == nil {
 		c.hedge.observe(outcome{kind: freshAnswered, method: out.method, took: time.Since(start), hedging: out.hedging})
 		c.traceReply(ctx, out.method, start)
@@ -267,19 +268,13 @@ func (c *Client) traceReply(ctx context.Context, method string, start time.Time)
 	}
 }
 
-// converse writes line on conn and reads the one reply line. conn is
-// closed on return; ctx cancellation unblocks it by moving the deadline,
-// never by writing.
-func (c *Client) converse(ctx context.Context, conn net.Conn, method string, line []byte, deadline time.Time) ([]byte, error) {
+// converse reads the one reply line from conn, whose request is sent
+// and whose deadline is the call's (send). conn is closed on return; ctx cancellation unblocks it by moving the
+// deadline, never by writing.
+func (c *Client) converse(ctx context.Context, conn wire, method string, deadline time.Time) ([]byte, error) {
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-	if err := conn.SetDeadline(deadline); err != nil {
-		return nil, c.transportErr(ctx, method, deadline, fmt.Errorf("set deadline: %w", err))
-	}
-	if _, err := conn.Write(line); err != nil {
-		return nil, c.transportErr(ctx, method, deadline, fmt.Errorf("write request: %w", err))
-	}
 	largest := c.largestReply(method)
 	br := bufio.NewReaderSize(conn, int(min(max(largest.Load()+2, 4<<10), 64<<10)))
 	reply, err := readLineSized(br, MaxReply, int(largest.Load()))

@@ -6,11 +6,13 @@ import (
 	"time"
 )
 
-// Hedged reads. herdr reads a connection's request line non-blocking and,
-// when the line has not arrived by its first read, sleeps 100 ms before
-// looking again (docs/herdr.md §2). Which connections lose that race is
-// luck, so a read that is late is sent again on a second connection and
-// the first answer wins. Only reads are sent twice: closing the loser does
+// Hedged reads, on the plain path only. herdr reads a connection's
+// request line non-blocking and, when the line has not arrived by its
+// first read, sleeps 100 ms before looking again (docs/herdr.md §2). A
+// plain connect and write loses that race by luck, so there a read that
+// is late is sent again on a second connection and the first answer
+// wins. Requests through io_uring (transport.go) never lose it, so they
+// are never hedged: a late one is a busy herdr. Only reads are sent twice: closing the loser does
 // not withdraw its request, herdr still reads the line from the socket
 // buffer when its sleep ends, so a rename sent twice could land 100 ms
 // later over a newer one; a second subscription is a second stream.
@@ -88,9 +90,11 @@ func (c *Client) HedgeStats() HedgeStats {
 	return c.hedge.stats
 }
 
-// WithHedging turns hedged reads on or off (the default). Off by default
-// because a hedge is timing-driven: a caller that counts connections (an
-// idle pass is one) or runs against a slow fake must choose it knowingly.
+// WithHedging turns hedged reads on or off (the default) where requests
+// take the plain path; through io_uring reads are never hedged. Off by
+// default because a hedge is timing-driven: a caller that counts
+// connections (an idle pass is one) or runs against a slow fake must
+// choose it knowingly.
 func WithHedging(on bool) Option {
 	return func(c *Client) { c.hedge.off = !on }
 }

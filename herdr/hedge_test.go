@@ -250,7 +250,7 @@ func TestHedgeStalledReadTakesTheSecondAnswer(t *testing.T) {
 		t.Run(rd.method, func(t *testing.T) {
 			leakCheck(t)
 			srv := startStall(t, readAnswer)
-			c := New(srv.path, WithHedging(true))
+			c := New(srv.path, WithHedging(true), WithPlainRequests())
 			timers := useHandTimer(c)
 			opened, closed := trackConns(c)
 
@@ -308,7 +308,7 @@ func TestHedgeFirstAnswerWinsAfterHedgeSent(t *testing.T) {
 func testFirstAnswerWins(t *testing.T, hedgeFails bool) {
 	leakCheck(t)
 	srv := startStall(t, readAnswer)
-	c := New(srv.path, WithHedging(true))
+	c := New(srv.path, WithHedging(true), WithPlainRequests())
 	timers := useHandTimer(c)
 	opened, closed := trackConns(c)
 	hedgeArrived := make(chan struct{})
@@ -349,7 +349,7 @@ func testFirstAnswerWins(t *testing.T, hedgeFails bool) {
 func TestHedgeNotWhenAnsweredInTime(t *testing.T) {
 	leakCheck(t)
 	srv := startStall(t, readAnswer)
-	c := New(srv.path, WithHedging(true))
+	c := New(srv.path, WithHedging(true), WithPlainRequests())
 	timers := useHandTimer(c)
 	opened, closed := trackConns(c)
 	for i := range 5 {
@@ -382,7 +382,7 @@ func TestHedgeNotAfterFailure(t *testing.T) {
 	// hedge is for lateness, not a retry.
 	leakCheck(t)
 	srv := startRaw(t, func(rc *rawConn) { rc.readRequest() }) // close unanswered
-	c := New(srv.path, WithHedging(true))
+	c := New(srv.path, WithHedging(true), WithPlainRequests())
 	timers := useHandTimer(c)
 	_, err := c.Snapshot(context.Background())
 	if te := asTransport(t, err); !errors.Is(te, errNoLine) {
@@ -424,7 +424,7 @@ func TestHedgeNeverMutationsOrPing(t *testing.T) {
 		}},
 	}
 	srv := startStall(t, readAnswer)
-	c := New(srv.path, WithHedging(true))
+	c := New(srv.path, WithHedging(true), WithPlainRequests())
 	timers := useHandTimer(c)
 	for i, tc := range calls {
 		done := goCall(context.Background(), c, tc.call)
@@ -469,7 +469,7 @@ func TestHedgeBudgetOnAlwaysStalledServer(t *testing.T) {
 	// budget: the burst plus a tenth of the calls.
 	leakCheck(t)
 	srv := startStall(t, readAnswer)
-	c := New(srv.path, WithHedging(true))
+	c := New(srv.path, WithHedging(true), WithPlainRequests())
 	timers := useHandTimer(c)
 	opened, closed := trackConns(c)
 	const calls = 60
@@ -551,7 +551,7 @@ func BenchmarkHedgedSocket(b *testing.B) {
 	}
 	for _, hedge := range []bool{false, true} {
 		b.Run(fmt.Sprintf("hedge=%v", hedge), func(b *testing.B) {
-			benchSnapshots(b, New(path, WithHedging(hedge)))
+			benchSnapshots(b, New(path, WithHedging(hedge), WithPlainRequests()))
 		})
 	}
 }
@@ -606,7 +606,7 @@ func BenchmarkHedgedSnapshot(b *testing.B) {
 					_, _ = io.WriteString(c, answer)
 					_, _ = io.Copy(io.Discard, c.br)
 				})
-				benchSnapshots(b, New(srv.path, WithHedging(hedge)))
+				benchSnapshots(b, New(srv.path, WithHedging(hedge), WithPlainRequests()))
 			})
 		}
 	}

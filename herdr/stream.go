@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strings"
 	"sync"
 
@@ -72,7 +71,7 @@ func NormalizeEventKind(name string) string {
 // any.
 type Stream struct {
 	path    string
-	conn    net.Conn
+	conn    wire
 	br      *bufio.Reader
 	ctx     context.Context
 	stopCtx func() bool
@@ -106,9 +105,14 @@ func (c *Client) Subscribe(ctx context.Context, subs []Subscription) (*Stream, e
 	if subs == nil {
 		subs = []Subscription{} // herdr requires the array; null is a parse error
 	}
-	line, conn, deadline, err := c.open(ctx, method, struct {
+	line, _, err := c.encodeRequest(method, struct {
 		Subscriptions []Subscription `json:"subscriptions"`
 	}{subs})
+	if err != nil {
+		return nil, err
+	}
+	deadline := c.deadline(ctx)
+	conn, err := c.send(ctx, method, line, deadline)
 	if err != nil {
 		return nil, err
 	}
@@ -118,12 +122,6 @@ func (c *Client) Subscribe(ctx context.Context, subs []Subscription) (*Stream, e
 		s.stopCtx()
 		s.closeConn()
 		return nil, err
-	}
-	if err := conn.SetDeadline(deadline); err != nil {
-		return fail(c.transportErr(ctx, method, deadline, fmt.Errorf("set deadline: %w", err)))
-	}
-	if _, err := conn.Write(line); err != nil {
-		return fail(c.transportErr(ctx, method, deadline, fmt.Errorf("write request: %w", err)))
 	}
 	ack, err := readLine(s.br, MaxReply)
 	if err != nil {

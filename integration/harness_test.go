@@ -33,6 +33,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrtest"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
@@ -126,6 +127,15 @@ type sandbox struct {
 	StatePath  string // the --state file startDaemon passes
 	// Extra are KEY=VALUE pairs added to every command's environment.
 	Extra []string
+	// Wrap is a command line the binary runs under: its path and
+	// arguments follow Wrap's.
+	Wrap []string
+}
+
+// command is the binary with args, under sb.Wrap.
+func (sb *sandbox) command(args ...string) *exec.Cmd {
+	argv := append(append(slices.Clone(sb.Wrap), binPath), args...)
+	return exec.Command(argv[0], argv[1:]...)
 }
 
 // newSandbox makes fresh directories, removed when t ends.
@@ -170,6 +180,10 @@ func (sb *sandbox) Environ(extra ...string) []string {
 	}
 	if tmp := os.Getenv("TMPDIR"); tmp != "" {
 		env = append(env, "TMPDIR="+tmp)
+	}
+	if v := os.Getenv(herdr.PlainRequestsEnv); v != "" {
+		// `go test` with it set measures and checks the plain path.
+		env = append(env, herdr.PlainRequestsEnv+"="+v)
 	}
 	env = append(env, sb.Extra...)
 	return append(env, extra...)
@@ -266,7 +280,7 @@ func tail(s string, n int) string {
 func spawnDaemon(t testing.TB, sb *sandbox, srv *herdrsim.Server, args ...string) *daemonProc {
 	t.Helper()
 	d := &daemonProc{Env: sb, Srv: srv, Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, done: make(chan struct{})}
-	d.Cmd = exec.Command(binPath, args...)
+	d.Cmd = sb.command(args...)
 	d.Cmd.Env = sb.Environ()
 	d.Cmd.Stdout, d.Cmd.Stderr = d.Stdout, d.Stderr
 	if err := d.Cmd.Start(); err != nil {
@@ -374,7 +388,7 @@ func runCLIEnv(t testing.TB, sb *sandbox, extra []string, args ...string) (stdou
 		sb = newSandbox(t)
 	}
 	var out, errb bytes.Buffer
-	cmd := exec.Command(binPath, args...)
+	cmd := sb.command(args...)
 	cmd.Env = sb.Environ(extra...)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	done := make(chan error, 1)

@@ -170,6 +170,10 @@ func (r *Resolver) Program(pi herdr.ProcessInfo) Program {
 		return p
 	case pi.ForegroundPGID == pi.ShellPID && r.shellLeads(pi):
 		return shellInFront(p, pi.ShellPID)
+	case pi.ForegroundPGID == pi.ShellPID && paneNotStarted(pi):
+		p.PID = pi.ShellPID
+		p.Why = "the pane's process (pid " + strconv.Itoa(pi.ShellPID) + ") is still herdr's, before it starts the pane's shell"
+		return p
 	}
 	argv, why, fromComm := r.frontArgv(pi, &p)
 	if len(argv) == 0 {
@@ -193,6 +197,27 @@ func (r *Resolver) shellLeads(pi herdr.ProcessInfo) bool {
 		}
 	}
 	return true
+}
+
+// paneNotStarted says whether the pane's own process is still herdr: herdr
+// forks it, makes it lead the pane's foreground group, then execs the
+// pane's shell, and a request answered in between sees herdr there.
+func paneNotStarted(pi herdr.ProcessInfo) bool {
+	for _, proc := range pi.ForegroundProcesses {
+		if proc.PID != pi.ShellPID {
+			continue
+		}
+		argv := proc.Argv
+		if len(argv) == 0 {
+			argv = strings.Fields(proc.Cmdline)
+		}
+		argv0 := ""
+		if len(argv) > 0 {
+			argv0 = argv[0]
+		}
+		return isHerdr(argv0, proc.Name)
+	}
+	return false
 }
 
 // paneShell says whether the process at a pane's shell pid, running

@@ -533,3 +533,24 @@ func TestRunsProgram(t *testing.T) {
 		}
 	}
 }
+
+// Between herdr's fork of a new pane's process and that process's exec of
+// the pane's shell, the pane's own process is herdr: no program runs in
+// the pane yet, and herdr is not one. A daemon that asks in that window
+// (its request answered at once) names the tab after its folder, as it
+// will once the shell runs, not "herdr".
+func TestProgramPaneBeforeItsShellStarts(t *testing.T) {
+	for _, proc := range []herdr.Process{
+		{PID: 4242, Name: "herdr", Argv: []string{"/home/u/.local/bin/herdr", "server"}},
+		{PID: 4242, Name: "herdr", Cmdline: "herdr server"},
+		{PID: 4242, Name: "herdr"},
+		{PID: 4242, Name: "herdr", Cmdline: "  "},
+		{PID: 4242, Name: ".herdr-wrapped", Argv: []string{"/nix/store/x-herdr/bin/.herdr-wrapped", "server"}},
+	} {
+		pi := herdr.ProcessInfo{PaneID: "w1:p1", ShellPID: 4242, ForegroundPGID: 4242, ForegroundProcesses: []herdr.Process{proc}}
+		p := mustNew(t, Options{}, nil).Program(pi)
+		if p.Name != "" || p.Shell {
+			t.Errorf("%+v: Program = %q (shell %v, %s), want no program and no shell yet", proc, p.Name, p.Shell, p.Why)
+		}
+	}
+}

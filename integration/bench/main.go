@@ -25,6 +25,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == spinArg {
+		spin()
+	}
 	if len(os.Args) == 3 && os.Args[1] == serveArg {
 		if err := serveSim(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -43,7 +46,8 @@ func main() {
 	flag.DurationVar(&paneIdleFor, "pane-idle", 30*time.Second, "real herdr, realpanes: length of each at-rest span (herdr alone, then beside a daemon naming panes)")
 	flag.DurationVar(&sessionSpan, "session-span", 30*time.Second, "sessions: length of each span measuring the daemon beside six OpenCode panes, one agent committing")
 	flag.DurationVar(&chattyFor, "chatty-span", time.Minute, "real herdr, realchatty: length of each span (herdr alone, then beside a daemon) while a pane titles itself 20 times a second")
-	only := flag.String("only", "", "comma-separated parts to run: idle, latency, realherdr (its latencies and at rest), realrest (real herdr at rest only), agentwait, realpanes (pane names on real herdr: latencies and at rest, about 5 minutes), realchatty (a pane titling itself 20 times a second on real herdr: another pane's title-driven name and herdr's CPU, about 8 minutes), cpu (pass CPU, nudge and the idle daemon), idlecpu (the idle daemon only), nudge, sessions (six OpenCode panes, one agent committing) (default: all)")
+	only := flag.String("only", "", "comma-separated parts to run: idle, latency, realherdr (its latencies on each request path, quiet and beside busy loops, and at rest), realrest (real herdr at rest only), agentwait, reads (snapshot reads on each request path, hedged and not), memory (the daemon's memory at rest, go build and release build, about 5 minutes), realpanes (pane names on real herdr: latencies on each request path and at rest, about 12 minutes), realchatty (a pane titling itself 20 times a second on real herdr: another pane's title-driven name and herdr's CPU, about 8 minutes), cpu (pass CPU, nudge and the idle daemon), idlecpu (the idle daemon only), nudge, sessions (six OpenCode panes, one agent committing) (default: all)")
+	flag.IntVar(&busyLoops, "busy", 2, "busy loops beside the second round of each real-herdr latency row")
 	flag.Parse()
 	parts = map[string]bool{}
 	for _, p := range strings.Split(*only, ",") {
@@ -147,7 +151,7 @@ func (w *world) serverRows() (rows []row, notes []string, err error) {
 		}
 		rows = append(rows, sessions...)
 	}
-	if want("realherdr") || want("realrest") || want("agentwait") || want("realpanes") || want("realchatty") {
+	if want("realherdr") || want("realrest") || want("agentwait") || want("realpanes") || want("realchatty") || want("reads") || want("memory") {
 		real, realNotes, err := w.realHerdr()
 		if err != nil {
 			return nil, nil, fmt.Errorf("real herdr: %w", err)

@@ -67,7 +67,7 @@ func (w *world) realChattyRows(bin string) ([]row, string, error) {
 		return nil, "", fmt.Errorf("no daemon: %w", err)
 	}
 	fmt.Fprintln(os.Stderr, "bench: real herdr, a chatty pane: herdr alone done")
-	d, err := w.startRealDaemon(rs, rs.srv.Socket, filepath.Join(w.dir, "real-chatty.json"), "--format", "{title|dir}")
+	d, err := w.startRealDaemon(rs, ringPath, rs.srv.Socket, filepath.Join(w.dir, "real-chatty.json"), "--format", "{title|dir}")
 	if err != nil {
 		return nil, "", err
 	}

@@ -62,9 +62,10 @@ type realDaemon struct {
 }
 
 // startRealDaemon starts a daemon against socket with herdr's environment
-// (so that its nudge socket is where the panes' hooks look), naming tabs
-// "{icon}{proc|dir}" as the herdrsim latency daemon does.
-func (w *world) startRealDaemon(rs *realServer, socket, state string, args ...string) (*realDaemon, error) {
+// (so that its nudge socket is where the panes' hooks look), its requests
+// on path p, naming tabs "{icon}{proc|dir}" as the herdrsim latency
+// daemon does.
+func (w *world) startRealDaemon(rs *realServer, p reqPath, socket, state string, args ...string) (*realDaemon, error) {
 	level := "info"
 	if traceOver > 0 {
 		level = "debug"
@@ -72,7 +73,7 @@ func (w *world) startRealDaemon(rs *realServer, socket, state string, args ...st
 	full := append([]string{"run", "--apply", "--socket", socket, "--state", state,
 		"--format", "{icon}{proc|dir}", "--log-format", "json", "--log-level", level}, args...)
 	cmd := exec.Command(w.bin, full...)
-	cmd.Env = rs.srv.Env()
+	cmd.Env = rs.srv.Env(p.env...)
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	d := &realDaemon{cmd: cmd, out: pw, read: make(chan struct{})}

@@ -45,7 +45,8 @@ var realNote = fmt.Sprintf("Real herdr rows: herdr 0.8.2 built from source (%s),
 // realHerdr measures the wanted real-herdr parts and returns their rows
 // with the notes that explain them: latencies and herdr at rest
 // (realherdr), herdr at rest alone (realrest), agent.wait (agentwait),
-// pane names (realpanes), a chatty pane (realchatty).
+// reads on each request path (reads), the daemon's memory per build
+// (memory), pane names (realpanes), a chatty pane (realchatty).
 // Without a built herdr it returns one row naming the command that builds
 // one.
 func (w *world) realHerdr() ([]row, []string, error) {
@@ -61,11 +62,11 @@ func (w *world) realHerdr() ([]row, []string, error) {
 	var rows []row
 	var notes []string
 	if want("realherdr") {
-		lat, err := w.realLatencyRows(bin)
+		lat, load, err := w.realLatencyRows(bin)
 		if err != nil {
 			return nil, nil, err
 		}
-		rows, notes = append(rows, lat...), append(notes, realNote)
+		rows, notes = append(rows, lat...), append(notes, realNote, load)
 	}
 	if want("realherdr") || want("realrest") {
 		idle, idleNote, err := w.realIdleRows(bin)
@@ -80,6 +81,20 @@ func (w *world) realHerdr() ([]row, []string, error) {
 			return nil, nil, fmt.Errorf("agent.wait: %w", err)
 		}
 		rows, notes = append(rows, aw...), append(notes, awNote)
+	}
+	if want("reads") {
+		rr, err := w.readRows(bin)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reads: %w", err)
+		}
+		rows = append(rows, rr...)
+	}
+	if want("memory") {
+		mr, memNote, err := w.memoryRows(bin)
+		if err != nil {
+			return nil, nil, fmt.Errorf("memory: %w", err)
+		}
+		rows, notes = append(rows, mr...), append(notes, memNote)
 	}
 	if want("realpanes") {
 		pr, prNote, err := w.realPaneRows(bin)
@@ -98,10 +113,66 @@ func (w *world) realHerdr() ([]row, []string, error) {
 	return rows, notes, nil
 }
 
-// realLatencyRows measures the latencies on a server per shell: the
-// hooked tabs' rows first, then those of the tabs without hooks and the
-// agent tab.
-func (w *world) realLatencyRows(bin string) ([]row, error) {
+// reqPath is a way the daemon's requests reach herdr: the linked io_uring
+// connect + send, or the plain connect + write it falls back to where
+// io_uring is refused, forced here with herdr.PlainRequestsEnv.
+type reqPath struct {
+	name string   // in row names
+	env  []string // the daemon's, besides herdr's
+}
+
+var (
+	ringPath  = reqPath{name: "io_uring"}
+	plainPath = reqPath{name: "plain connect+write (the fallback, forced)", env: []string{herdr.PlainRequestsEnv + "=1"}}
+	reqPaths  = []reqPath{ringPath, plainPath}
+)
+
+// realLatencyRows measures the latencies on a server per shell, once per
+// request path, each with the machine otherwise quiet and then with
+// busyLoops busy loops beside it; a row per path holds both. It returns
+// the rows, the hooked tabs' first, and a note of the load each block
+// ran under.
+func (w *world) realLatencyRows(bin string) ([]row, string, error) {
+	var hooked, rest []row
+	var loads []string
+	for _, p := range reqPaths {
+		h, r, load, err := w.realLatencyPath(bin, p)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", p.name, err)
+		}
+		hooked, rest = append(hooked, h...), append(rest, r...)
+		loads = append(loads, p.name+" "+load)
+	}
+	note := "Load average (1 min) when each block of samples began: " + strings.Join(loads, "; ") + "."
+	return append(hooked, rest...), note, nil
+}
+
+// realLatencyPath measures every latency row on daemons whose requests
+// take path p, quiet and then beside busy loops, each round on servers
+// and daemons of its own, and says the load average when each round's
+// samples began.
+func (w *world) realLatencyPath(bin string, p reqPath) (hooked, rest []row, load string, err error) {
+	var rounds [2][2][]row // [quiet, busy][hooked, rest]
+	for i, busy := range []int{0, busyLoops} {
+		h, r, l, err := w.realLatencyRound(bin, p, busy)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		rounds[i][0], rounds[i][1] = h, r
+		if busy > 0 {
+			load += fmt.Sprintf(", %d busy loops ", busy)
+		} else {
+			load += "quiet "
+		}
+		load += l
+	}
+	return pathRows(p, rounds[0][0], rounds[1][0]), pathRows(p, rounds[0][1], rounds[1][1]), load, nil
+}
+
+// realLatencyRound starts a server and a daemon per shell, the daemons'
+// requests on path p, and once they are past their replay takes every
+// latency row with busy busy loops running.
+func (w *world) realLatencyRound(bin string, p reqPath, busy int) (hooked, rest []row, load string, err error) {
 	var setups []*realSetup
 	defer func() {
 		for _, su := range setups {
@@ -109,9 +180,9 @@ func (w *world) realLatencyRows(bin string) ([]row, error) {
 		}
 	}()
 	for _, sh := range []string{"zsh", "bash", "fish"} {
-		su, err := w.prepareReal(bin, sh)
+		su, err := w.prepareReal(bin, sh, p)
 		if err != nil {
-			return nil, fmt.Errorf("%s server: %w", sh, err)
+			return nil, nil, "", fmt.Errorf("%s server: %w", sh, err)
 		}
 		if su != nil {
 			setups = append(setups, su)
@@ -120,17 +191,51 @@ func (w *world) realLatencyRows(bin string) ([]row, error) {
 	if len(setups) > 0 {
 		pastReplay(setups[len(setups)-1].started)
 	}
-	var hooked, rest []row
+	if busy > 0 {
+		stop, err := startBusy(busy)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		defer stop()
+		time.Sleep(2 * time.Second) // the loops up to speed, the load average moving
+	}
+	load = loadAverage()
 	for _, su := range setups {
 		h, r, err := w.measureReal(su)
 		if err != nil {
-			return nil, fmt.Errorf("%s server: %w", su.shell, err)
+			return nil, nil, "", fmt.Errorf("%s server: %w", su.shell, err)
 		}
 		hooked, rest = append(hooked, h...), append(rest, r...)
-		su.close()
 	}
-	setups = nil // closed one by one above
-	return append(hooked, rest...), nil
+	return hooked, rest, load, nil
+}
+
+// pathRows joins a quiet round's rows and the busy round's, row by row,
+// under path p's name and target.
+func pathRows(p reqPath, quiet, busy []row) []row {
+	var out []row
+	for i, q := range quiet {
+		r := row{figure: q.figure + ", " + p.name, measured: "quiet " + q.measured, target: pathTarget(p, q.target)}
+		if i < len(busy) {
+			r.measured += fmt.Sprintf("; %d busy loops %s", busyLoops, busy[i].measured)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// pathTarget is a row's target on path p: a rename that follows a
+// request herdr reads at once, on io_uring; none on the plain path,
+// whose p95 herdr's 0-100 ms read poll bounds. A row whose figure a
+// poll of the daemon's own bounds keeps its target.
+func pathTarget(p reqPath, target string) string {
+	switch {
+	case target == statusPollTarget:
+		return target
+	case p.name == plainPath.name:
+		return "- (herdr's 0-100 ms read poll)"
+	}
+	return pollFreeTarget
 }
 
 // pastReplay waits until a daemon started at started is past the longest
@@ -161,14 +266,15 @@ func (su *realSetup) close() {
 }
 
 // realTabs are the tabs of each shell's server: the hooked one always;
-// one without hooks or title where the shell sets none by itself (fish
-// titles its terminal); the agent tab on zsh's.
-var realTabs = map[string][]string{"zsh": {"hooked", "plain", "agent"}, "bash": {"hooked", "plain"}, "fish": {"hooked"}}
+// one without hooks or title where the shell sets none by itself, one
+// without hooks where it does (fish titles its terminal); the agent tab
+// on zsh's.
+var realTabs = map[string][]string{"zsh": {"hooked", "plain", "agent"}, "bash": {"hooked", "plain"}, "fish": {"hooked", "titled"}}
 
 // prepareReal starts a herdr server whose panes run shell, opens its tabs
 // and starts the daemon that names them. A shell not on PATH is left out,
 // with a line on stderr.
-func (w *world) prepareReal(bin, shell string) (*realSetup, error) {
+func (w *world) prepareReal(bin, shell string, p reqPath) (*realSetup, error) {
 	path, err := exec.LookPath(shell)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bench: real herdr: %s is not on PATH: its rows are left out\n", shell)
@@ -192,8 +298,8 @@ func (w *world) prepareReal(bin, shell string) (*realSetup, error) {
 		su.tabs[t.dir] = t
 	}
 	su.started = time.Now()
-	state := filepath.Join(w.dir, "real-"+shell+".json")
-	if su.d, err = w.startRealDaemon(rs, rs.srv.Socket, state, "--format", "{icon}{proc|dir}"); err != nil {
+	state := filepath.Join(w.dir, fmt.Sprintf("real-%s-%d.json", shell, time.Now().UnixNano()))
+	if su.d, err = w.startRealDaemon(rs, p, rs.srv.Socket, state, "--format", "{icon}{proc|dir}"); err != nil {
 		rs.close()
 		return nil, err
 	}
@@ -213,11 +319,18 @@ func (w *world) measureReal(su *realSetup) (hooked, rest []row, err error) {
 	}
 	fmt.Fprintf(os.Stderr, "bench: real herdr %s hooks done\n", su.shell)
 	if t, ok := su.tabs["plain"]; ok {
-		plain, err := r.plainRows(su.shell, t)
+		plain, err := r.noHookRows(su.shell+" without hooks or title (local watch)", t)
 		if err != nil {
 			return nil, nil, err
 		}
 		rest = append(rest, plain...)
+	}
+	if t, ok := su.tabs["titled"]; ok {
+		titled, err := r.noHookRows(su.shell+" without hooks, the title it sets itself", t)
+		if err != nil {
+			return nil, nil, err
+		}
+		rest = append(rest, titled...)
 	}
 	if t, ok := su.tabs["agent"]; ok {
 		agent, err := r.agentRows(w, t)

@@ -187,21 +187,32 @@ func (w *world) restDaemon(rs *realServer, pid int, kind string) (restFigures, e
 		env = append(env, "HERDR_PLUGIN_EVENT=startup", "HERDR_PLUGIN_ID=herdrtabrenamer", "HERDR_PLUGIN_ROOT="+dir,
 			"HERDR_PLUGIN_CONFIG_DIR="+filepath.Join(rs.srv.ConfigHome, "herdr", "plugins", "config", "herdrtabrenamer"))
 	}
-	cmd := exec.Command(w.bin, "run", "--apply", "--if-not-running")
+	cmd, stop, err := startRestDaemon(w.bin, kind, env)
+	if err != nil {
+		return restFigures{}, err
+	}
+	defer stop()
+	time.Sleep(realFirstFor)
+	return measureRest(rs, pid, cmd.Process.Pid, realIdleFor)
+}
+
+// startRestDaemon starts bin as a daemon at rest runs, with env, and
+// returns it with what stops it and passes on its warnings, if it said
+// any, under kind.
+func startRestDaemon(bin, kind string, env []string) (*exec.Cmd, func(), error) {
+	cmd := exec.Command(bin, "run", "--apply", "--if-not-running")
 	cmd.Env = env
 	var log testutil.Buffer
 	cmd.Stderr = &log
 	if err := cmd.Start(); err != nil {
-		return restFigures{}, err
+		return nil, nil, err
 	}
-	defer func() {
+	return cmd, func() {
 		stopProc(cmd)
 		if l := log.String(); strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") {
 			fmt.Fprintf(os.Stderr, "bench: %s daemon at rest said:\n%s", kind, l)
 		}
-	}()
-	time.Sleep(realFirstFor)
-	return measureRest(rs, pid, cmd.Process.Pid, realIdleFor)
+	}, nil
 }
 
 // restFigures are what at-rest spans measured.

@@ -141,10 +141,11 @@ func (r realRun) hookedRows(shell string, t realTab) ([]row, error) {
 	}, nil
 }
 
-// plainRows times the tab whose shell neither nudges nor sets a title:
-// the kernel tells the daemon (--local-watch).
-func (r realRun) plainRows(shell string, t realTab) ([]row, error) {
-	how := shell + " without hooks or title (local watch)"
+// noHookRows times a tab whose shell sends no nudge: a shell that sets
+// no title, of whose programs the kernel tells the daemon (its local
+// watch), or one that titles its terminal, which herdr tells of too. how
+// says which.
+func (r realRun) noHookRows(how string, t realTab) ([]row, error) {
 	starts, exits, err := r.startsAndExits(t.subject(), samples, sampleGap)
 	if err != nil {
 		return nil, fmt.Errorf("%s, %w", how, err)

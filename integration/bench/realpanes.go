@@ -67,19 +67,17 @@ func (w *world) realPaneRows(bin string) ([]row, string, error) {
 		return nil, "", fmt.Errorf("no daemon: %w", err)
 	}
 	fmt.Fprintln(os.Stderr, "bench: real herdr panes: herdr alone done")
-	started := time.Now()
-	d, err := w.startRealDaemon(rs, rs.srv.Socket, filepath.Join(w.dir, "real-panes.json"), "--pane-format", paneFormat)
-	if err != nil {
-		return nil, "", err
-	}
-	defer d.stop()
-	rows, err := paneLatencyRows(realRun{rs: rs, d: d}, started, panes)
-	if err != nil {
-		return nil, "", err
+	state := filepath.Join(w.dir, "real-panes.json")
+	var rows []row
+	for _, p := range reqPaths {
+		r, err := w.paneLatencyPath(rs, p, state, panes)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", p.name, err)
+		}
+		rows = append(rows, r...)
 	}
 	fmt.Fprintln(os.Stderr, "bench: real herdr panes: latency done")
-	time.Sleep(max(paneSettle, time.Until(started.Add(realFirstFor))))
-	on, err := measureRest(rs, pid, d.cmd.Process.Pid, paneIdleFor)
+	on, err := w.paneRest(rs, pid, state, panes)
 	if err != nil {
 		return nil, "", fmt.Errorf("pane names on: %w", err)
 	}
@@ -88,15 +86,55 @@ func (w *world) realPaneRows(bin string) ([]row, string, error) {
 		row{fmt.Sprintf("real herdr at rest, %v: herdr's CPU, no daemon", paneCase), alone.herdr.format(2), "-"},
 		daemonRestRow(name, on, alone),
 		row{name + ": `pane.rename` sent; snapshots", paneRestCounts(on), "no pane.rename; 2 snapshots a minute"})
-	note := fmt.Sprintf("Pane rows: a real herdr of its own, logging at debug level, with %v, each pane a bash with no hooks (the two of a tab in the tab's folder), agents reported with `pane.report_agent`; the daemon runs with default run flags, --format {icon}{proc|dir} and --pane-format %s. Latencies run from herdr's answer to the request that types the command or sends Ctrl-C, in the last tab's second pane, to the daemon's log line of herdr's answer to the pane's rename (herdr tells of no pane rename: a client reading the pane would go through herdr's request-read poll), samples 0.5 s apart past the daemon's replay window. At rest: %d spans of %v with no daemon, then %d once the daemon is past its first %v and the samples; CPU and requests as in the at-rest rows.",
-		paneCase, paneFormat, restSpans, paneIdleFor, restSpans, realFirstFor)
+	note := fmt.Sprintf("Pane rows: a real herdr of its own, logging at debug level, with %v, each pane a bash with no hooks (the two of a tab in the tab's folder), agents reported with `pane.report_agent`; the daemon runs with default run flags, --format {icon}{proc|dir} and --pane-format %s. Latencies run from herdr's answer to the request that types the command or sends Ctrl-C, in the last tab's second pane, to the daemon's log line of herdr's answer to the pane's rename (herdr tells of no pane rename: a client reading the pane would go through herdr's request-read poll), samples 0.5 s apart past the daemon's replay window, a daemon of its own per request path and round (quiet, then beside %d busy loops). At rest: %d spans of %v with no daemon, then %d once an io_uring daemon is past its first %v; CPU and requests as in the at-rest rows.",
+		paneCase, paneFormat, busyLoops, restSpans, paneIdleFor, restSpans, realFirstFor)
 	return rows, note, nil
 }
 
+// paneLatencyPath times pane renames with daemons whose requests take
+// path p: one quiet round and one beside busy loops, each with a daemon
+// of its own, started on rs after the one before stopped.
+func (w *world) paneLatencyPath(rs *realServer, p reqPath, state string, panes []string) ([]row, error) {
+	var rounds [2][]row
+	for i, busy := range []int{0, busyLoops} {
+		started := time.Now()
+		d, err := w.startRealDaemon(rs, p, rs.srv.Socket, state, "--pane-format", paneFormat)
+		if err != nil {
+			return nil, err
+		}
+		rounds[i], err = paneLatencyRows(realRun{rs: rs, d: d}, started, panes, busy)
+		d.stop()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return pathRows(p, rounds[0], rounds[1]), nil
+}
+
+// paneRest runs an io_uring daemon naming panes past its first
+// realFirstFor, then measures herdr beside it at rest.
+func (w *world) paneRest(rs *realServer, pid int, state string, panes []string) (restFigures, error) {
+	started := time.Now()
+	d, err := w.startRealDaemon(rs, ringPath, rs.srv.Socket, state, "--pane-format", paneFormat)
+	if err != nil {
+		return restFigures{}, err
+	}
+	defer d.stop()
+	want := map[target]string{}
+	for _, p := range panes {
+		want[target{id: p, pane: true}] = ""
+	}
+	if err := (realRun{rs: rs, d: d}).waitLabels(want); err != nil {
+		return restFigures{}, err
+	}
+	time.Sleep(max(paneSettle, time.Until(started.Add(realFirstFor))))
+	return measureRest(rs, pid, d.cmd.Process.Pid, paneIdleFor)
+}
+
 // paneLatencyRows waits until the daemon has named every one of panes and
-// is past its replay, then times a program's start and exit and a cd in
-// the last pane to that pane's rename.
-func paneLatencyRows(r realRun, started time.Time, panes []string) ([]row, error) {
+// is past its replay, starts busy busy loops, then times a program's
+// start and exit and a cd in the last pane to that pane's rename.
+func paneLatencyRows(r realRun, started time.Time, panes []string, busy int) ([]row, error) {
 	want := map[target]string{}
 	for _, p := range panes {
 		want[target{id: p, pane: true}] = ""
@@ -105,6 +143,14 @@ func paneLatencyRows(r realRun, started time.Time, panes []string) ([]row, error
 		return nil, err
 	}
 	pastReplay(started)
+	if busy > 0 {
+		stop, err := startBusy(busy)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		time.Sleep(2 * time.Second)
+	}
 	t := target{id: panes[len(panes)-1], pane: true}
 	s := subject{pane: t.id, target: t, atRest: r.rs.label(t)}
 	starts, exits, err := r.startsAndExits(s, samples, sampleGap)

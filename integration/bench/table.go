@@ -28,6 +28,7 @@ func printTable(out io.Writer, rows []row, took time.Duration, notes ...string) 
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Latencies are p50 / p95 / max from the keystroke (`sleep 30`, Ctrl-C, `cd sub`) or herdr's agent status change to herdr answering the rename, against herdrsim with herdr's 0-100 ms request-read poll, default run flags, samples 0.5 s apart.")
 	fmt.Fprintln(out, "Pass CPU is the daemon's own CPU time per idle pass (the simulator runs in another process); a /proc read of a single-threaded `sleep` stands in for each shell's foreground check.")
+	fmt.Fprintln(out, kernelNote())
 	for _, n := range notes {
 		fmt.Fprintln(out, n)
 	}

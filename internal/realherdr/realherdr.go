@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 )
 
 // BuildCommand is what a person runs to build the herdr the tests use.
@@ -140,6 +142,11 @@ func (s *Server) Env(extra ...string) []string {
 	}
 	if tmp := os.Getenv("TMPDIR"); tmp != "" {
 		env = append(env, "TMPDIR="+tmp)
+	}
+	if v := os.Getenv(herdr.PlainRequestsEnv); v != "" {
+		// The plugin's daemon and the panes' commands take the plain
+		// path too, when tests or the bench ask for it.
+		env = append(env, herdr.PlainRequestsEnv+"="+v)
 	}
 	env = append(env, s.opts.Env...)
 	return append(env, extra...)
