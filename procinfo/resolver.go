@@ -168,12 +168,12 @@ func (r *Resolver) Program(pi herdr.ProcessInfo) Program {
 	case pi.ForegroundPGID == 0:
 		p.Why = "no foreground process group"
 		return p
-	case pi.ForegroundPGID == pi.ShellPID && r.shellLeads(pi):
-		return shellInFront(p, pi.ShellPID)
 	case pi.ForegroundPGID == pi.ShellPID && paneNotStarted(pi):
 		p.PID = pi.ShellPID
 		p.Why = "the pane's process (pid " + strconv.Itoa(pi.ShellPID) + ") is still herdr's, before it starts the pane's shell"
 		return p
+	case pi.ForegroundPGID == pi.ShellPID && r.shellLeads(pi):
+		return shellInFront(p, pi.ShellPID)
 	}
 	argv, why, fromComm := r.frontArgv(pi, &p)
 	if len(argv) == 0 {

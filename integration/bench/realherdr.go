@@ -68,47 +68,32 @@ func (w *world) realHerdr() ([]row, []string, error) {
 		}
 		rows, notes = append(rows, lat...), append(notes, realNote, load)
 	}
-	if want("realherdr") || want("realrest") {
-		idle, idleNote, err := w.realIdleRows(bin)
-		if err != nil {
-			return nil, nil, fmt.Errorf("at rest: %w", err)
-		}
-		rows, notes = append(rows, idle...), append(notes, idleNote)
+	noNote := func(f func(string) ([]row, error)) func(string) ([]row, string, error) {
+		return func(bin string) ([]row, string, error) { r, err := f(bin); return r, "", err }
 	}
-	if want("agentwait") {
-		aw, awNote, err := w.agentWaitRows(bin)
-		if err != nil {
-			return nil, nil, fmt.Errorf("agent.wait: %w", err)
+	for _, part := range []struct {
+		want bool
+		what string
+		rows func(string) ([]row, string, error)
+	}{
+		{want("realherdr") || want("realrest"), "at rest", w.realIdleRows},
+		{want("agentwait"), "agent.wait", w.agentWaitRows},
+		{want("reads"), "reads", noNote(w.readRows)},
+		{want("memory"), "memory", w.memoryRows},
+		{want("realpanes"), "pane names", w.realPaneRows},
+		{want("realchatty"), "a chatty pane", w.realChattyRows},
+	} {
+		if !part.want {
+			continue
 		}
-		rows, notes = append(rows, aw...), append(notes, awNote)
-	}
-	if want("reads") {
-		rr, err := w.readRows(bin)
+		r, note, err := part.rows(bin)
 		if err != nil {
-			return nil, nil, fmt.Errorf("reads: %w", err)
+			return nil, nil, fmt.Errorf("%s: %w", part.what, err)
 		}
-		rows = append(rows, rr...)
-	}
-	if want("memory") {
-		mr, memNote, err := w.memoryRows(bin)
-		if err != nil {
-			return nil, nil, fmt.Errorf("memory: %w", err)
+		rows = append(rows, r...)
+		if note != "" {
+			notes = append(notes, note)
 		}
-		rows, notes = append(rows, mr...), append(notes, memNote)
-	}
-	if want("realpanes") {
-		pr, prNote, err := w.realPaneRows(bin)
-		if err != nil {
-			return nil, nil, fmt.Errorf("pane names: %w", err)
-		}
-		rows, notes = append(rows, pr...), append(notes, prNote)
-	}
-	if want("realchatty") {
-		cr, crNote, err := w.realChattyRows(bin)
-		if err != nil {
-			return nil, nil, fmt.Errorf("a chatty pane: %w", err)
-		}
-		rows, notes = append(rows, cr...), append(notes, crNote)
 	}
 	return rows, notes, nil
 }
