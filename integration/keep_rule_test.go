@@ -107,7 +107,6 @@ func keptFor(t *testing.T, w world, d *daemonProc, socket, tab, label string, n 
 func TestRealHerdrKeepAPersonsReturnToOurLabel(t *testing.T) {
 	t.Parallel()
 	onWorlds(t, everyProtocol, func(t *testing.T, w world) {
-		t.Parallel()
 		r := newRelayed(t, w)
 		d := r.daemon(t, "--format", "{dir}")
 		liveStream(t, w, d)
@@ -138,7 +137,6 @@ func TestRealHerdrKeepAPersonsReturnToOurLabel(t *testing.T) {
 func TestRealHerdrKeepOurLastLabelChosenAgainWhileNoDaemonRan(t *testing.T) {
 	t.Parallel()
 	onWorlds(t, worldOptions{Protocols: []int{17, 19}}, func(t *testing.T, w world) {
-		t.Parallel()
 		sb := w.Sandbox()
 		for i := range 3 {
 			name, next, older := fmt.Sprintf("lc%d", i), fmt.Sprintf("ld%d", i), fmt.Sprintf("older %d", i)
@@ -178,7 +176,6 @@ func TestRealHerdrKeepOurLastLabelChosenAgainWhileNoDaemonRan(t *testing.T) {
 func TestRealHerdrKeepAReleaseEndsWhenAPersonNamesTheTab(t *testing.T) {
 	t.Parallel()
 	onWorlds(t, everyProtocol, func(t *testing.T, w world) {
-		t.Parallel()
 		sb := w.Sandbox()
 		for i, how := range []string{"running", "stopped", "away and back", "running", "stopped", "away and back"} {
 			name, notes, mine := fmt.Sprintf("re%d", i), fmt.Sprintf("notes %d", i), fmt.Sprintf("mine %d", i)
@@ -221,7 +218,6 @@ func TestRealHerdrKeepAReleaseEndsWhenAPersonNamesTheTab(t *testing.T) {
 func TestRealHerdrKeepRestoreCountsOnlyRenamesThatMayStillLand(t *testing.T) {
 	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
-		t.Parallel()
 		r := newRelayed(t, w)
 		sb := w.Sandbox()
 		// A pane from before the first daemon: restore, which reaches

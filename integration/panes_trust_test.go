@@ -40,6 +40,7 @@ func releaseAgent(t *testing.T, w world, pane, agent string) {
 // no poll that could find it: herdr's pane.agent_detected says released,
 // naming the agent that left.
 func TestRealHerdrAnAgentLeavingIsNews(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, sidebarWorld, func(t *testing.T, w world) {
 		dirs := mkdirs(t, w.Sandbox(), "projects/zebra")
 		_, _, p1 := w.NewWorkspace(t, dirs[0])
@@ -64,6 +65,7 @@ func TestRealHerdrAnAgentLeavingIsNews(t *testing.T) {
 // --apply, as the daemon builds its naming) says so with the file and
 // the rule's line, and names nothing.
 func TestRealHerdrAPaneRuleWithoutPaneNamesIsAnError(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		sb := w.Sandbox()
 		dirs := mkdirs(t, sb, "projects/api")
@@ -100,6 +102,7 @@ func reportTokens(t *testing.T, w world, pane, source string, tokens map[string]
 // tokens while its server runs), before they could go stale under a new
 // agent.
 func TestRealHerdrSidebarTokensTurnedOff(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, sidebarWorld, func(t *testing.T, w world) {
 		sb, p1 := sidebarSetup(t, w)
 		reportTokens(t, w, p1, "othertool", map[string]any{"model": "opus"})
@@ -137,6 +140,7 @@ func TestRealHerdrSidebarTokensTurnedOff(t *testing.T) {
 // rest; once the other tool clears some of its own, ours go in and
 // status is clear.
 func TestRealHerdrSidebarTokensWithoutRoom(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, sidebarWorld, func(t *testing.T, w world) {
 		sb, p1 := sidebarSetup(t, w)
 		fill := map[string]any{}
@@ -221,6 +225,7 @@ func cli(t *testing.T, w world, args ...string) string {
 // names no pane, so the label is theirs: kept at the daemon's start, at
 // its passes, and by restore, which clears only the labels we set.
 func TestRealHerdrAPersonsPaneLabelThatARenderSpells(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		dirs := mkdirs(t, w.Sandbox(), "projects/api", "projects/web", "projects/doc")
 		_, _, p1 := w.NewWorkspace(t, dirs[0])
@@ -251,6 +256,7 @@ func TestRealHerdrAPersonsPaneLabelThatARenderSpells(t *testing.T) {
 // it is still ours (it follows the pane's program, explain calls it
 // ours), and a pane locked with no label stays without one.
 func TestRealHerdrAPanesMemoryFollowsItsMove(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		dirs := mkdirs(t, w.Sandbox(), "projects/api", "projects/web", "projects/doc", "projects/ops")
 		_, _, p1 := w.NewWorkspace(t, dirs[0])
@@ -285,6 +291,7 @@ func TestRealHerdrAPanesMemoryFollowsItsMove(t *testing.T) {
 // an agent's start later keeps their name. A released pane nobody named
 // takes the agent's name.
 func TestRealHerdrAPaneReleaseEndsWhenAPersonNamesIt(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		dirs := mkdirs(t, w.Sandbox(), "projects/api", "projects/web")
 		_, _, p1 := w.NewWorkspace(t, dirs[0])
@@ -368,6 +375,7 @@ func chattyTitles(t *testing.T, w world, pane string) {
 // its terminal answers before), where the backlog took tens of seconds.
 // The daemon polls nothing else here (--poll and --rest-poll an hour).
 func TestRealHerdrAChattyPaneDelaysNoOtherName(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		dirs := mkdirs(t, w.Sandbox(), "projects/logs", "projects/quiet")
 		ws, _, chatty := w.NewWorkspace(t, dirs[0])

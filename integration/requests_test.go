@@ -48,6 +48,7 @@ func refusingIOURing(sb *sandbox) {
 // and status says requests take the plain path and why; where io_uring
 // is allowed, status says requests take it.
 func TestRequestsWhereIOURingIsRefused(t *testing.T) {
+	t.Parallel()
 	onWorlds(t, worldOptions{}, func(t *testing.T, w world) {
 		sb := w.Sandbox()
 		out, _, _ := runCLI(t, sb, "status", "--socket", w.Socket())
@@ -69,7 +70,12 @@ func TestRequestsWhereIOURingIsRefused(t *testing.T) {
 		}
 
 		out, errOut, code := runCLI(t, sb, "status", "--socket", w.Socket())
-		if got, want := statusLine(out, "requests"), "ok   requests plain connect+write (io_uring refused: EPERM)"; got != want {
+		want := "ok   requests plain connect+write (io_uring refused: EPERM)"
+		if os.Getenv(herdr.PlainRequestsEnv) != "" {
+			// The tests were told to take the plain path: it says so first.
+			want = "ok   requests plain connect+write (" + herdr.PlainRequestsEnv + " is set)"
+		}
+		if got := statusLine(out, "requests"); got != want {
 			t.Errorf("status under the filter: %q, want %q\n%s%s (exit %d)", got, want, out, errOut, code)
 		}
 		if got := statusLine(out, "herdr"); !strings.HasPrefix(got, "ok ") {
