@@ -45,26 +45,22 @@ func readmeSession(srv *herdrsim.Server, sb *sandbox) (tabs []string, panes []st
 	return []string{t1, t2, t3, t4}, []string{p1, p2, p3, p4}
 }
 
-// readmeTabsCases are the four tabs' names under the default template
-// and each example template the docs show.
-var readmeTabsCases = []struct {
-	format string
-	want   func(numbers []int) []string
-}{
-	{"", func([]int) []string { return []string{"pi", "nixos", "rmk", "btop"} }},
-	{"{proc|dir}", func([]int) []string { return []string{"pi", "nixos", "rmk", "btop"} }},
-	{"{proc|agent}:{dir}", func([]int) []string { return []string{"pi:pi", "claude:nixos", "rmk", "btop:rmk"} }},
-	{"{number}:{dir}", func(n []int) []string {
-		return []string{fmt.Sprintf("%d:pi", n[0]), fmt.Sprintf("%d:nixos", n[1]), fmt.Sprintf("%d:rmk", n[2]), fmt.Sprintf("%d:rmk", n[3])}
-	}},
-	{"{icon} {proc|dir}", func([]int) []string { return []string{"⚪ pi", "🟡 nixos", "rmk", "btop"} }},
-}
-
 // TestReadmeTabs checks the four tabs of the original README under the
-// default template and each example template the docs show.
+// default template and each example template the README documents.
 func TestReadmeTabs(t *testing.T) {
 	t.Parallel()
-	cases := readmeTabsCases
+	cases := []struct {
+		format string
+		want   func(numbers []int) []string
+	}{
+		{"", func([]int) []string { return []string{"pi", "nixos", "rmk", "btop"} }},
+		{"{proc|dir}", func([]int) []string { return []string{"pi", "nixos", "rmk", "btop"} }},
+		{"{proc|agent}:{dir}", func([]int) []string { return []string{"pi:pi", "claude:nixos", "rmk", "btop:rmk"} }},
+		{"{number}:{dir}", func(n []int) []string {
+			return []string{fmt.Sprintf("%d:pi", n[0]), fmt.Sprintf("%d:nixos", n[1]), fmt.Sprintf("%d:rmk", n[2]), fmt.Sprintf("%d:rmk", n[3])}
+		}},
+		{"{icon} {proc|dir}", func([]int) []string { return []string{"⚪ pi", "🟡 nixos", "rmk", "btop"} }},
+	}
 	for _, c := range cases {
 		name := c.format
 		if name == "" {
@@ -93,58 +89,6 @@ func TestReadmeTabs(t *testing.T) {
 				t.Errorf("%d renames for %d tabs: %q", got, len(want), renameLabels(srv))
 			}
 		})
-	}
-}
-
-// TestReadmeBeforeAfter: README's "Before and after" table of the four
-// tabs is what TestReadmeTabs checks: herdr's own numbers without the
-// daemon, and each template's names as the cases above have them.
-func TestReadmeBeforeAfter(t *testing.T) {
-	t.Parallel()
-	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, sec, ok := strings.Cut(string(raw), "\n## Before and after\n")
-	sec, _, _ = strings.Cut(sec, "\n## ")
-	if !ok {
-		t.Fatal(`README.md has no "## Before and after" section`)
-	}
-	rows := 0
-	for _, l := range strings.Split(sec, "\n") {
-		cells := strings.Split(strings.ReplaceAll(l, `\|`, "\x00"), "|")
-		if len(cells) != 4 || !strings.Contains(cells[2], "`") {
-			continue
-		}
-		rows++
-		template := strings.ReplaceAll(strings.TrimSpace(cells[1]), "\x00", "|")
-		format, _, _ := strings.Cut(strings.TrimPrefix(template, "`"), "`")
-		var names []string
-		for i, part := range strings.Split(cells[2], "`") {
-			if i%2 == 1 {
-				names = append(names, part)
-			}
-		}
-		want := []string{"1", "2", "3", "4"} // herdr's own: each tab's position
-		if strings.HasPrefix(template, "`") {
-			i := slices.IndexFunc(readmeTabsCases, func(c struct {
-				format string
-				want   func([]int) []string
-			}) bool {
-				return c.format == format
-			})
-			if i < 0 {
-				t.Errorf("README's before and after shows %q, which TestReadmeTabs does not run", format)
-				continue
-			}
-			want = readmeTabsCases[i].want(make([]int, 4))
-		}
-		if !slices.Equal(names, want) {
-			t.Errorf("README's before and after: %s names the four tabs %q; TestReadmeTabs checks %q", template, names, want)
-		}
-	}
-	if rows < 2 {
-		t.Errorf("README's before and after has %d rows of the four tabs, want the tabs without the daemon and with it", rows)
 	}
 }
 
