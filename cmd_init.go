@@ -146,7 +146,7 @@ func isTempBuild(bin string) bool {
 }
 
 // printService prints a systemd user unit or a launchd agent that runs the
-// daemon with --apply, for the user to install (the README says where).
+// daemon with --apply, for the user to install (docs/service.md says where).
 func (c *InitCmd) printService(env *runEnv, bin string) error {
 	if c.Dir != "" || c.NoPreexec {
 		return withExit(2, fmt.Errorf("init %s: takes no DIR and no --no-preexec", c.Target))

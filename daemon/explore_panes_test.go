@@ -38,7 +38,7 @@ import (
 // (the last we set, or one that may still land), one we asked for in
 // the last state.PendingTTL, the label a released pane showed when it
 // was released, or one typed inside a rename of ours on that pane,
-// which lands over it (herdr tells of no pane rename, README says so).
+// which lands over it (herdr tells of no pane rename, docs/panes.md says so).
 
 // TestPaneInterleavings runs the search with pane names on, kills,
 // restarts and damaged memory included.

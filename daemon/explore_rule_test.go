@@ -36,7 +36,7 @@ type intent struct {
 	// step; locking: lock wrote it and looks again.
 	locked, locking bool
 	// lostToALimit: on 0.9 a killed daemon's rename over it landed before
-	// the next daemon subscribed, which 0.9 shows no one (README).
+	// the next daemon subscribed, which 0.9 shows no one (docs/names.md).
 	lostToALimit bool
 	// ambiguous: the person first renamed the target to the very label of
 	// the rename of ours whose window was open; a process that learns of
@@ -144,7 +144,7 @@ func (x *explorer) noteRecorded(mem *state.State) {
 
 // replayLag is how long after a rename of ours its echo may still come
 // on 0.7/0.8, where herdr marks nowhere where a replay ends: the longest
-// replay, and the renamer's watch of a flight (README, "Across the
+// replay, and the renamer's watch of a flight (docs/names.md, "Across the
 // daemon's life").
 const replayLag = 100*herdr.Tick + herdr.ReplayWindow
 
@@ -156,7 +156,7 @@ func (x *explorer) askedWithin(t state.Target, label string, d time.Duration) bo
 
 // replayLike says whether, on 0.7/0.8, a person's rename of t to label,
 // just applied, looks to a daemon exactly like a rename of ours to label
-// replayed late (README's limit): one of ours to label that a daemon
+// replayed late (docs/names.md's limit): one of ours to label that a daemon
 // still watches for its echo (asked within replayLag, adopted from the
 // memory by a daemon started within replayLag, or left undecided in the
 // memory for the next daemon to adopt), and since the last report of
@@ -311,9 +311,9 @@ func (x *explorer) personRename(t state.Target, label string) {
 }
 
 // cannotTell says why a person's rename of t to label, just applied,
-// with the memory entry e on disk, is one that README says no one can
+// with the memory entry e on disk, is one that docs/names.md says no one can
 // tell from ours, "" when it is the person's to keep: one place for the
-// rule's limits, each as README names it.
+// rule's limits, each as docs/names.md names it.
 func (x *explorer) cannotTell(t state.Target, label string, e state.Entry) string {
 	switch {
 	case x.force && t.Kind == state.Tab:
@@ -415,7 +415,7 @@ func (x *explorer) actInside(who *proc, t state.Target, n int, acts []act) {
 // unheard marks the person's label on t that a killed daemon's rename is
 // about to replace, where no one will hear it: on 0.9 (no replay) a
 // rename that lands before the next daemon subscribes is shown to no one
-// (README says so).
+// (docs/names.md says so).
 func (x *explorer) unheard(t state.Target) {
 	if in := x.who.m[t]; in != nil && x.proto >= 22 {
 		in.lostToALimit = true
@@ -477,7 +477,7 @@ func (x *explorer) check(settled bool) {
 }
 
 // onItsWayOverLock says whether a rename of t was on its way when lock
-// returned (README: lock waits for such renames only so long), and the
+// returned (docs/names.md: lock waits for such renames only so long), and the
 // step that sent it goes on: its label may show until herdr answers it
 // and the locked label goes back right after.
 func (x *explorer) onItsWayOverLock(t state.Target) bool {

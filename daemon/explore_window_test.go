@@ -117,7 +117,7 @@ func (x *explorer) open(who *proc, t state.Target, want string) {
 // applied notes that herdr applied the rename of the innermost window.
 // A person's label given back by the daemon's put-back must not be taken
 // again by a rename of ours sent after that put-back was decided
-// (README: passes send no rename of a tab while a put-back is on its
+// (docs/names.md: passes send no rename of a tab while a put-back is on its
 // way to it): herdr applies renames in order, and one sent then may land
 // after it.
 func (x *explorer) applied(who *proc, t state.Target) {

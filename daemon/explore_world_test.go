@@ -108,7 +108,7 @@ func (x *explorer) worldSteps(steps map[string]func(*rapid.T)) {
 		case 1:
 			// Not the session's first tab: a pane herdr's server had all
 			// along tells the daemons it is the same server (a forwarded
-			// socket that tells nothing is README's limit, not searched).
+			// socket that tells nothing is docs/names.md's limit, not searched).
 			if i := x.tab(t); x.panes[i] != x.firstPane {
 				x.closeTab(i)
 			}
@@ -183,7 +183,7 @@ func (x *explorer) program(i int, prog string) {
 
 // once runs once --apply beside the running daemon: one pass of a
 // process of its own, which records its renames for the daemon to
-// follow to their echoes (it follows none itself: README).
+// follow to their echoes (it follows none itself: docs/names.md).
 func (x *explorer) once() {
 	if x.d == nil {
 		return
@@ -216,7 +216,7 @@ func (x *explorer) newDaemon(p *proc, naming pass.Config) *Daemon {
 }
 
 // tabNames are what we would name tab t now, every status and icon with
-// and without its program or agent (README's renders), restated: the
+// and without its program or agent (docs/names.md's renders), restated: the
 // lead pane's folder, program and agent.
 func (x *explorer) tabNames(t state.Target, snap herdr.Snapshot) []string {
 	var panes []herdr.Pane

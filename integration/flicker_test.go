@@ -210,18 +210,18 @@ func TestIgnoreErrors(t *testing.T) {
 	}
 }
 
-// TestReadmeQuickCommands: README's "Quick commands" paragraph lists the
-// built-in list as the code has it, no more and no less.
-func TestReadmeQuickCommands(t *testing.T) {
+// TestDocsQuickCommands: docs/templates.md's "Quick commands" section
+// lists the built-in list as the code has it, no more and no less.
+func TestDocsQuickCommands(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
+	raw, err := os.ReadFile(filepath.Join("..", "docs", "templates.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, para, ok := strings.Cut(string(raw), "**Quick commands.**")
+	_, para, ok := strings.Cut(string(raw), "## Quick commands\n\n")
 	para, _, _ = strings.Cut(para, "\n\n")
 	if !ok {
-		t.Fatal("README.md has no **Quick commands.** paragraph")
+		t.Fatal("docs/templates.md has no ## Quick commands section")
 	}
 	_, list, _ := strings.Cut(para, "no rename goes out at all:")
 	list, _, _ = strings.Cut(list, ". They match")
@@ -232,6 +232,6 @@ func TestReadmeQuickCommands(t *testing.T) {
 		}
 	}
 	if want := namer.DefaultIgnore(); !slices.Equal(got, want) {
-		t.Errorf("README lists %q\nthe code has  %q", got, want)
+		t.Errorf("docs/templates.md lists %q\nthe code has  %q", got, want)
 	}
 }

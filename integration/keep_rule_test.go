@@ -1,6 +1,6 @@
 package integration
 
-// The rule README's "Names people chose" states, tried from outside on a
+// The rule docs/names.md's "Names people chose" states, tried from outside on a
 // real herdr 0.8.2 and on herdrsim (0.8, and 0.7 and 0.9 where the
 // protocol matters), through the binary, its CLI, herdr's CLI and the
 // state file only:
@@ -11,7 +11,7 @@ package integration
 //   - our last label is ours only while the tab shows it since our
 //     rename: renamed away and back while no daemon ran, it is the
 //     person's (0.7/0.8 replay herdr's history to the next daemon; 0.9
-//     does not, README's limit);
+//     does not, docs/names.md's limit);
 //   - a release ends when a person names the tab;
 //   - restore follows what it gives back against renames of ours that
 //     may still land, not every one a stopped daemon left in the memory.
@@ -133,7 +133,7 @@ func TestRealHerdrKeepAPersonsReturnToOurLabel(t *testing.T) {
 // label; 65 s after our rename (the state file aged) the shell moves on
 // and a daemon starts. herdr's replay carries the person's renames, so
 // the label is theirs and stays, on herdr 0.7 and 0.8. (0.9 replays
-// nothing: README's limit.) Three trials per world.
+// nothing: docs/names.md's limit.) Three trials per world.
 func TestRealHerdrKeepOurLastLabelChosenAgainWhileNoDaemonRan(t *testing.T) {
 	t.Parallel()
 	onWorlds(t, worldOptions{Protocols: []int{17, 19}}, func(t *testing.T, w world) {

@@ -275,7 +275,7 @@ func TestIndexDaemonFollowsMoves(t *testing.T) {
 	}
 }
 
-// TestReadmeNewTemplates: the README's examples of the new tokens, on the
+// TestReadmeNewTemplates: docs/templates.md's examples of the new tokens, on the
 // original README's four tabs, through once --apply.
 func TestReadmeNewTemplates(t *testing.T) {
 	t.Parallel()

@@ -41,7 +41,7 @@ func stateWorkspaces(t *testing.T, path string) map[string]string {
 	return out
 }
 
-// TestWorkspaceNames runs README's workspace example through `once
+// TestWorkspaceNames runs docs/templates.md's workspace example through `once
 // --apply`: herdr's automatic labels give way to rendered names, people's
 // labels (given at creation or typed later) stay, a second pass renames
 // nothing, and the state file keeps our name ours for the next run after

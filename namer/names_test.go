@@ -91,7 +91,7 @@ func TestTask(t *testing.T) {
 			}
 		})
 	}
-	// Through a template: README's `{icon} {task|proc|dir}`.
+	// Through a template: docs/templates.md's `{icon} {task|proc|dir}`.
 	d := decideWith(t, Config{Format: "{icon} {task|proc|dir}"},
 		herdr.Pane{Agent: "claude", AgentStatus: herdr.StatusWorking, Cwd: "/x/api", TerminalTitle: "⠂ Fix login redirect"}, Facts{})
 	if d.Want != "🟡 Fix login redirect" {

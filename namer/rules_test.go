@@ -7,7 +7,7 @@ import (
 )
 
 // TestDirGlobSemantics pins down what a rule's dir pattern matches; the
-// README documents this table. The pattern is tried on the cwd and then on
+// docs/rules.md documents this table. The pattern is tried on the cwd and then on
 // each ancestor; Path is the first (deepest) that matched.
 func TestDirGlobSemantics(t *testing.T) {
 	tests := []struct {

@@ -2,11 +2,14 @@
 
 // Only Unix: it runs shells in ptys and reads getrusage.
 
-// Command bench measures herdrtabrenamer's figures (the README's Figures
-// section) in one run against the herdrsim simulator and prints them as
-// one markdown table for the README:
+// Command bench measures herdrtabrenamer's figures (the table
+// in docs/figures.md) in one run against the herdrsim simulator and
+// prints them as one markdown table:
 //
 //	go run ./integration/bench
+//
+// With -write docs/figures.md it also puts the table, with its notes,
+// between that page's figures markers.
 //
 // It builds the binary, runs real shells in ptys inside simulated panes,
 // then the same shells in a real herdr 0.8.2 when one is built
@@ -48,7 +51,14 @@ func main() {
 	flag.DurationVar(&chattyFor, "chatty-span", time.Minute, "real herdr, realchatty: length of each span (herdr alone, then beside a daemon) while a pane titles itself 20 times a second")
 	only := flag.String("only", "", "comma-separated parts to run: idle, latency, realherdr (its latencies on each request path, quiet and beside busy loops, and at rest), realrest (real herdr at rest only), agentwait, reads (snapshot reads on each request path, hedged and not), memory (the daemon's memory at rest, go build and release build, about 5 minutes), realpanes (pane names on real herdr: latencies on each request path and at rest, about 12 minutes), realchatty (a pane titling itself 20 times a second on real herdr: another pane's title-driven name and herdr's CPU, about 8 minutes), cpu (pass CPU, nudge and the idle daemon), idlecpu (the idle daemon only), nudge, sessions (six OpenCode panes, one agent committing) (default: all)")
 	flag.IntVar(&busyLoops, "busy", 2, "busy loops beside the second round of each real-herdr latency row")
+	flag.StringVar(&writeTo, "write", "", "also write the table between the figures markers of this markdown page (docs/figures.md)")
 	flag.Parse()
+	if writeTo != "" {
+		if err := checkPage(writeTo); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(2)
+		}
+	}
 	parts = map[string]bool{}
 	for _, p := range strings.Split(*only, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -72,6 +82,8 @@ var (
 	// traceOver: print the daemon's log around samples slower than this.
 	traceOver time.Duration
 	parts     map[string]bool // empty: every part
+	// writeTo: the markdown page whose figures markers get the table.
+	writeTo string
 )
 
 func want(part string) bool { return len(parts) == 0 || parts[part] }
@@ -117,7 +129,12 @@ func run(idleSpan time.Duration, nudgeRuns int) error {
 		}
 		rows = append(rows, idleRows...)
 	}
-	printTable(os.Stdout, rows, time.Since(started), notes...)
+	var table strings.Builder
+	printTable(&table, rows, time.Since(started), notes...)
+	fmt.Print(table.String())
+	if writeTo != "" {
+		return writePage(writeTo, table.String())
+	}
 	return nil
 }
 
