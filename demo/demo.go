@@ -71,7 +71,7 @@ func Run(c Options, out io.Writer) error {
 	if v := srv.Violations(); len(v) > 0 {
 		return fmt.Errorf("demo: the simulator saw %d protocol violation(s), first: %s", len(v), v[0])
 	}
-	fmt.Fprintln(out, "Inside herdr: herdrtabrenamer run --apply   (see README.md for hooks and the plugin)")
+	fmt.Fprintln(out, "Inside herdr: herdrtabrenamer run --apply   (hooks and the plugin: docs/hooks.md)")
 	return nil
 }
 

@@ -98,7 +98,7 @@ type NamingFlags struct {
 
 	// nil, not empty, when unset: the built-in list applies; --ignore ""
 	// (or ignore = [] in the file) ignores nothing.
-	Ignore       []string `help:"Quick commands that never name a tab, as globs on the program name (a glob with a blank, \"git status*\", on the command line); replaces the built-in list (ls, cat, cp, rm, echo, git status and more: see README)." placeholder:"GLOB"`
+	Ignore       []string `help:"Quick commands that never name a tab, as globs on the program name (a glob with a blank, \"git status*\", on the command line); replaces the built-in list (ls, cat, cp, rm, echo, git status and more: docs/templates.md)." placeholder:"GLOB"`
 	ExtendIgnore []string `help:"More quick commands, added to the built-in list or to --ignore." placeholder:"GLOB"`
 	// SidebarTokens puts these tokens' values for each agent's pane in
 	// herdr's sidebar, as pane metadata tokens htr_NAME.
