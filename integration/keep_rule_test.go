@@ -203,6 +203,9 @@ func TestRealHerdrKeepAReleaseEndsWhenAPersonNamesTheTab(t *testing.T) {
 				liveStream(t, w, d)
 			}
 			nudgedPasses(t, w, d, 2)
+			// A rename of ours the release started may land over the
+			// person's: their name then goes back, on its own goroutine.
+			waitWorldLabel(t, w, tab, want, d.Log)
 			keptFor(t, w, d, w.Socket(), tab, want, 1, fmt.Sprintf("trial %d (%s)", i, how))
 			d.Stop()
 		}
