@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "80a8c993bdcb8b76b1d4aacbb4a71e868e1fe37c52709f34354f3a2ef7a6bbb2"
+      sha256 "2df33a7e613c353929a0db9a30d65effdb394a4711e85deaf7ca14ab565975b9"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "37d61cd1c5e965bc3bd64327510e5e4ff9144b60b2e74b88256b0e725f0f2127"
+      sha256 "8dbc4c30f1d001e4b2ea60c12bae6bc342ba5b2dc7753746bcf6a78d0299f7f1"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "7cccc90c03b12e1091614130711979e6335ba62bbb8e9737c7c1c62f40b767c0"
+      sha256 "61b15e1313d459ed8ae78de71bd8a43dcc3a681a6cf30587f50684551c8f1f5b"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "bdb6cdeb7636b36f149e1585b4bada1c2b50475468b786034c752ad7dab2f493"
+      sha256 "eafc81b795fa5e6461cf1761da6197788a9be47c0fd234d81b7c3198a075fb51"
     end
   end
 
