@@ -274,15 +274,24 @@ func (x *explorer) restore() {
 	pos := namer.Positions(snap.Tabs)
 	var forget []state.Target
 	for _, r := range reps {
-		if r.Judged != owner.Ours || r.PaneID != "" {
+		if r.PaneID != "" {
 			continue
 		}
 		t := state.TabTarget(r.TabID)
-		// A label restore judges ours (remembered, or a render of the
-		// template) is one nothing tells from ours, a person's included.
-		x.who.forget(t)
-		x.note("restore gives %s its number", t.ID)
-		_ = p.rn.GiveBack(context.Background(), t, r.Label, itoa(pos[r.TabID]))
+		// restore's own rule: a label of ours goes back to the tab's
+		// number, a person's text under our position prefix to the text.
+		back, _ := owner.Restore(r.Label, r.Judged, p.mem.Tab(r.TabID), x.now, pos[r.TabID])
+		if back == "" {
+			continue
+		}
+		if r.Judged == owner.Ours {
+			// A label restore judges ours (remembered, or a render of
+			// the template) is one nothing tells from ours, a person's
+			// included.
+			x.who.forget(t)
+		}
+		x.note("restore gives %s %q", t.ID, back)
+		_ = p.rn.GiveBack(context.Background(), t, r.Label, back)
 		forget = append(forget, t)
 	}
 	if x.pw != nil {
