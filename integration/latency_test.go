@@ -12,6 +12,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/herdrtabrenamer/herdrtabrenamer/herdr"
 	"github.com/herdrtabrenamer/herdrtabrenamer/herdr/herdrsim"
 	"github.com/herdrtabrenamer/herdrtabrenamer/internal/testutil"
 	"github.com/herdrtabrenamer/herdrtabrenamer/procinfo"
@@ -204,12 +205,16 @@ func TestNudgeDrivenRenameIsOneRequestAfterTheProgramStarts(t *testing.T) {
 
 // Lever 2: a nudge-driven pass whose snapshot stalls gets its answer from
 // a second request. Without the hedge the stalled read times out and, with
-// no poll and no events, the tab is never renamed.
+// no poll and no events, the tab is never renamed. Reads are hedged where
+// requests take the plain connect and write (where io_uring is refused),
+// so this daemon is told to take it.
 func TestStalledSnapshotOfANudgedPassIsHedged(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t)
 	_, tab, pane := srv.NewWorkspace("w", "/home/u/a")
-	d := startDaemon(t, srv, "--poll", "0", "--format", "{proc|dir}", "--log-level", "debug")
+	sb := newSandbox(t)
+	sb.Extra = append(sb.Extra, herdr.PlainRequestsEnv+"=1")
+	d := startDaemonIn(t, sb, srv, "--poll", "0", "--format", "{proc|dir}", "--log-level", "debug")
 	waitLabel(t, srv, tab, "a")
 	settleStream(t, d)
 
@@ -229,12 +234,15 @@ func TestStalledSnapshotOfANudgedPassIsHedged(t *testing.T) {
 }
 
 // The idle side of hedged reads: poll ticks never hedge, so an idle pass stays
-// one connection even when its answer is late.
+// one connection even when its answer is late. On the plain path, the one
+// that hedges.
 func TestPollPassesNeverHedge(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t)
 	_, tab, _ := srv.NewWorkspace("w", "/home/u/a")
-	d := startDaemon(t, srv, "--poll", "200ms", "--format", "{dir}", "--log-level", "debug")
+	sb := newSandbox(t)
+	sb.Extra = append(sb.Extra, herdr.PlainRequestsEnv+"=1")
+	d := startDaemonIn(t, sb, srv, "--poll", "200ms", "--format", "{dir}", "--log-level", "debug")
 	waitLabel(t, srv, tab, "a")
 	settleStream(t, d)
 
