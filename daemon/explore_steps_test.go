@@ -385,14 +385,3 @@ func (x *explorer) land() {
 	}
 	_, _ = x.srv.Do(r.method, r.params)
 }
-
-func itoa(n int) string {
-	if n <= 0 {
-		return "0"
-	}
-	s := ""
-	for ; n > 0; n /= 10 {
-		s = string(rune('0'+n%10)) + s
-	}
-	return s
-}
