@@ -50,9 +50,6 @@ type Fate struct {
 // released with (ReleaseHolds).
 func Tab(c Case) Fate {
 	m := c.Memory
-	if m.Released && !ReleaseHolds(c.Label, m) {
-		m.Released = false
-	}
 	if m.Locked {
 		// A locked tab showing a rename of ours the memory still follows
 		// was overtaken by it, however long ago: no rename of a locked
@@ -84,11 +81,7 @@ func ReleaseHolds(label string, m Memory) bool {
 // none.
 func Pane(c Case) Fate {
 	c.Variants = nil
-	m := c.Memory
-	if PaneRenamedSince(c.Label, m) {
-		m.Released = false
-	}
-	return fate(c, c.Label == "", m, c.Force, true)
+	return fate(c, c.Label == "", c.Memory, c.Force, true)
 }
 
 // PaneRenamedSince says whether a released pane showing label was named by
@@ -125,7 +118,7 @@ func For(k state.Kind) func(Case) Fate {
 // like (herdrs), in what of the memory counts and whether --force does,
 // and in what a lock gives back.
 func fate(c Case, herdrs bool, m Memory, force, pane bool) Fate {
-	v := verdict(c, herdrs, m, force)
+	v := verdict(c, herdrs, m, force, pane)
 	f := Fate{Verdict: v, Why: "label is " + v.String()}
 	switch {
 	case v == Locked && lockOvertaken(c.Label, m, pane):
@@ -139,14 +132,21 @@ func fate(c Case, herdrs bool, m Memory, force, pane bool) Fate {
 
 // verdict is whose the label is. Precedence: a skip rule, a lock, a
 // release, ours (remembered or a variant render), herdr's, then --force
-// makes a person's label Forced; anything else is a person's.
-func verdict(c Case, herdrs bool, m Memory, force bool) Verdict {
+// makes a person's label Forced; anything else is a person's. A release
+// stands until a person names the target: for a tab while it shows the
+// label it was released with (ReleaseHolds), for a pane until
+// PaneRenamedSince.
+func verdict(c Case, herdrs bool, m Memory, force, pane bool) Verdict {
+	released := m.Released && ReleaseHolds(c.Label, m)
+	if pane {
+		released = !PaneRenamedSince(c.Label, m) && m.Released
+	}
 	switch {
 	case c.Skip:
 		return Skipped
 	case m.Locked:
 		return Locked
-	case m.Released:
+	case released:
 		return Released
 	case slices.Contains(m.Labels, c.Label) || slices.Contains(c.Variants, c.Label):
 		return Ours
