@@ -9,22 +9,22 @@ class Herdrtabrenamer < Formula
   on_macos do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_arm64.tar.gz"
-      sha256 "2df33a7e613c353929a0db9a30d65effdb394a4711e85deaf7ca14ab565975b9"
+      sha256 "a0de8812d965adb21db3ef4c9f9849e21fea51e63e950b9f90307cb35847ddac"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_darwin_amd64.tar.gz"
-      sha256 "8dbc4c30f1d001e4b2ea60c12bae6bc342ba5b2dc7753746bcf6a78d0299f7f1"
+      sha256 "4b6d4f0b520117548965bf58710b7d21df663cdba700d7ef09eb6d695d8ea607"
     end
   end
 
   on_linux do
     on_arm do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_arm64.tar.gz"
-      sha256 "61b15e1313d459ed8ae78de71bd8a43dcc3a681a6cf30587f50684551c8f1f5b"
+      sha256 "962abf6d3d6d6a9ab813392816e1082a7d60ed49afb19e1a296afc75cb144e3f"
     end
     on_intel do
       url "https://github.com/herdrtabrenamer/herdrtabrenamer/releases/download/v0.1.0/herdrtabrenamer_0.1.0_linux_amd64.tar.gz"
-      sha256 "eafc81b795fa5e6461cf1761da6197788a9be47c0fd234d81b7c3198a075fb51"
+      sha256 "5368e41835297d030ccf28b2929b5fd540368a6df55244e99a6d1a0c733af86c"
     end
   end
 
